@@ -1,0 +1,3 @@
+module chartd.dev/charts
+
+go 1.26.0

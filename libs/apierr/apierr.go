@@ -1,0 +1,121 @@
+// Package apierr holds the API's error codes, their HTTP statuses and the
+// error body. It is the one place where an error becomes an HTTP answer, so
+// every service refuses requests the same way.
+package apierr
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+)
+
+// Code is a stable, machine-readable error code of the spec §7.
+type Code string
+
+// The spec's error codes.
+const (
+	InvalidRequest     Code = "invalid_request"
+	Unauthorized       Code = "unauthorized"
+	RateLimited        Code = "rate_limited"
+	Internal           Code = "internal"
+	NotFound           Code = "not_found"
+	InvalidOps         Code = "invalid_ops"
+	ChartLimitReached  Code = "chart_limit_reached"
+	Conflict           Code = "conflict"
+	TooLarge           Code = "too_large"
+	RenderLimitReached Code = "render_limit_reached"
+	ImageLimitReached  Code = "image_limit_reached"
+	ForbiddenPlan      Code = "forbidden_plan"
+)
+
+// Codes lists every code, in the order of the spec's table.
+var Codes = []Code{InvalidRequest, Unauthorized, RateLimited, Internal, NotFound, InvalidOps,
+	ChartLimitReached, Conflict, TooLarge, RenderLimitReached, ImageLimitReached, ForbiddenPlan}
+
+// Status is the HTTP status the spec gives a code; unknown codes are 500.
+func (c Code) Status() int {
+	switch c {
+	case InvalidRequest, InvalidOps:
+		return http.StatusBadRequest
+	case Unauthorized:
+		return http.StatusUnauthorized
+	case RateLimited, RenderLimitReached, ImageLimitReached:
+		return http.StatusTooManyRequests
+	case NotFound:
+		return http.StatusNotFound
+	case ChartLimitReached, Conflict:
+		return http.StatusConflict
+	case TooLarge:
+		return http.StatusRequestEntityTooLarge
+	case ForbiddenPlan:
+		return http.StatusForbidden
+	default:
+		return http.StatusInternalServerError
+	}
+}
+
+// Error is an API refusal: a code and a message for a person that says what
+// to do.
+type Error struct {
+	Code    Code
+	Message string
+	// Err is the cause, logged but never shown to the caller.
+	Err error
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Err)
+	}
+	return fmt.Sprintf("%s: %s", e.Code, e.Message)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// New makes an API error with a formatted message.
+func New(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Wrap makes an API error that keeps its cause for the logs.
+func Wrap(code Code, err error, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Err: err}
+}
+
+// From finds the API error in err's chain. Anything else becomes internal,
+// with a message that leaks nothing.
+func From(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &Error{Code: Internal, Message: "the service failed to answer; try again, and report it if it persists", Err: err}
+}
+
+// Body is the JSON error body of the spec §2.
+type Body struct {
+	Error BodyError `json:"error"`
+}
+
+// BodyError is the inside of Body.
+type BodyError struct {
+	Code    Code   `json:"code"`
+	Message string `json:"message"`
+	Docs    string `json:"docs"`
+}
+
+// DocsURL is the link to a code's section of the limits page.
+func DocsURL(docsURL string, c Code) string {
+	return docsURL + "/limits/#" + string(c)
+}
+
+// Write sends err as the error body with its status. docsURL is {docs_url}.
+func Write(w http.ResponseWriter, docsURL string, err error) *Error {
+	e := From(err)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(e.Code.Status())
+	json.NewEncoder(w).Encode(Body{Error: BodyError{Code: e.Code, Message: e.Message, Docs: DocsURL(docsURL, e.Code)}})
+	return e
+}

@@ -1,0 +1,114 @@
+// Package auth makes and checks API keys and carries the authenticated
+// principal from the gateway to the services it routes to.
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"net/http"
+	"strings"
+
+	"chartd.dev/libs/apierr"
+)
+
+// KeyPrefix starts every API key, so a leaked key is easy to recognise
+// (secret scanners look for such prefixes).
+const KeyPrefix = "chd_"
+
+// visiblePrefixLen is how much of a key is stored in clear for listing.
+const visiblePrefixLen = len(KeyPrefix) + 8
+
+// NewKey makes a random API key (256 bits from crypto/rand), its visible prefix and the
+// SHA-256 hash that is stored instead of the key.
+func NewKey() (key, prefix string, hash []byte) {
+	key = KeyPrefix + strings.ToLower(rand.Text()+rand.Text())
+	return key, key[:visiblePrefixLen], Hash(key)
+}
+
+// Hash is the stored form of a key.
+func Hash(key string) []byte {
+	h := sha256.Sum256([]byte(key))
+	return h[:]
+}
+
+// BearerKey reads the key from `Authorization: Bearer <key>`.
+func BearerKey(r *http.Request) (string, error) {
+	h := r.Header.Get("Authorization")
+	if h == "" {
+		return "", apierr.New(apierr.Unauthorized, "send your API key in the header Authorization: Bearer <API_KEY>")
+	}
+	scheme, key, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(key) == "" {
+		return "", apierr.New(apierr.Unauthorized, "the Authorization header must be 'Bearer <API_KEY>'")
+	}
+	return strings.TrimSpace(key), nil
+}
+
+// Principal is who a request acts for.
+type Principal struct {
+	AccountID string
+	Plan      string
+}
+
+type ctxKey struct{}
+
+// WithPrincipal stores p in ctx.
+func WithPrincipal(ctx context.Context, p Principal) context.Context {
+	return context.WithValue(ctx, ctxKey{}, p)
+}
+
+// FromContext answers the request's principal.
+func FromContext(ctx context.Context) (Principal, bool) {
+	p, ok := ctx.Value(ctxKey{}).(Principal)
+	return p, ok
+}
+
+// The internal headers the gateway sets on routed requests. Services trust
+// them only with a valid HeaderToken, which only the cluster knows.
+const (
+	HeaderAccount = "X-Chartd-Account"
+	HeaderPlan    = "X-Chartd-Plan"
+	HeaderToken   = "X-Chartd-Internal-Token"
+)
+
+// ErrNoPrincipal is returned when an internal request carries no principal.
+var ErrNoPrincipal = errors.New("no principal")
+
+// SetInternal writes p and the internal token onto an outgoing request.
+func SetInternal(h http.Header, token string, p Principal) {
+	// The names are canonical already; one array backs the three values.
+	backing := []string{token, p.AccountID, p.Plan}
+	h[HeaderToken] = backing[0:1:1]
+	h[HeaderAccount] = backing[1:2:2]
+	h[HeaderPlan] = backing[2:3:3]
+}
+
+// Internal is middleware for services: it accepts only requests carrying
+// the internal token (compared in constant time) and puts the principal
+// they name into the context. Anything else is unauthorized.
+func Internal(token string, docsURL string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if len(token) == 0 || subtle.ConstantTimeCompare([]byte(r.Header.Get(HeaderToken)), []byte(token)) != 1 {
+			apierr.Write(w, docsURL, apierr.New(apierr.Unauthorized, "this address is internal; call the API through the gateway with an API key"))
+			return
+		}
+		p := Principal{AccountID: r.Header.Get(HeaderAccount), Plan: r.Header.Get(HeaderPlan)}
+		ctx := r.Context()
+		if p.AccountID != "" {
+			ctx = WithPrincipal(ctx, p)
+		}
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// Must answers the request's principal or an unauthorized error.
+func Must(ctx context.Context) (Principal, error) {
+	p, ok := FromContext(ctx)
+	if !ok || p.AccountID == "" {
+		return Principal{}, apierr.Wrap(apierr.Unauthorized, ErrNoPrincipal, "send your API key in the header Authorization: Bearer <API_KEY>")
+	}
+	return p, nil
+}

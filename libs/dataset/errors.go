@@ -1,0 +1,70 @@
+package dataset
+
+import "fmt"
+
+// DataError says what is wrong with the data and where ("row 7 has 5 cells,
+// the header has 4"). Its own type lets services answer invalid_request.
+type DataError struct {
+	Message string
+}
+
+func (e *DataError) Error() string { return e.Message }
+
+// dataErrorf builds a *DataError with a formatted message.
+func dataErrorf(format string, args ...any) *DataError {
+	return &DataError{Message: fmt.Sprintf(format, args...)}
+}
+
+// Notice tells the caller about a decision taken while reading the data
+// (a renamed header, a column read as text); the data was still accepted.
+type Notice struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// Notice codes.
+const (
+	NoticeRenamedColumn  = "renamed_column"
+	NoticeMixedValues    = "mixed_values"
+	NoticeLeadingZeros   = "leading_zeros"
+	NoticeAmbiguousDates = "ambiguous_dates"
+	NoticeDecimalComma   = "decimal_comma"
+	NoticeBlankLines     = "blank_lines_skipped"
+	NoticeLooksLikeJSON  = "looks_like_json"
+)
+
+// FieldError is a problem with one field of a step: Error() gives
+// "field: problem", so callers can prefix it with "steps[0].".
+type FieldError struct {
+	Field   string
+	Problem string
+}
+
+func (e *FieldError) Error() string {
+	if e.Field == "" {
+		return e.Problem
+	}
+	return e.Field + ": " + e.Problem
+}
+
+// fieldErrorf builds a *FieldError with a formatted problem text.
+func fieldErrorf(field, format string, args ...any) *FieldError {
+	return &FieldError{Field: field, Problem: fmt.Sprintf(format, args...)}
+}
+
+// StepError is the failure of one step in a list: Index is its position,
+// Message the problem without the "steps[i]." prefix ("column: no column
+// c9; …"), Field the field at fault when there is one.
+type StepError struct {
+	Index   int    `json:"index"`
+	Field   string `json:"field,omitempty"`
+	Message string `json:"message"`
+}
+
+// Error gives the full path: "steps[0].column: no column c9; …".
+func (e *StepError) Error() string {
+	if e.Field == "" {
+		return fmt.Sprintf("steps[%d]: %s", e.Index, e.Message)
+	}
+	return fmt.Sprintf("steps[%d].%s", e.Index, e.Message)
+}

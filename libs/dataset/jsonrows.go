@@ -1,0 +1,688 @@
+package dataset
+
+import (
+	"encoding/json"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// jcell is one JSON scalar as read.
+type jcell struct {
+	s    string  // text of the cell: the string, the number as written, "true"/"false", "" for null
+	num  float64 // value when the cell is a JSON number, NaN otherwise
+	kind byte    // 's' string, 'n' number, 'b' boolean, '0' null
+}
+
+// rowsBuilder gathers JSON rows (objects or arrays) into raw columns.
+type rowsBuilder struct {
+	names []string
+	index map[string]int
+	cols  []*rawCol
+	rows  int
+}
+
+// MaxParseCells bounds rows × columns while reading JSON rows, whose keys
+// may differ per row; without it a few megabytes of sparse objects could
+// ask for terabytes.
+const MaxParseCells = 10_000_000
+
+// tooLarge reports a table past MaxParseCells.
+func (b *rowsBuilder) tooLarge() error {
+	if (b.rows+1)*len(b.cols) > MaxParseCells {
+		return dataErrorf("data has more than %d cells (%d rows × %d columns so far)", MaxParseCells, b.rows+1, len(b.cols))
+	}
+	return nil
+}
+
+func (b *rowsBuilder) addColumn(name string) int {
+	c := &rawCol{strs: make([]string, b.rows)}
+	b.cols = append(b.cols, c)
+	b.names = append(b.names, name)
+	return len(b.cols) - 1
+}
+
+// key returns the column for an object key, adding it at first sight so
+// columns keep the order in which keys first appear.
+func (b *rowsBuilder) key(name string) int {
+	if j, ok := b.index[name]; ok {
+		return j
+	}
+	if b.index == nil {
+		b.index = map[string]int{}
+	}
+	j := b.addColumn(name)
+	b.index[name] = j
+	return j
+}
+
+// put stores cell c in column j of the current row; false when the row
+// already has a value there (a duplicate key).
+func (b *rowsBuilder) put(j int, c jcell) bool {
+	col := b.cols[j]
+	if len(col.strs) > b.rows {
+		return false
+	}
+	for len(col.strs) < b.rows {
+		col.strs = append(col.strs, "")
+		if col.nums != nil {
+			col.nums = append(col.nums, math.NaN())
+		}
+	}
+	if c.kind == 'n' && col.nums == nil {
+		col.nums = make([]float64, len(col.strs), cap(col.strs))
+		for i := range col.nums {
+			col.nums[i] = math.NaN()
+		}
+	}
+	col.strs = append(col.strs, c.s)
+	if col.nums != nil {
+		col.nums = append(col.nums, c.num)
+	}
+	return true
+}
+
+// finish pads every column to the row count.
+func (b *rowsBuilder) finish() {
+	for _, col := range b.cols {
+		for len(col.strs) < b.rows {
+			col.strs = append(col.strs, "")
+			if col.nums != nil {
+				col.nums = append(col.nums, math.NaN())
+			}
+		}
+	}
+}
+
+// jsonReader is a small strict JSON reader that keeps object keys in order
+// and reads only what tables need: rows of scalars. It never recurses.
+type jsonReader[T string | []byte] struct {
+	b T
+	i int
+}
+
+func (r *jsonReader[T]) ws() {
+	for r.i < len(r.b) {
+		switch r.b[r.i] {
+		case ' ', '\t', '\n', '\r':
+			r.i++
+		default:
+			return
+		}
+	}
+}
+
+// syntaxError describes a JSON syntax problem at the reader's position.
+func (r *jsonReader[T]) syntaxError(want string) *DataError {
+	line, col := 1, 1
+	for k := 0; k < r.i && k < len(r.b); k++ {
+		if r.b[k] == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	if r.i >= len(r.b) {
+		return dataErrorf("invalid JSON: the text ends at line %d, column %d; expected %s", line, col, want)
+	}
+	return dataErrorf("invalid JSON at line %d, column %d: expected %s", line, col, want)
+}
+
+func (r *jsonReader[T]) expect(c byte, want string) error {
+	r.ws()
+	if r.i < len(r.b) && r.b[r.i] == c {
+		r.i++
+		return nil
+	}
+	return r.syntaxError(want)
+}
+
+func (r *jsonReader[T]) peek() byte {
+	r.ws()
+	if r.i < len(r.b) {
+		return r.b[r.i]
+	}
+	return 0
+}
+
+// str reads a JSON string; the reader stands on its opening quote.
+func (r *jsonReader[T]) str() (string, error) {
+	r.i++
+	start := r.i
+	esc := false
+	k := start
+	for {
+		if k >= len(r.b) {
+			r.i = k
+			return "", r.syntaxError(`a closing " of the string`)
+		}
+		c := r.b[k]
+		if c == '"' {
+			break
+		}
+		if c == '\\' {
+			esc = true
+			k += 2
+			continue
+		}
+		if c < 0x20 {
+			r.i = k
+			return "", r.syntaxError(`a string without raw control characters (write a line break as \n)`)
+		}
+		k++
+	}
+	if !esc {
+		r.i = k + 1
+		return string(r.b[start:k]), nil
+	}
+	var sb strings.Builder
+	sb.Grow(k - start)
+	i := start
+	for i < k {
+		c := r.b[i]
+		if c != '\\' {
+			j := i
+			for j < k && r.b[j] != '\\' {
+				j++
+			}
+			writeChunk(&sb, r.b[i:j])
+			i = j
+			continue
+		}
+		if i+1 >= k {
+			r.i = i
+			return "", r.syntaxError("an escape sequence")
+		}
+		switch e := r.b[i+1]; e {
+		case '"', '\\', '/':
+			sb.WriteByte(e)
+		case 'b':
+			sb.WriteByte('\b')
+		case 'f':
+			sb.WriteByte('\f')
+		case 'n':
+			sb.WriteByte('\n')
+		case 'r':
+			sb.WriteByte('\r')
+		case 't':
+			sb.WriteByte('\t')
+		case 'u':
+			rn, ok := hex4(r.b, i+2, k)
+			if !ok {
+				r.i = i
+				return "", r.syntaxError(`\u followed by four hex digits`)
+			}
+			i += 6
+			if utf16IsHigh(rn) {
+				if lo, ok := hex4(r.b, i+2, k); ok && i+1 < k && r.b[i] == '\\' && r.b[i+1] == 'u' && utf16IsLow(lo) {
+					rn = 0x10000 + (rn-0xD800)<<10 + (lo - 0xDC00)
+					i += 6
+				} else {
+					rn = utf8.RuneError
+				}
+			} else if utf16IsLow(rn) {
+				rn = utf8.RuneError
+			}
+			sb.WriteRune(rn)
+			continue
+		default:
+			r.i = i
+			return "", r.syntaxError(`a valid escape (\" \\ \/ \b \f \n \r \t \uXXXX)`)
+		}
+		i += 2
+	}
+	r.i = k + 1
+	return sb.String(), nil
+}
+
+// writeChunk appends raw text to sb without an intermediate copy.
+func writeChunk[T string | []byte](sb *strings.Builder, s T) {
+	switch v := any(s).(type) {
+	case string:
+		sb.WriteString(v)
+	case []byte:
+		sb.Write(v)
+	}
+}
+
+func utf16IsHigh(r rune) bool { return r >= 0xD800 && r < 0xDC00 }
+func utf16IsLow(r rune) bool  { return r >= 0xDC00 && r < 0xE000 }
+
+func hex4[T string | []byte](b T, i, end int) (rune, bool) {
+	if i+4 > end {
+		return 0, false
+	}
+	var v rune
+	for k := i; k < i+4; k++ {
+		c := b[k]
+		switch {
+		case c >= '0' && c <= '9':
+			v = v<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			v = v<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			v = v<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return v, true
+}
+
+// number reads a JSON number literal.
+func (r *jsonReader[T]) number() (string, error) {
+	start, k, b := r.i, r.i, r.b
+	digits := func() int {
+		n := 0
+		for k < len(b) && b[k] >= '0' && b[k] <= '9' {
+			k++
+			n++
+		}
+		return n
+	}
+	if k < len(b) && b[k] == '-' {
+		k++
+	}
+	if k < len(b) && b[k] == '0' {
+		k++
+	} else if digits() == 0 {
+		r.i = k
+		return "", r.syntaxError("a number")
+	}
+	if k < len(b) && b[k] == '.' {
+		k++
+		if digits() == 0 {
+			r.i = k
+			return "", r.syntaxError("digits after the decimal point")
+		}
+	}
+	if k < len(b) && (b[k] == 'e' || b[k] == 'E') {
+		k++
+		if k < len(b) && (b[k] == '+' || b[k] == '-') {
+			k++
+		}
+		if digits() == 0 {
+			r.i = k
+			return "", r.syntaxError("digits in the exponent")
+		}
+	}
+	r.i = k
+	return string(b[start:k]), nil
+}
+
+func (r *jsonReader[T]) literal(word string) bool {
+	if r.i+len(word) <= len(r.b) && string(r.b[r.i:r.i+len(word)]) == word {
+		r.i += len(word)
+		return true
+	}
+	return false
+}
+
+// scalar reads one cell value; where names it in errors ("row 3, \"Sales\"").
+func (r *jsonReader[T]) scalar(where func() string) (jcell, error) {
+	switch c := r.peek(); {
+	case c == '"':
+		s, err := r.str()
+		return jcell{s: s, num: math.NaN(), kind: 's'}, err
+	case c == '-' || (c >= '0' && c <= '9'):
+		lit, err := r.number()
+		if err != nil {
+			return jcell{}, err
+		}
+		v, perr := strconv.ParseFloat(lit, 64)
+		if perr != nil {
+			return jcell{}, dataErrorf("%s: the number %s is out of range", where(), lit)
+		}
+		return jcell{s: lit, num: v, kind: 'n'}, nil
+	case c == 't' && r.literal("true"):
+		return jcell{s: "true", num: math.NaN(), kind: 'b'}, nil
+	case c == 'f' && r.literal("false"):
+		return jcell{s: "false", num: math.NaN(), kind: 'b'}, nil
+	case c == 'n' && r.literal("null"):
+		return jcell{num: math.NaN(), kind: '0'}, nil
+	case c == '{' || c == '[':
+		return jcell{}, dataErrorf("%s: a cell must be a string, number, true, false or null, not %s", where(), jsonKindName(c))
+	default:
+		return jcell{}, r.syntaxError("a value")
+	}
+}
+
+func jsonKindName(c byte) string {
+	switch {
+	case c == '{':
+		return "an object"
+	case c == '[':
+		return "an array"
+	case c == '"':
+		return "a string"
+	case c == 't' || c == 'f':
+		return "a boolean"
+	case c == 'n':
+		return "null"
+	case c == '-' || (c >= '0' && c <= '9'):
+		return "a number"
+	}
+	return "invalid JSON"
+}
+
+// rows reads an array of objects or of arrays; the reader stands on '['.
+func (r *jsonReader[T]) rows() (*rowsBuilder, error) {
+	r.i++
+	b := &rowsBuilder{}
+	first := r.peek()
+	if first == ']' {
+		return nil, dataErrorf("data is an empty array; send objects (one per row) or arrays (a header row first)")
+	}
+	if first != '{' && first != '[' {
+		return nil, dataErrorf("data[0] is %s; each row must be an object, or an array with the header first", jsonKindName(first))
+	}
+	objects := first == '{'
+	for n := 0; ; n++ {
+		c := r.peek()
+		switch {
+		case objects && c == '{':
+			if err := r.object(b, n+1); err != nil {
+				return nil, err
+			}
+		case !objects && c == '[':
+			if err := r.array(b, n); err != nil {
+				return nil, err
+			}
+		case c == 0:
+			return nil, r.syntaxError("a row")
+		default:
+			want := "an object like row 1"
+			if !objects {
+				want = "an array like the header"
+			}
+			return nil, dataErrorf("data[%d] is %s; every row must be %s", n, jsonKindName(c), want)
+		}
+		switch r.peek() {
+		case ',':
+			r.i++
+			continue
+		case ']':
+			r.i++
+			b.finish()
+			return b, nil
+		default:
+			return nil, r.syntaxError("',' or ']' after a row")
+		}
+	}
+}
+
+// object reads one row object.
+func (r *jsonReader[T]) object(b *rowsBuilder, row int) error {
+	r.i++
+	if r.peek() == '}' {
+		r.i++
+		b.rows++
+		return nil
+	}
+	for {
+		if r.peek() != '"' {
+			return r.syntaxError("a key in double quotes")
+		}
+		key, err := r.str()
+		if err != nil {
+			return err
+		}
+		if err := r.expect(':', "':' after a key"); err != nil {
+			return err
+		}
+		cell, err := r.scalar(func() string { return "row " + strconv.Itoa(row) + ", key " + strconv.Quote(key) })
+		if err != nil {
+			return err
+		}
+		if !b.put(b.key(key), cell) {
+			return dataErrorf("row %d has the key %q twice", row, key)
+		}
+		if err := b.tooLarge(); err != nil {
+			return err
+		}
+		switch r.peek() {
+		case ',':
+			r.i++
+		case '}':
+			r.i++
+			b.rows++
+			return nil
+		default:
+			return r.syntaxError("',' or '}' in an object")
+		}
+	}
+}
+
+// array reads one row array; row 0 is the header.
+func (r *jsonReader[T]) array(b *rowsBuilder, row int) error {
+	r.i++
+	j := 0
+	where := func() string {
+		if row == 0 {
+			return "header cell " + strconv.Itoa(j+1)
+		}
+		return "row " + strconv.Itoa(row) + ", cell " + strconv.Itoa(j+1)
+	}
+	if r.peek() != ']' {
+		for {
+			cell, err := r.scalar(where)
+			if err != nil {
+				return err
+			}
+			if row == 0 {
+				b.addColumn(cell.s)
+			} else if j < len(b.cols) {
+				b.put(j, cell)
+			}
+			j++
+			if r.peek() == ',' {
+				r.i++
+				continue
+			}
+			break
+		}
+	}
+	if err := r.expect(']', "',' or ']' in an array"); err != nil {
+		return err
+	}
+	if row == 0 {
+		if j == 0 {
+			return dataErrorf("the header row (data[0]) is empty; it must name the columns")
+		}
+		return nil
+	}
+	if j != len(b.cols) {
+		return dataErrorf("row %d has %d cells, the header has %d", row, j, len(b.cols))
+	}
+	b.rows++
+	return nil
+}
+
+// parseJSONText reads a JSON value holding the data: an array of rows, or
+// (for raw messages only) a string of CSV/TSV or of JSON.
+func parseJSONText[T string | []byte](text T, format string, inString bool) (names []string, cols []*rawCol, rows int, notices []Notice, err error) {
+	r := &jsonReader[T]{b: text}
+	if len(text) >= 3 && string(text[:3]) == "\ufeff" {
+		r.i = 3
+	}
+	c := r.peek()
+	var b *rowsBuilder
+	switch {
+	case c == '[':
+		if format == "csv" || format == "tsv" {
+			return nil, nil, 0, nil, dataErrorf("format %q needs data as a string of %s text; got an array (leave format out or use \"json\" for rows)", format, strings.ToUpper(format))
+		}
+		b, err = r.rows()
+		if err != nil {
+			return nil, nil, 0, nil, err
+		}
+	case c == '"' && !inString:
+		s, err := r.str()
+		if err != nil {
+			return nil, nil, 0, nil, err
+		}
+		if err := r.trailing(); err != nil {
+			return nil, nil, 0, nil, err
+		}
+		if format == "json" {
+			return parseJSONText(s, format, true)
+		}
+		return parseDelimited(s, format)
+	case c == 0:
+		return nil, nil, 0, nil, dataErrorf("data is empty")
+	case c == 'n' && !inString:
+		return nil, nil, 0, nil, dataErrorf("data is null; send a string of CSV or TSV, an array of objects or an array of arrays")
+	default:
+		if inString {
+			return nil, nil, 0, nil, dataErrorf("the JSON data holds %s; it must be an array of objects or an array of arrays", jsonKindName(c))
+		}
+		return nil, nil, 0, nil, dataErrorf("data is %s; send a string of CSV or TSV, an array of objects or an array of arrays", jsonKindName(c))
+	}
+	if err := r.trailing(); err != nil {
+		return nil, nil, 0, nil, err
+	}
+	return b.names, b.cols, b.rows, nil, nil
+}
+
+func (r *jsonReader[T]) trailing() error {
+	if r.peek() != 0 {
+		return r.syntaxError("the end of the data")
+	}
+	return nil
+}
+
+// goCell converts a value decoded by encoding/json into a cell.
+func goCell(v any, where func() string) (jcell, error) {
+	switch x := v.(type) {
+	case nil:
+		return jcell{num: math.NaN(), kind: '0'}, nil
+	case string:
+		return jcell{s: x, num: math.NaN(), kind: 's'}, nil
+	case bool:
+		if x {
+			return jcell{s: "true", num: math.NaN(), kind: 'b'}, nil
+		}
+		return jcell{s: "false", num: math.NaN(), kind: 'b'}, nil
+	case json.Number:
+		f, err := strconv.ParseFloat(string(x), 64)
+		if err != nil {
+			return jcell{}, dataErrorf("%s: %q is not a usable number", where(), string(x))
+		}
+		return jcell{s: string(x), num: f, kind: 'n'}, nil
+	case float64:
+		return numCell(x, where)
+	case float32:
+		return numCell(float64(x), where)
+	case int:
+		return numCell(float64(x), where)
+	case int64:
+		return numCell(float64(x), where)
+	case int32:
+		return numCell(float64(x), where)
+	case map[string]any:
+		return jcell{}, dataErrorf("%s: a cell must be a string, number, true, false or null, not an object", where())
+	case []any:
+		return jcell{}, dataErrorf("%s: a cell must be a string, number, true, false or null, not an array", where())
+	default:
+		return jcell{}, dataErrorf("%s: a cell must be a string, number, true, false or null, not %T", where(), v)
+	}
+}
+
+func numCell(f float64, where func() string) (jcell, error) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return jcell{}, dataErrorf("%s: the number is not finite", where())
+	}
+	return jcell{s: formatNumber(f), num: f, kind: 'n'}, nil
+}
+
+// goRows reads rows decoded by encoding/json. Keys of map rows have no
+// order left, so new keys of a row are added in sorted order.
+func goRows(rows []any, format string) (*rowsBuilder, error) {
+	if format == "csv" || format == "tsv" {
+		return nil, dataErrorf("format %q needs data as a string of %s text; got an array (leave format out or use \"json\" for rows)", format, strings.ToUpper(format))
+	}
+	if len(rows) == 0 {
+		return nil, dataErrorf("data is an empty array; send objects (one per row) or arrays (a header row first)")
+	}
+	b := &rowsBuilder{}
+	switch rows[0].(type) {
+	case map[string]any:
+		for n, row := range rows {
+			m, ok := row.(map[string]any)
+			if !ok {
+				return nil, dataErrorf("data[%d] is %s; every row must be an object like row 1", n, goKindName(row))
+			}
+			keys := make([]string, 0, len(m))
+			for k := range m {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				cell, err := goCell(m[k], func() string { return "row " + strconv.Itoa(n+1) + ", key " + strconv.Quote(k) })
+				if err != nil {
+					return nil, err
+				}
+				b.put(b.key(k), cell)
+			}
+			if err := b.tooLarge(); err != nil {
+				return nil, err
+			}
+			b.rows++
+		}
+	case []any:
+		for n, row := range rows {
+			a, ok := row.([]any)
+			if !ok {
+				return nil, dataErrorf("data[%d] is %s; every row must be an array like the header", n, goKindName(row))
+			}
+			if n == 0 {
+				if len(a) == 0 {
+					return nil, dataErrorf("the header row (data[0]) is empty; it must name the columns")
+				}
+				for j, v := range a {
+					cell, err := goCell(v, func() string { return "header cell " + strconv.Itoa(j+1) })
+					if err != nil {
+						return nil, err
+					}
+					b.addColumn(cell.s)
+				}
+				continue
+			}
+			if len(a) != len(b.cols) {
+				return nil, dataErrorf("row %d has %d cells, the header has %d", n, len(a), len(b.cols))
+			}
+			for j, v := range a {
+				cell, err := goCell(v, func() string { return "row " + strconv.Itoa(n) + ", cell " + strconv.Itoa(j+1) })
+				if err != nil {
+					return nil, err
+				}
+				b.put(j, cell)
+			}
+			b.rows++
+		}
+	default:
+		return nil, dataErrorf("data[0] is %s; each row must be an object, or an array with the header first", goKindName(rows[0]))
+	}
+	b.finish()
+	return b, nil
+}
+
+func goKindName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case json.Number, float64, float32, int, int64, int32:
+		return "a number"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "an array"
+	}
+	return "a value of an unsupported type"
+}

@@ -1,0 +1,148 @@
+// Package dataset parses tabular input (CSV, TSV, JSON rows, arrays of arrays)
+// into column-wise tables, detects column kinds, and applies pure
+// table-to-table transform steps (sort, topN, filter, aggregate, …).
+package dataset
+
+import (
+	"math"
+	"strconv"
+	"time"
+)
+
+// Kind is a column's value kind.
+type Kind string
+
+// Column kinds; every column has exactly one.
+const (
+	Text   Kind = "text"
+	Number Kind = "number"
+	Date   Kind = "date"
+)
+
+// Date units, finest first, recorded in Column.DateUnit so dates display as written.
+const (
+	UnitTime  = "time"
+	UnitDay   = "day"
+	UnitMonth = "month"
+	UnitYear  = "year"
+)
+
+// Column is one column of a table, stored column-wise for speed.
+type Column struct {
+	ID   string `json:"id"` // c1..cN in data order; derived columns get fresh ids
+	Name string `json:"name"`
+	Kind Kind   `json:"kind"`
+	// Num holds values for Number (the value) and Date (Unix milliseconds UTC); NaN = blank. nil for Text.
+	Num []float64 `json:"-"`
+	// Text holds cells of Text columns; "" = blank. nil for Number/Date.
+	Text []string `json:"-"`
+	// DateUnit is, for Date columns, the finest unit seen: "year","month","day","time".
+	DateUnit string `json:"-"`
+	// Percent records that a Number column was written as percentages (12% is stored as 12).
+	Percent bool `json:"-"`
+	// Currency is the symbol ($ € £ ¥) a Number column's cells were written with, if one.
+	Currency string `json:"-"`
+}
+
+// Table is parsed data: columns of equal length Rows.
+type Table struct {
+	Columns []*Column
+	Rows    int
+	// idSeq is the highest column number handed out for this table or the
+	// tables it was derived from, so derived columns never reuse an id.
+	idSeq int
+}
+
+// Column finds a column by id, so steps can resolve the ids callers pass.
+func (t *Table) Column(id string) (*Column, bool) {
+	for _, c := range t.Columns {
+		if c.ID == id {
+			return c, true
+		}
+	}
+	return nil, false
+}
+
+// IsBlank reports whether cell i is empty; blanks are kept, never guessed.
+func (c *Column) IsBlank(i int) bool {
+	if c.Kind == Text {
+		return c.Text[i] == ""
+	}
+	return math.IsNaN(c.Num[i])
+}
+
+// Format renders cell i as display text: numbers without trailing zeros,
+// dates as ISO text at the column's DateUnit, blanks as "".
+func (c *Column) Format(i int) string {
+	switch c.Kind {
+	case Text:
+		return c.Text[i]
+	case Number:
+		return formatNumber(c.Num[i])
+	case Date:
+		return formatDate(c.Num[i], c.DateUnit)
+	}
+	return ""
+}
+
+// Clone returns a deep copy so callers can modify the result without touching t.
+func (t *Table) Clone() *Table {
+	out := &Table{Rows: t.Rows, Columns: make([]*Column, len(t.Columns)), idSeq: t.idSeq}
+	for i, c := range t.Columns {
+		out.Columns[i] = c.clone()
+	}
+	return out
+}
+
+func (c *Column) clone() *Column {
+	n := *c
+	if c.Num != nil {
+		n.Num = append([]float64(nil), c.Num...)
+	}
+	if c.Text != nil {
+		n.Text = append([]string(nil), c.Text...)
+	}
+	return &n
+}
+
+// formatNumber prints v in the shortest form that round-trips, without
+// exponent notation for everyday magnitudes.
+func formatNumber(v float64) string {
+	if math.IsNaN(v) {
+		return ""
+	}
+	if math.IsInf(v, 0) {
+		if v > 0 {
+			return "Infinity"
+		}
+		return "-Infinity"
+	}
+	a := math.Abs(v)
+	if a != 0 && (a < 1e-6 || a >= 1e21) {
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+// formatDate prints Unix milliseconds as ISO 8601 at the given unit.
+func formatDate(ms float64, unit string) string {
+	if math.IsNaN(ms) {
+		return ""
+	}
+	tm := time.UnixMilli(int64(ms)).UTC()
+	switch unit {
+	case UnitYear:
+		return tm.Format("2006")
+	case UnitQuarter:
+		return tm.Format("2006") + "-Q" + strconv.Itoa((int(tm.Month())+2)/3)
+	case UnitMonth:
+		return tm.Format("2006-01")
+	case UnitTime:
+		if tm.Nanosecond() != 0 {
+			return tm.Format("2006-01-02T15:04:05.000Z07:00")
+		}
+		return tm.Format("2006-01-02T15:04:05Z07:00")
+	default:
+		return tm.Format("2006-01-02")
+	}
+}

@@ -1,0 +1,138 @@
+package draw
+
+import (
+	"math"
+	"strconv"
+	"unicode/utf8"
+)
+
+// svgWriter appends SVG markup to one growing buffer without fmt, so a
+// chart costs a handful of allocations whatever its size.
+type svgWriter struct {
+	b []byte
+}
+
+// s appends raw markup; never pass user text here.
+func (w *svgWriter) s(markup string) { w.b = append(w.b, markup...) }
+
+// f appends a coordinate rounded to two decimals, trailing zeros dropped.
+func (w *svgWriter) f(v float64) { w.b = appendCoord(w.b, v) }
+
+// f1 appends a coordinate rounded to one decimal (dense point clouds).
+func (w *svgWriter) f1(v float64) { w.b = appendCoord1(w.b, v) }
+
+// af appends ` name="v"` for a coordinate.
+func (w *svgWriter) af(name string, v float64) {
+	w.b = append(w.b, ' ')
+	w.b = append(w.b, name...)
+	w.b = append(w.b, '=', '"')
+	w.b = appendCoord(w.b, v)
+	w.b = append(w.b, '"')
+}
+
+// as appends ` name="value"` with value escaped.
+func (w *svgWriter) as(name, value string) {
+	w.b = append(w.b, ' ')
+	w.b = append(w.b, name...)
+	w.b = append(w.b, '=', '"')
+	w.b = appendEscaped(w.b, value)
+	w.b = append(w.b, '"')
+}
+
+// esc appends user text escaped for XML character data and attributes.
+func (w *svgWriter) esc(text string) { w.b = appendEscaped(w.b, text) }
+
+// pt appends "x y" (for path data).
+func (w *svgWriter) pt(x, y float64) {
+	w.b = appendCoord(w.b, x)
+	w.b = append(w.b, ' ')
+	w.b = appendCoord(w.b, y)
+}
+
+// appendCoord formats v with at most two decimals.
+func appendCoord(b []byte, v float64) []byte {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return append(b, '0')
+	}
+	if v > 1e9 || v < -1e9 {
+		return strconv.AppendFloat(b, v, 'f', 0, 64)
+	}
+	n := int64(math.Round(v * 100))
+	if n < 0 {
+		b = append(b, '-')
+		n = -n
+	}
+	b = strconv.AppendInt(b, n/100, 10)
+	frac := n % 100
+	switch {
+	case frac == 0:
+	case frac%10 == 0:
+		b = append(b, '.', byte('0'+frac/10))
+	default:
+		b = append(b, '.', byte('0'+frac/10), byte('0'+frac%10))
+	}
+	return b
+}
+
+// appendCoord1 formats v with at most one decimal.
+func appendCoord1(b []byte, v float64) []byte {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return append(b, '0')
+	}
+	if v > 1e9 || v < -1e9 {
+		return strconv.AppendFloat(b, v, 'f', 0, 64)
+	}
+	n := int64(math.Round(v * 10))
+	if n < 0 {
+		b = append(b, '-')
+		n = -n
+	}
+	b = strconv.AppendInt(b, n/10, 10)
+	if frac := n % 10; frac != 0 {
+		b = append(b, '.', byte('0'+frac))
+	}
+	return b
+}
+
+// appendEscaped writes text safe for XML 1.0 content and quoted attributes:
+// markup characters become entities, invalid UTF-8 becomes U+FFFD and
+// characters XML forbids (most C0 controls, U+FFFE/U+FFFF) are dropped, so
+// no input can produce markup or a document that fails to parse.
+func appendEscaped(b []byte, s string) []byte {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			i++
+			switch c {
+			case '<':
+				b = append(b, "&lt;"...)
+			case '>':
+				b = append(b, "&gt;"...)
+			case '&':
+				b = append(b, "&amp;"...)
+			case '"':
+				b = append(b, "&quot;"...)
+			case '\'':
+				b = append(b, "&#39;"...)
+			case '\t', '\n', '\r':
+				b = append(b, ' ')
+			default:
+				if c >= 0x20 && c != 0x7F {
+					b = append(b, c)
+				}
+			}
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			b = append(b, "\uFFFD"...)
+		case r == 0xFFFE || r == 0xFFFF, r >= 0x80 && r <= 0x9F:
+			// not allowed (or discouraged) in XML 1.0: drop
+		default:
+			b = append(b, s[i:i+n]...)
+		}
+		i += n
+	}
+	return b
+}

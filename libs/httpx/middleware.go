@@ -1,0 +1,114 @@
+package httpx
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"chartd.dev/libs/apierr"
+)
+
+// HeaderRequestID carries a request's id between client, gateway and services.
+const HeaderRequestID = "X-Request-Id"
+
+type ridKey struct{}
+
+// RequestID answers the id of the request in ctx, or "".
+func RequestID(ctx context.Context) string {
+	s, _ := ctx.Value(ridKey{}).(string)
+	return s
+}
+
+// WithRequestID stores a request id in ctx.
+func WithRequestID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, ridKey{}, id)
+}
+
+func newID() string {
+	var b [12]byte
+	var out [24]byte
+	rand.Read(b[:])
+	hex.Encode(out[:], b[:])
+	return string(out[:])
+}
+
+func validID(s string) bool {
+	if len(s) == 0 || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// statusWriter remembers the status written, for the access log.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+}
+
+func (s *statusWriter) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusWriter) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	n, err := s.ResponseWriter.Write(b)
+	s.bytes += n
+	return n, err
+}
+
+func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// Guard is the outer middleware of every server: it gives the request an id
+// (kept from X-Request-Id when well-formed), turns a panic into an
+// `internal` error body that leaks nothing, and logs one line per request.
+func Guard(log *slog.Logger, docsURL string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		id := r.Header.Get(HeaderRequestID)
+		if !validID(id) {
+			id = newID()
+			r.Header[HeaderRequestID] = []string{id}
+		}
+		w.Header()[HeaderRequestID] = r.Header[HeaderRequestID][:1:1]
+		ctx := WithRequestID(r.Context(), id)
+		sw := &statusWriter{ResponseWriter: w}
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				log.ErrorContext(ctx, "panic", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				if sw.status == 0 {
+					apierr.Write(sw, docsURL, fmt.Errorf("panic: %v", v))
+				}
+			}
+			lvl := slog.LevelInfo
+			if sw.status >= 500 {
+				lvl = slog.LevelError
+			}
+			if log.Enabled(ctx, lvl) {
+				log.LogAttrs(ctx, lvl, "request", slog.String("method", r.Method),
+					slog.String("path", r.URL.Path), slog.Int("status", sw.status), slog.Int("bytes", sw.bytes),
+					slog.Duration("duration", time.Since(start)))
+			}
+		}()
+		next.ServeHTTP(sw, r.WithContext(ctx))
+	})
+}

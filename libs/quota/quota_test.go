@@ -1,0 +1,470 @@
+package quota_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+
+	"chartd.dev/libs/quota"
+	"chartd.dev/libs/quota/quotatest"
+	"chartd.dev/libs/testserver"
+)
+
+// testRedis is the redis-server shared by this package's tests, started in
+// TestMain; the outage test starts its own so it can kill it.
+var testRedis *testserver.Redis
+
+func TestMain(m *testing.M) {
+	srv, err := testserver.StartRedis()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "quota tests need redis-server:", err)
+		os.Exit(1)
+	}
+	testRedis = srv
+	code := m.Run()
+	srv.Stop()
+	os.Exit(code)
+}
+
+func newClient(t testing.TB, url string) *redis.Client {
+	t.Helper()
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		t.Fatalf("parse redis url: %v", err)
+	}
+	c := redis.NewClient(opt)
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// freshPrefix is a key prefix no earlier run used on the shared server
+// (tests may run with -count > 1).
+func freshPrefix(t *testing.T) string {
+	return fmt.Sprintf("%s:%d:", t.Name(), time.Now().UnixNano())
+}
+
+// meterReader returns options whose meter is read by the returned reader.
+func meterReader() (*sdkmetric.ManualReader, *sdkmetric.MeterProvider) {
+	r := sdkmetric.NewManualReader()
+	return r, sdkmetric.NewMeterProvider(sdkmetric.WithReader(r))
+}
+
+// failOpens sums chartd_ratelimit_fail_open_total over its attributes.
+func failOpens(t *testing.T, r *sdkmetric.ManualReader) int64 {
+	t.Helper()
+	var rm metricdata.ResourceMetrics
+	if err := r.Collect(context.Background(), &rm); err != nil {
+		t.Fatalf("collect metrics: %v", err)
+	}
+	var n int64
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if m.Name != quota.FailOpenMetric {
+				continue
+			}
+			sum, ok := m.Data.(metricdata.Sum[int64])
+			if !ok {
+				t.Fatalf("%s is %T, want an int64 sum", m.Name, m.Data)
+			}
+			for _, dp := range sum.DataPoints {
+				n += dp.Value
+			}
+		}
+	}
+	return n
+}
+
+func TestMemoryLimiter(t *testing.T) {
+	quotatest.RunLimiter(t, quotatest.FakeTime, func(t *testing.T, clock *quotatest.Clock) quota.Limiter {
+		return quota.NewMemory(clock.Now)
+	})
+}
+
+func TestRedisLimiter(t *testing.T) {
+	client := newClient(t, testRedis.URL())
+	quotatest.RunLimiter(t, quotatest.ServerTime, func(t *testing.T, _ *quotatest.Clock) quota.Limiter {
+		reader, mp := meterReader()
+		lim, err := quota.NewRedis(client, quota.RedisOptions{KeyPrefix: freshPrefix(t), Meter: mp.Meter("test")})
+		if err != nil {
+			t.Fatalf("NewRedis: %v", err)
+		}
+		// Every answer must have come from Redis, not from failing open.
+		t.Cleanup(func() {
+			if n := failOpens(t, reader); n != 0 {
+				t.Errorf("%d answers failed open against a running Redis", n)
+			}
+		})
+		return lim
+	})
+}
+
+func TestMemoryCounter(t *testing.T) {
+	quotatest.RunCounter(t, func(t *testing.T, clock *quotatest.Clock) quota.Counter {
+		return quota.NewMemoryCounter(clock.Now)
+	})
+}
+
+func TestRedisCounter(t *testing.T) {
+	client := newClient(t, testRedis.URL())
+	quotatest.RunCounter(t, func(t *testing.T, clock *quotatest.Clock) quota.Counter {
+		return quota.NewRedisCounter(client, quota.RedisOptions{KeyPrefix: freshPrefix(t), Clock: clock.Now})
+	})
+}
+
+// Counter keys expire when their window ends, so old windows need no sweep.
+func TestRedisCounterExpiresAtWindowEnd(t *testing.T) {
+	client := newClient(t, testRedis.URL())
+	ctx := context.Background()
+	c := quota.NewRedisCounter(client, quota.RedisOptions{KeyPrefix: "ttl:"})
+	now := time.Now()
+	tests := []struct {
+		name string
+		do   func() error
+		key  string
+		ttl  time.Duration
+	}{
+		{"Add day", func() error { _, err := c.Add(ctx, "a", quota.Day, 1); return err },
+			"ttl:usage:day:" + quota.Day.ID(now) + ":a", quota.Day.Reset(now)},
+		{"AddUnique month", func() error { _, _, err := c.AddUnique(ctx, "a", quota.Month, "p"); return err },
+			"ttl:uniq:month:" + quota.Month.ID(now) + ":a", quota.Month.Reset(now)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := tc.do(); err != nil {
+				t.Fatal(err)
+			}
+			ttl, err := client.TTL(ctx, tc.key).Result()
+			if err != nil {
+				t.Fatalf("TTL %s: %v", tc.key, err)
+			}
+			if d := ttl - tc.ttl; d < -2*time.Second || d > 2*time.Second {
+				t.Errorf("TTL of %s = %v, want about %v", tc.key, ttl, tc.ttl)
+			}
+		})
+	}
+}
+
+// syncBuffer is a log destination safe for concurrent writes.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// The outage: Redis dies mid-test, the limiter keeps allowing (fail open),
+// counts and logs it; Redis comes back and limiting resumes.
+func TestRedisOutageFailsOpen(t *testing.T) {
+	srv, err := testserver.StartRedis()
+	if err != nil {
+		t.Fatalf("start redis: %v", err)
+	}
+	defer srv.Stop()
+	client := newClient(t, srv.URL())
+	reader, mp := meterReader()
+	var logs syncBuffer
+	lim, err := quota.NewRedis(client, quota.RedisOptions{
+		Meter:         mp.Meter("test"),
+		Logger:        slog.New(slog.NewTextHandler(&logs, nil)),
+		Timeout:       200 * time.Millisecond,
+		ProbeInterval: 300 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatalf("NewRedis: %v", err)
+	}
+	ctx := context.Background()
+	l := quota.Limit{Rate: 3, Period: time.Minute}
+
+	// limited reports whether Redis enforces l on a fresh key: the fourth
+	// request is refused.
+	limited := func(key string) bool {
+		for range 3 {
+			if r, err := lim.Allow(ctx, key, l); err != nil || !r.Allowed {
+				t.Fatalf("Allow(%s) = %+v, %v; want allowed", key, r, err)
+			}
+		}
+		r, err := lim.Allow(ctx, key, l)
+		if err != nil {
+			t.Fatalf("Allow(%s): %v", key, err)
+		}
+		return !r.Allowed
+	}
+	if !limited("before") {
+		t.Fatal("fourth request allowed with Redis up")
+	}
+
+	if err := srv.Kill(); err != nil {
+		t.Fatalf("kill redis: %v", err)
+	}
+	want := quota.Result{Allowed: true, Limit: 3, Remaining: 2, ResetAfter: 20 * time.Second}
+	// The first call finds Redis gone within Timeout; the next ones, within
+	// ProbeInterval, fail open without trying it.
+	for i := range 5 {
+		start := time.Now()
+		r, err := lim.Allow(ctx, "before", l) // the exhausted key
+		d := time.Since(start)
+		if err != nil {
+			t.Fatalf("Allow %d during outage: %v", i, err)
+		}
+		if r != want {
+			t.Errorf("Allow %d during outage = %+v, want %+v", i, r, want)
+		}
+		limit := 100 * time.Millisecond
+		if i == 0 {
+			limit = time.Second
+		}
+		if d > limit {
+			t.Errorf("Allow %d during outage took %v, want under %v", i, d, limit)
+		}
+		t.Logf("Allow %d during outage answered in %v", i, d)
+	}
+	var wg sync.WaitGroup
+	for range 30 {
+		wg.Go(func() {
+			if r, err := lim.Allow(ctx, "many", l); err != nil || r != want {
+				t.Errorf("concurrent Allow during outage = %+v, %v; want %+v", r, err, want)
+			}
+		})
+	}
+	wg.Wait()
+	if r, err := lim.Peek(ctx, "before", l); err != nil || r != (quota.Result{Allowed: true, Limit: 3, Remaining: 3}) {
+		t.Errorf("Peek during outage = %+v, %v; want a full allowance", r, err)
+	}
+	if n := failOpens(t, reader); n != 36 {
+		t.Errorf("%s = %d, want 36", quota.FailOpenMetric, n)
+	}
+	out := logs.String()
+	t.Logf("log: %s", out)
+	if n := strings.Count(out, "fail open"); n != 1 {
+		t.Errorf("%d fail-open log lines, want 1 (rate-limited):\n%s", n, out)
+	}
+	if !strings.Contains(out, "level=WARN") || !strings.Contains(out, "error=") {
+		t.Errorf("fail-open log line lacks level or error:\n%s", out)
+	}
+
+	// A caller that gave up gets its own error, not a fail-open answer.
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := lim.Allow(cancelled, "before", l); !errors.Is(err, context.Canceled) {
+		t.Errorf("Allow with a cancelled context: %v, want context.Canceled", err)
+	}
+
+	if err := srv.Start(); err != nil {
+		t.Fatalf("restart redis: %v", err)
+	}
+	// go-redis probes a refused server about once a second before dialling
+	// again; limiting must resume within a few seconds.
+	restarted := time.Now()
+	deadline := restarted.Add(10 * time.Second)
+	for i := 0; !limited(fmt.Sprintf("after-%d", i)); i++ {
+		if time.Now().After(deadline) {
+			t.Fatal("limiting did not resume within 5s of Redis restarting")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Logf("limiting resumed %v after the restart", time.Since(restarted))
+	if !strings.Contains(logs.String(), "limiting resumed") {
+		t.Errorf("no log line says limiting resumed:\n%s", logs.String())
+	}
+}
+
+func TestMemoryEvictsFullBuckets(t *testing.T) {
+	now := time.Date(2026, 11, 5, 10, 0, 0, 0, time.UTC)
+	m := quota.NewMemory(func() time.Time { return now })
+	ctx := context.Background()
+	short := quota.Limit{Rate: 10, Period: time.Second}
+	long := quota.Limit{Rate: 10, Period: time.Hour}
+	for i := range 5000 {
+		if _, err := m.Allow(ctx, fmt.Sprintf("k%d", i), short); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := m.Allow(ctx, "slow", long); err != nil {
+		t.Fatal(err)
+	}
+	// The map doubled past 1024 keys, so sweeps ran, but every bucket was
+	// still refilling: nothing may have been lost.
+	if got := m.Keys(); got != 5001 {
+		t.Fatalf("Keys() = %d before refill, want 5001", got)
+	}
+	now = now.Add(2 * time.Minute) // short buckets are full again, "slow" is not
+	r, err := m.Allow(ctx, "new", short)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Keys(); got != 2 {
+		t.Errorf("Keys() = %d after refill, want 2 (slow, new)", got)
+	}
+	if r.Remaining != 9 {
+		t.Errorf("new key Remaining = %d, want 9", r.Remaining)
+	}
+	if r, _ := m.Peek(ctx, "slow", long); r.Remaining != 9 {
+		t.Errorf("slow key lost its state: Remaining = %d, want 9", r.Remaining)
+	}
+	if r, _ := m.Peek(ctx, "k1", short); r.Remaining != 10 {
+		t.Errorf("evicted key Remaining = %d, want 10", r.Remaining)
+	}
+}
+
+func TestWindow(t *testing.T) {
+	tokyo := time.FixedZone("JST", 9*3600)
+	tests := []struct {
+		name   string
+		w      quota.Window
+		now    time.Time
+		id     string
+		end    time.Time
+		reset  time.Duration
+		prefix string
+	}{
+		{"day", quota.Day, time.Date(2026, 11, 5, 10, 0, 0, 0, time.UTC), "2026-11-05",
+			time.Date(2026, 11, 6, 0, 0, 0, 0, time.UTC), 14 * time.Hour, "day"},
+		{"day in another zone is the UTC day", quota.Day, time.Date(2026, 11, 6, 8, 0, 0, 0, tokyo), "2026-11-05",
+			time.Date(2026, 11, 6, 0, 0, 0, 0, time.UTC), time.Hour, "day"},
+		{"last instant of a day", quota.Day, time.Date(2026, 12, 31, 23, 59, 59, 999999999, time.UTC), "2026-12-31",
+			time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC), time.Nanosecond, "day"},
+		{"month", quota.Month, time.Date(2026, 11, 5, 0, 0, 0, 0, time.UTC), "2026-11",
+			time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), 26 * 24 * time.Hour, "month"},
+		{"december rolls into january", quota.Month, time.Date(2026, 12, 31, 12, 0, 0, 0, time.UTC), "2026-12",
+			time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC), 12 * time.Hour, "month"},
+		{"leap february", quota.Month, time.Date(2028, 2, 29, 0, 0, 0, 0, time.UTC), "2028-02",
+			time.Date(2028, 3, 1, 0, 0, 0, 0, time.UTC), 24 * time.Hour, "month"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.w.ID(tc.now); got != tc.id {
+				t.Errorf("ID = %q, want %q", got, tc.id)
+			}
+			if got := tc.w.End(tc.now); !got.Equal(tc.end) {
+				t.Errorf("End = %v, want %v", got, tc.end)
+			}
+			if got := tc.w.Reset(tc.now); got != tc.reset {
+				t.Errorf("Reset = %v, want %v", got, tc.reset)
+			}
+			if got := tc.w.String(); got != tc.prefix {
+				t.Errorf("String = %q, want %q", got, tc.prefix)
+			}
+			if err := tc.w.Validate(); err != nil {
+				t.Errorf("Validate: %v", err)
+			}
+		})
+	}
+	if err := quota.Window(3).Validate(); !errors.Is(err, quota.ErrInvalidWindow) {
+		t.Errorf("Window(3).Validate() = %v, want ErrInvalidWindow", err)
+	}
+}
+
+func BenchmarkMemoryAllow(b *testing.B) {
+	m := quota.NewMemory(nil)
+	ctx := context.Background()
+	l := quota.Limit{Rate: 1_000_000, Period: time.Second}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := m.Allow(ctx, "account", l); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkMemoryAllowManyKeys(b *testing.B) {
+	m := quota.NewMemory(nil)
+	ctx := context.Background()
+	l := quota.Limit{Rate: 120, Period: time.Minute}
+	keys := make([]string, 10_000)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("acct_%d", i)
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if _, err := m.Allow(ctx, keys[i%len(keys)], l); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
+func BenchmarkMemoryAllowParallel(b *testing.B) {
+	m := quota.NewMemory(nil)
+	l := quota.Limit{Rate: 1_000_000, Period: time.Second}
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		ctx := context.Background()
+		for pb.Next() {
+			if _, err := m.Allow(ctx, "account", l); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
+func BenchmarkRedisAllow(b *testing.B) {
+	client := newClient(b, testRedis.URL())
+	lim, err := quota.NewRedis(client, quota.RedisOptions{KeyPrefix: "bench:"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	l := quota.Limit{Rate: 1_000_000, Period: time.Second}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := lim.Allow(ctx, "account", l); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkRedisAllowParallel(b *testing.B) {
+	client := newClient(b, testRedis.URL())
+	lim, err := quota.NewRedis(client, quota.RedisOptions{KeyPrefix: "benchp:"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	l := quota.Limit{Rate: 1_000_000, Period: time.Second}
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		ctx := context.Background()
+		for pb.Next() {
+			if _, err := lim.Allow(ctx, "account", l); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
+func BenchmarkRedisCounterAddUnique(b *testing.B) {
+	client := newClient(b, testRedis.URL())
+	c := quota.NewRedisCounter(client, quota.RedisOptions{KeyPrefix: "benchc:"})
+	ctx := context.Background()
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if _, _, err := c.AddUnique(ctx, "account", quota.Month, fmt.Sprintf("hash%d", i%1000)); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}

@@ -1,0 +1,217 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"chartd.dev/libs/store"
+)
+
+const chartColumns = `id, account_id, name, type, spec, created_at, updated_at`
+
+func scanChart(r pgx.Row) (store.Chart, error) {
+	var c store.Chart
+	if err := r.Scan(&c.ID, &c.AccountID, &c.Name, &c.Type, &c.Spec, &c.CreatedAt, &c.UpdatedAt); err != nil {
+		return store.Chart{}, err
+	}
+	c.CreatedAt = store.Micro(c.CreatedAt)
+	c.UpdatedAt = store.Micro(c.UpdatedAt)
+	return c, nil
+}
+
+// CreateChart inserts c with fresh timestamps. With a limit, the account
+// row is locked (SELECT ... FOR UPDATE) before counting, so concurrent
+// creates for one account count one after another and cannot overshoot.
+func (s *Store) CreateChart(ctx context.Context, c store.Chart, limit int) (store.Chart, error) {
+	if c.ID == "" {
+		c.ID = uuid.NewString()
+	}
+	now := store.Micro(time.Now())
+	c.CreatedAt, c.UpdatedAt = now, now
+	c.Spec = nonNil(c.Spec)
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if limit > 0 {
+			var n int
+			err := tx.QueryRow(ctx, `SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE`, c.AccountID).Scan(&n)
+			if err != nil {
+				return notFound(err)
+			}
+			if err := tx.QueryRow(ctx, `SELECT count(*) FROM charts WHERE account_id = $1`, c.AccountID).Scan(&n); err != nil {
+				return err
+			}
+			if n >= limit {
+				return fmt.Errorf("%w: %d of %d charts", store.ErrLimit, n, limit)
+			}
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO charts (`+chartColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+			c.ID, c.AccountID, c.Name, c.Type, c.Spec, c.CreatedAt, c.UpdatedAt)
+		switch pgCode(err) {
+		case codeForeignKeyViolation:
+			return store.ErrNotFound
+		case codeUniqueViolation:
+			return fmt.Errorf("%w: chart id taken", store.ErrConflict)
+		}
+		return err
+	})
+	if err != nil {
+		return store.Chart{}, fmt.Errorf("create chart %s in account %s: %w", c.ID, c.AccountID, err)
+	}
+	return c, nil
+}
+
+// GetChart loads one of the account's charts.
+func (s *Store) GetChart(ctx context.Context, accountID, id string) (store.Chart, error) {
+	c, err := scanChart(s.pool.QueryRow(ctx,
+		`SELECT `+chartColumns+` FROM charts WHERE account_id = $1 AND id = $2`, accountID, id))
+	if err != nil {
+		return store.Chart{}, fmt.Errorf("get chart %s in account %s: %w", id, accountID, notFound(err))
+	}
+	return c, nil
+}
+
+// UpdateChart saves name, type and spec in one conditional UPDATE. Writers
+// holding the same token queue on the row lock; under READ COMMITTED each
+// re-checks the WHERE clause against the row the previous one committed,
+// finds the token moved, and matches nothing: exactly one wins.
+func (s *Store) UpdateChart(ctx context.Context, c store.Chart, expected *time.Time) (store.Chart, error) {
+	var want *time.Time
+	if expected != nil {
+		w := store.Micro(*expected)
+		want = &w
+	}
+	out, err := scanChart(s.pool.QueryRow(ctx,
+		`UPDATE charts SET name = $3, type = $4, spec = $5,
+		        updated_at = greatest($6::timestamptz, updated_at + interval '1 microsecond')
+		  WHERE account_id = $1 AND id = $2 AND ($7::timestamptz IS NULL OR updated_at = $7::timestamptz)
+		  RETURNING `+chartColumns,
+		c.AccountID, c.ID, c.Name, c.Type, nonNil(c.Spec), store.Micro(time.Now()), want))
+	if errors.Is(err, pgx.ErrNoRows) {
+		err = s.updateMiss(ctx, c, want)
+	}
+	if err != nil {
+		return store.Chart{}, fmt.Errorf("update chart %s in account %s: %w", c.ID, c.AccountID, err)
+	}
+	return out, nil
+}
+
+// updateMiss explains why a conditional update changed nothing: the chart
+// is missing from the account, or its token moved on.
+func (s *Store) updateMiss(ctx context.Context, c store.Chart, expected *time.Time) error {
+	if expected == nil {
+		return store.ErrNotFound
+	}
+	var updated time.Time
+	err := s.pool.QueryRow(ctx, `SELECT updated_at FROM charts WHERE account_id = $1 AND id = $2`,
+		c.AccountID, c.ID).Scan(&updated)
+	if err != nil {
+		return notFound(err)
+	}
+	return fmt.Errorf("%w: chart changed at %s, expected %s", store.ErrConflict,
+		store.Micro(updated).Format(time.RFC3339Nano), expected.Format(time.RFC3339Nano))
+}
+
+// DeleteChart removes one of the account's charts; its dataset goes with it.
+func (s *Store) DeleteChart(ctx context.Context, accountID, id string) error {
+	tag, err := s.pool.Exec(ctx, `DELETE FROM charts WHERE account_id = $1 AND id = $2`, accountID, id)
+	if err == nil {
+		err = mustAffect(tag)
+	}
+	if err != nil {
+		return fmt.Errorf("delete chart %s in account %s: %w", id, accountID, err)
+	}
+	return nil
+}
+
+// ListCharts pages through the account's charts, most recently changed
+// first, by keyset on (updated_at, id) over the charts_account_recent index.
+func (s *Store) ListCharts(ctx context.Context, accountID string, limit int, cursor string) ([]store.Chart, string, error) {
+	limit = store.PageSize(limit)
+	var rows pgx.Rows
+	var err error
+	if cursor == "" {
+		rows, err = s.pool.Query(ctx,
+			`SELECT `+chartColumns+` FROM charts WHERE account_id = $1
+			  ORDER BY updated_at DESC, id DESC LIMIT $2`, accountID, limit+1)
+	} else {
+		cur, derr := store.DecodeCursor(cursor)
+		if derr != nil {
+			return nil, "", fmt.Errorf("list charts of account %s: %w", accountID, derr)
+		}
+		rows, err = s.pool.Query(ctx,
+			`SELECT `+chartColumns+` FROM charts WHERE account_id = $1 AND (updated_at, id) < ($2, $3)
+			  ORDER BY updated_at DESC, id DESC LIMIT $4`, accountID, cur.UpdatedAt, cur.ID, limit+1)
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("list charts of account %s: %w", accountID, err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Chart, error) { return scanChart(r) })
+	if err != nil {
+		return nil, "", fmt.Errorf("list charts of account %s: %w", accountID, err)
+	}
+	page, next := store.Paginate(out, limit)
+	return page, next, nil
+}
+
+// CountCharts answers how many charts the account holds.
+func (s *Store) CountCharts(ctx context.Context, accountID string) (int, error) {
+	var n int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM charts WHERE account_id = $1`, accountID).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count charts of account %s: %w", accountID, err)
+	}
+	return n, nil
+}
+
+// PutDataset inserts or replaces the chart's dataset. The composite foreign
+// key (account_id, chart_id) → charts makes a chart of another account (or
+// no chart) a violation, and the upsert's WHERE keeps another account's row
+// untouched; both answer ErrNotFound.
+func (s *Store) PutDataset(ctx context.Context, d store.Dataset) error {
+	if d.UpdatedAt.IsZero() {
+		d.UpdatedAt = time.Now()
+	}
+	tag, err := s.pool.Exec(ctx,
+		`INSERT INTO datasets (chart_id, account_id, format, raw, updated_at) VALUES ($1, $2, $3, $4, $5)
+		 ON CONFLICT (chart_id) DO UPDATE SET format = excluded.format, raw = excluded.raw, updated_at = excluded.updated_at
+		  WHERE datasets.account_id = excluded.account_id`,
+		d.ChartID, d.AccountID, d.Format, nonNil(d.Raw), store.Micro(d.UpdatedAt))
+	switch {
+	case pgCode(err) == codeForeignKeyViolation:
+		err = store.ErrNotFound
+	case err == nil:
+		err = mustAffect(tag)
+	}
+	if err != nil {
+		return fmt.Errorf("put dataset of chart %s in account %s: %w", d.ChartID, d.AccountID, err)
+	}
+	return nil
+}
+
+// GetDataset loads the chart's dataset.
+func (s *Store) GetDataset(ctx context.Context, accountID, chartID string) (store.Dataset, error) {
+	var d store.Dataset
+	err := s.pool.QueryRow(ctx,
+		`SELECT chart_id, account_id, format, raw, updated_at FROM datasets WHERE account_id = $1 AND chart_id = $2`,
+		accountID, chartID).Scan(&d.ChartID, &d.AccountID, &d.Format, &d.Raw, &d.UpdatedAt)
+	if err != nil {
+		return store.Dataset{}, fmt.Errorf("get dataset of chart %s in account %s: %w", chartID, accountID, notFound(err))
+	}
+	d.UpdatedAt = store.Micro(d.UpdatedAt)
+	return d, nil
+}
+
+// DeleteDataset removes the chart's dataset.
+func (s *Store) DeleteDataset(ctx context.Context, accountID, chartID string) error {
+	tag, err := s.pool.Exec(ctx, `DELETE FROM datasets WHERE account_id = $1 AND chart_id = $2`, accountID, chartID)
+	if err == nil {
+		err = mustAffect(tag)
+	}
+	if err != nil {
+		return fmt.Errorf("delete dataset of chart %s in account %s: %w", chartID, accountID, err)
+	}
+	return nil
+}

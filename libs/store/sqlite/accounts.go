@@ -1,0 +1,301 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"chartd.dev/libs/store"
+)
+
+// CreateAccount makes an account with a fresh UUID id.
+func (s *Store) CreateAccount(ctx context.Context, plan string) (store.Account, error) {
+	if !store.ValidPlan(plan) {
+		return store.Account{}, fmt.Errorf("create account: %w: %q", store.ErrInvalidPlan, plan)
+	}
+	a := store.Account{ID: uuid.NewString(), Plan: plan, CreatedAt: store.Micro(time.Now())}
+	if _, err := s.write.ExecContext(ctx,
+		`INSERT INTO accounts (id, plan, created_at) VALUES (?, ?, ?)`,
+		a.ID, a.Plan, micros(a.CreatedAt)); err != nil {
+		return store.Account{}, fmt.Errorf("create account: %w", err)
+	}
+	return a, nil
+}
+
+// GetAccount loads one account.
+func (s *Store) GetAccount(ctx context.Context, id string) (store.Account, error) {
+	a, err := scanAccount(s.read.QueryRowContext(ctx,
+		`SELECT id, plan, created_at FROM accounts WHERE id = ?`, id))
+	if err != nil {
+		return store.Account{}, fmt.Errorf("get account %s: %w", id, notFound(err))
+	}
+	return a, nil
+}
+
+// SetPlan changes an account's plan.
+func (s *Store) SetPlan(ctx context.Context, id, plan string) error {
+	if !store.ValidPlan(plan) {
+		return fmt.Errorf("set plan of account %s: %w: %q", id, store.ErrInvalidPlan, plan)
+	}
+	res, err := s.write.ExecContext(ctx, `UPDATE accounts SET plan = ? WHERE id = ?`, plan, id)
+	if err == nil {
+		err = mustAffect(res)
+	}
+	if err != nil {
+		return fmt.Errorf("set plan of account %s: %w", id, err)
+	}
+	return nil
+}
+
+// ListAccounts lists every account, oldest first.
+func (s *Store) ListAccounts(ctx context.Context) ([]store.Account, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT id, plan, created_at FROM accounts ORDER BY created_at, id`)
+	if err != nil {
+		return nil, fmt.Errorf("list accounts: %w", err)
+	}
+	defer rows.Close()
+	var out []store.Account
+	for rows.Next() {
+		a, err := scanAccount(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list accounts: %w", err)
+		}
+		out = append(out, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list accounts: %w", err)
+	}
+	return out, nil
+}
+
+// scanner is what *sql.Row and *sql.Rows share.
+type scanner interface{ Scan(dest ...any) error }
+
+func scanAccount(r scanner) (store.Account, error) {
+	var a store.Account
+	var created int64
+	if err := r.Scan(&a.ID, &a.Plan, &created); err != nil {
+		return store.Account{}, err
+	}
+	a.CreatedAt = fromMicros(created)
+	return a, nil
+}
+
+const apiKeyColumns = `k.id, k.account_id, k.name, k.prefix, k.hash, k.created_at, k.revoked_at`
+
+// lookupAPIKeyQuery authenticates a request; prepared in Open.
+const lookupAPIKeyQuery = `SELECT ` + apiKeyColumns + `, a.id, a.plan, a.created_at
+  FROM api_keys k JOIN accounts a ON a.id = k.account_id
+ WHERE k.hash = ? AND k.revoked_at IS NULL`
+
+func scanAPIKey(r scanner, extra ...any) (store.APIKey, error) {
+	var k store.APIKey
+	var created int64
+	var revoked sql.NullInt64
+	dest := append([]any{&k.ID, &k.AccountID, &k.Name, &k.Prefix, &k.Hash, &created, &revoked}, extra...)
+	if err := r.Scan(dest...); err != nil {
+		return store.APIKey{}, err
+	}
+	k.CreatedAt = fromMicros(created)
+	k.RevokedAt = fromNullMicros(revoked)
+	return k, nil
+}
+
+// CreateAPIKey stores a key by its hash; a duplicate hash is ErrConflict.
+func (s *Store) CreateAPIKey(ctx context.Context, accountID, name, prefix string, hash []byte) (store.APIKey, error) {
+	k := store.APIKey{
+		ID: uuid.NewString(), AccountID: accountID, Name: name, Prefix: prefix,
+		Hash: append([]byte(nil), hash...), CreatedAt: store.Micro(time.Now()),
+	}
+	_, err := s.write.ExecContext(ctx,
+		`INSERT INTO api_keys (id, account_id, name, prefix, hash, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+		k.ID, k.AccountID, k.Name, k.Prefix, nonNil(k.Hash), micros(k.CreatedAt))
+	switch {
+	case isForeignKey(err):
+		return store.APIKey{}, fmt.Errorf("create api key for account %s: %w", accountID, store.ErrNotFound)
+	case isUnique(err):
+		return store.APIKey{}, fmt.Errorf("create api key for account %s: %w: duplicate hash", accountID, store.ErrConflict)
+	case err != nil:
+		return store.APIKey{}, fmt.Errorf("create api key for account %s: %w", accountID, err)
+	}
+	return k, nil
+}
+
+// ListAPIKeys lists an account's keys, revoked ones included, oldest first.
+func (s *Store) ListAPIKeys(ctx context.Context, accountID string) ([]store.APIKey, error) {
+	rows, err := s.read.QueryContext(ctx,
+		`SELECT `+apiKeyColumns+` FROM api_keys k WHERE k.account_id = ? ORDER BY k.created_at, k.id`, accountID)
+	if err != nil {
+		return nil, fmt.Errorf("list api keys of account %s: %w", accountID, err)
+	}
+	defer rows.Close()
+	var out []store.APIKey
+	for rows.Next() {
+		k, err := scanAPIKey(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list api keys of account %s: %w", accountID, err)
+		}
+		out = append(out, k)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list api keys of account %s: %w", accountID, err)
+	}
+	return out, nil
+}
+
+// RevokeAPIKey revokes one of the account's keys, keeping the first
+// revocation time when revoked twice.
+func (s *Store) RevokeAPIKey(ctx context.Context, accountID, keyID string) error {
+	res, err := s.write.ExecContext(ctx,
+		`UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE account_id = ? AND id = ?`,
+		micros(time.Now()), accountID, keyID)
+	if err == nil {
+		err = mustAffect(res)
+	}
+	if err != nil {
+		return fmt.Errorf("revoke api key %s of account %s: %w", keyID, accountID, err)
+	}
+	return nil
+}
+
+// LookupAPIKey answers the live key with this hash and its account.
+func (s *Store) LookupAPIKey(ctx context.Context, hash []byte) (store.APIKey, store.Account, error) {
+	var a store.Account
+	var accCreated int64
+	k, err := scanAPIKey(s.lookupAPIKey.QueryRowContext(ctx, nonNil(hash)),
+		&a.ID, &a.Plan, &accCreated)
+	if err != nil {
+		return store.APIKey{}, store.Account{}, fmt.Errorf("look up api key: %w", notFound(err))
+	}
+	a.CreatedAt = fromMicros(accCreated)
+	return k, a, nil
+}
+
+const signingKeyColumns = `id, account_id, secret, created_at, revoked_at`
+
+func scanSigningKey(r scanner) (store.SigningKey, error) {
+	var k store.SigningKey
+	var created int64
+	var revoked sql.NullInt64
+	if err := r.Scan(&k.ID, &k.AccountID, &k.Secret, &created, &revoked); err != nil {
+		return store.SigningKey{}, err
+	}
+	k.CreatedAt = fromMicros(created)
+	k.RevokedAt = fromNullMicros(revoked)
+	return k, nil
+}
+
+// CreateSigningKey stores a new signing key with a fresh kid.
+func (s *Store) CreateSigningKey(ctx context.Context, accountID string, secret []byte) (store.SigningKey, error) {
+	k := store.SigningKey{
+		ID: uuid.NewString(), AccountID: accountID,
+		Secret: append([]byte(nil), secret...), CreatedAt: store.Micro(time.Now()),
+	}
+	_, err := s.write.ExecContext(ctx,
+		`INSERT INTO signing_keys (id, account_id, secret, created_at) VALUES (?, ?, ?, ?)`,
+		k.ID, k.AccountID, nonNil(k.Secret), micros(k.CreatedAt))
+	switch {
+	case isForeignKey(err):
+		return store.SigningKey{}, fmt.Errorf("create signing key for account %s: %w", accountID, store.ErrNotFound)
+	case err != nil:
+		return store.SigningKey{}, fmt.Errorf("create signing key for account %s: %w", accountID, err)
+	}
+	return k, nil
+}
+
+// ListSigningKeys lists an account's signing keys, oldest first.
+func (s *Store) ListSigningKeys(ctx context.Context, accountID string) ([]store.SigningKey, error) {
+	rows, err := s.read.QueryContext(ctx,
+		`SELECT `+signingKeyColumns+` FROM signing_keys WHERE account_id = ? ORDER BY created_at, id`, accountID)
+	if err != nil {
+		return nil, fmt.Errorf("list signing keys of account %s: %w", accountID, err)
+	}
+	defer rows.Close()
+	var out []store.SigningKey
+	for rows.Next() {
+		k, err := scanSigningKey(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list signing keys of account %s: %w", accountID, err)
+		}
+		out = append(out, k)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list signing keys of account %s: %w", accountID, err)
+	}
+	return out, nil
+}
+
+// RevokeSigningKey revokes one of the account's signing keys.
+func (s *Store) RevokeSigningKey(ctx context.Context, accountID, kid string) error {
+	res, err := s.write.ExecContext(ctx,
+		`UPDATE signing_keys SET revoked_at = coalesce(revoked_at, ?) WHERE account_id = ? AND id = ?`,
+		micros(time.Now()), accountID, kid)
+	if err == nil {
+		err = mustAffect(res)
+	}
+	if err != nil {
+		return fmt.Errorf("revoke signing key %s of account %s: %w", kid, accountID, err)
+	}
+	return nil
+}
+
+// GetSigningKey loads one of the account's signing keys, revoked or not.
+func (s *Store) GetSigningKey(ctx context.Context, accountID, kid string) (store.SigningKey, error) {
+	k, err := scanSigningKey(s.read.QueryRowContext(ctx,
+		`SELECT `+signingKeyColumns+` FROM signing_keys WHERE account_id = ? AND id = ?`, accountID, kid))
+	if err != nil {
+		return store.SigningKey{}, fmt.Errorf("get signing key %s of account %s: %w", kid, accountID, notFound(err))
+	}
+	return k, nil
+}
+
+// LookupSigningKey finds a live signing key by kid alone.
+func (s *Store) LookupSigningKey(ctx context.Context, kid string) (store.SigningKey, error) {
+	k, err := scanSigningKey(s.read.QueryRowContext(ctx,
+		`SELECT `+signingKeyColumns+` FROM signing_keys WHERE id = ? AND revoked_at IS NULL`, kid))
+	if err != nil {
+		return store.SigningKey{}, fmt.Errorf("look up signing key %s: %w", kid, notFound(err))
+	}
+	return k, nil
+}
+
+// SetBrandPalette replaces the account's brand colors; nil or empty clears.
+func (s *Store) SetBrandPalette(ctx context.Context, accountID string, colors []string) error {
+	var palette sql.NullString
+	if len(colors) > 0 {
+		b, err := json.Marshal(colors)
+		if err != nil {
+			return fmt.Errorf("set brand palette of account %s: %w", accountID, err)
+		}
+		palette = sql.NullString{String: string(b), Valid: true}
+	}
+	res, err := s.write.ExecContext(ctx, `UPDATE accounts SET brand_palette = ? WHERE id = ?`, palette, accountID)
+	if err == nil {
+		err = mustAffect(res)
+	}
+	if err != nil {
+		return fmt.Errorf("set brand palette of account %s: %w", accountID, err)
+	}
+	return nil
+}
+
+// GetBrandPalette answers the brand colors, nil when none are set.
+func (s *Store) GetBrandPalette(ctx context.Context, accountID string) ([]string, error) {
+	var palette sql.NullString
+	err := s.read.QueryRowContext(ctx, `SELECT brand_palette FROM accounts WHERE id = ?`, accountID).Scan(&palette)
+	if err != nil {
+		return nil, fmt.Errorf("get brand palette of account %s: %w", accountID, notFound(err))
+	}
+	if !palette.Valid {
+		return nil, nil
+	}
+	var colors []string
+	if err := json.Unmarshal([]byte(palette.String), &colors); err != nil {
+		return nil, fmt.Errorf("get brand palette of account %s: decode: %w", accountID, err)
+	}
+	return colors, nil
+}

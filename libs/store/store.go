@@ -1,0 +1,194 @@
+// Package store is chartd's persistence layer: the domain records it keeps
+// (accounts, API keys, signing keys, brand palettes, charts, datasets) and the
+// interfaces every backend implements. Two backends exist, chosen by the
+// deployment: store/sqlite for the one-machine setup and store/postgres for
+// the cluster; store/storetest is the one conformance suite both must pass.
+//
+// Conventions shared by every backend:
+//   - every chart, dataset and key query is scoped to an account: a record
+//     that exists but belongs to another account is ErrNotFound;
+//   - timestamps are UTC and truncated to microseconds, so a value read back
+//     equals the value returned when it was written, on either backend;
+//   - errors wrap the sentinels below, test them with errors.Is.
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Sentinel errors; backends wrap them with context, callers use errors.Is.
+var (
+	// ErrNotFound means the record does not exist in the caller's account
+	// (or is revoked, for key lookups).
+	ErrNotFound = errors.New("store: not found")
+	// ErrConflict means a write lost a race: a stale expected updated_at, or
+	// a duplicate id or key hash.
+	ErrConflict = errors.New("store: conflict")
+	// ErrLimit means creating the record would exceed the account's limit.
+	ErrLimit = errors.New("store: limit reached")
+	// ErrBadCursor means a ListCharts cursor was not produced by this store.
+	ErrBadCursor = errors.New("store: malformed cursor")
+	// ErrInvalidPlan means a plan id other than PlanFree or PlanPro.
+	ErrInvalidPlan = errors.New("store: invalid plan")
+)
+
+// Plan ids an account can hold (DESIGN §7: the pro plan id is "pro").
+const (
+	// PlanFree is the default plan with the lower limits.
+	PlanFree = "free"
+	// PlanPro is the paid plan.
+	PlanPro = "pro"
+)
+
+// ValidPlan reports whether p is a plan id the store accepts.
+func ValidPlan(p string) bool { return p == PlanFree || p == PlanPro }
+
+// Account is a customer; its plan decides its limits.
+type Account struct {
+	ID        string
+	Plan      string
+	CreatedAt time.Time
+}
+
+// APIKey is a stored API key. Only the SHA-256 hash of the full key is kept;
+// Prefix is the visible start shown on the account page.
+type APIKey struct {
+	ID        string
+	AccountID string
+	Name      string
+	Prefix    string
+	Hash      []byte
+	CreatedAt time.Time
+	RevokedAt *time.Time
+}
+
+// SigningKey signs public image links; ID is the kid carried in the link.
+type SigningKey struct {
+	ID        string
+	AccountID string
+	Secret    []byte
+	CreatedAt time.Time
+	RevokedAt *time.Time
+}
+
+// Accounts keeps accounts and what hangs off them: API keys, signing keys
+// and the brand palette.
+type Accounts interface {
+	// CreateAccount makes an account with a fresh UUID id.
+	CreateAccount(ctx context.Context, plan string) (Account, error)
+	// GetAccount loads one account.
+	GetAccount(ctx context.Context, id string) (Account, error)
+	// SetPlan changes an account's plan.
+	SetPlan(ctx context.Context, id, plan string) error
+	// ListAccounts lists every account, oldest first.
+	ListAccounts(ctx context.Context) ([]Account, error)
+
+	// CreateAPIKey stores a key by its hash; a duplicate hash is ErrConflict.
+	CreateAPIKey(ctx context.Context, accountID, name, prefix string, hash []byte) (APIKey, error)
+	// ListAPIKeys lists an account's keys, revoked ones included, oldest first.
+	ListAPIKeys(ctx context.Context, accountID string) ([]APIKey, error)
+	// RevokeAPIKey revokes one of the account's keys; revoking twice keeps
+	// the first revocation time. Another account's key is ErrNotFound.
+	RevokeAPIKey(ctx context.Context, accountID, keyID string) error
+	// LookupAPIKey authenticates a request: the live key with this hash and
+	// its account. Missing or revoked is ErrNotFound.
+	LookupAPIKey(ctx context.Context, hash []byte) (APIKey, Account, error)
+
+	// CreateSigningKey stores a new image-link signing key with a fresh kid.
+	CreateSigningKey(ctx context.Context, accountID string, secret []byte) (SigningKey, error)
+	// ListSigningKeys lists an account's signing keys, revoked ones included,
+	// oldest first.
+	ListSigningKeys(ctx context.Context, accountID string) ([]SigningKey, error)
+	// RevokeSigningKey revokes one of the account's signing keys.
+	RevokeSigningKey(ctx context.Context, accountID, kid string) error
+	// GetSigningKey loads one of the account's signing keys, revoked or not.
+	GetSigningKey(ctx context.Context, accountID, kid string) (SigningKey, error)
+	// LookupSigningKey finds a live signing key by kid alone, for verifying a
+	// public image link that names no account. Missing or revoked is
+	// ErrNotFound.
+	LookupSigningKey(ctx context.Context, kid string) (SigningKey, error)
+
+	// SetBrandPalette replaces the account's brand colors; nil (or empty)
+	// clears them.
+	SetBrandPalette(ctx context.Context, accountID string, colors []string) error
+	// GetBrandPalette answers the brand colors, nil when none are set.
+	GetBrandPalette(ctx context.Context, accountID string) ([]string, error)
+}
+
+// Chart is a saved chart. Spec is opaque JSON owned by the chart service;
+// UpdatedAt doubles as the optimistic-concurrency token.
+type Chart struct {
+	ID        string
+	AccountID string
+	Name      string
+	Type      string
+	Spec      []byte
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Page sizes for ListCharts.
+const (
+	// DefaultPageSize is used when ListCharts is given limit <= 0.
+	DefaultPageSize = 50
+	// MaxPageSize caps ListCharts' limit so one call stays cheap.
+	MaxPageSize = 1000
+)
+
+// Charts keeps saved charts.
+type Charts interface {
+	// CreateChart inserts c with fresh timestamps (and a fresh UUID when
+	// c.ID is empty). When limit > 0 and the account already holds limit
+	// charts it answers ErrLimit; the check and insert are atomic.
+	CreateChart(ctx context.Context, c Chart, limit int) (Chart, error)
+	// GetChart loads one of the account's charts.
+	GetChart(ctx context.Context, accountID, id string) (Chart, error)
+	// UpdateChart saves c's name, type and spec. updated_at always moves
+	// forward (see NextUpdatedAt). When expected is non-nil and differs from
+	// the stored updated_at, nothing is written and the answer is
+	// ErrConflict; concurrent writers holding the same token: one wins.
+	UpdateChart(ctx context.Context, c Chart, expected *time.Time) (Chart, error)
+	// DeleteChart removes one of the account's charts and its dataset.
+	DeleteChart(ctx context.Context, accountID, id string) error
+	// ListCharts pages through the account's charts, most recently changed
+	// first (updated_at DESC, id DESC). cursor is "" for the first page or a
+	// previous answer's next; next is "" on the last page. A malformed
+	// cursor wraps ErrBadCursor.
+	ListCharts(ctx context.Context, accountID string, limit int, cursor string) (charts []Chart, next string, err error)
+	// CountCharts answers how many charts the account holds.
+	CountCharts(ctx context.Context, accountID string) (int, error)
+}
+
+// Dataset is a chart's data as sent; parsing is the data service's job.
+type Dataset struct {
+	ChartID   string
+	AccountID string
+	Format    string
+	Raw       []byte
+	UpdatedAt time.Time
+}
+
+// Datasets keeps one dataset per chart.
+type Datasets interface {
+	// PutDataset inserts or replaces the chart's dataset. UpdatedAt is kept
+	// when set (so it can match the chart's), else it is the current time.
+	// A chart missing from the account is ErrNotFound.
+	PutDataset(ctx context.Context, d Dataset) error
+	// GetDataset loads the chart's dataset.
+	GetDataset(ctx context.Context, accountID, chartID string) (Dataset, error)
+	// DeleteDataset removes the chart's dataset.
+	DeleteDataset(ctx context.Context, accountID, chartID string) error
+}
+
+// Store is everything a backend provides.
+type Store interface {
+	Accounts
+	Charts
+	Datasets
+	// Ping checks that the backend answers (readiness probes).
+	Ping(ctx context.Context) error
+	// Close releases the backend's connections.
+	Close() error
+}

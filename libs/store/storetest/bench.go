@@ -1,0 +1,80 @@
+package storetest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"testing"
+
+	"chartd.dev/libs/store"
+)
+
+// benchKeys is how many API keys (and charts) the benchmark store holds, so
+// lookups go through a real index rather than a one-row table.
+const benchKeys = 1000
+
+// Bench runs the hot-path benchmarks: the per-request API key lookup and
+// chart load. open must answer a fresh store closed through b.Cleanup.
+func Bench(b *testing.B, open func(tb testing.TB) store.Store) {
+	ctx := context.Background()
+	s := open(b)
+	a := newAccount(b, s, store.PlanPro)
+	var hashes [][]byte
+	var chartIDs []string
+	spec := bytes.Repeat([]byte(`{"k":"v"},`), 200) // ~2 KB, a typical spec
+	for i := range benchKeys {
+		h := hashOf(fmt.Sprintf("bench-key-%d", i))
+		if _, err := s.CreateAPIKey(ctx, a.ID, "bench", "cd_", h); err != nil {
+			b.Fatalf("seed api key: %v", err)
+		}
+		hashes = append(hashes, h)
+		c, err := s.CreateChart(ctx, store.Chart{AccountID: a.ID, Name: "bench", Type: "bar", Spec: spec}, 0)
+		if err != nil {
+			b.Fatalf("seed chart: %v", err)
+		}
+		chartIDs = append(chartIDs, c.ID)
+	}
+
+	b.Run("LookupAPIKey", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			if _, _, err := s.LookupAPIKey(ctx, hashes[i%len(hashes)]); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
+	b.Run("LookupAPIKeyParallel", func(b *testing.B) {
+		b.RunParallel(func(pb *testing.PB) {
+			i := 0
+			for pb.Next() {
+				if _, _, err := s.LookupAPIKey(ctx, hashes[i%len(hashes)]); err != nil {
+					b.Error(err)
+					return
+				}
+				i++
+			}
+		})
+	})
+	b.Run("GetChart", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			if _, err := s.GetChart(ctx, a.ID, chartIDs[i%len(chartIDs)]); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
+	b.Run("GetChartParallel", func(b *testing.B) {
+		b.RunParallel(func(pb *testing.PB) {
+			i := 0
+			for pb.Next() {
+				if _, err := s.GetChart(ctx, a.ID, chartIDs[i%len(chartIDs)]); err != nil {
+					b.Error(err)
+					return
+				}
+				i++
+			}
+		})
+	})
+}

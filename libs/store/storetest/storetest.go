@@ -1,0 +1,902 @@
+// Package storetest is the one conformance suite every store.Store backend
+// must pass, plus shared benchmarks. Backends call Run from their own tests
+// with a function that opens a fresh, empty store (and closes it through
+// t.Cleanup).
+package storetest
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"chartd.dev/libs/store"
+)
+
+// Run runs the conformance suite. open must answer a fresh, empty store for
+// each call and arrange for it to be closed when t ends.
+func Run(t *testing.T, open func(t *testing.T) store.Store) {
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, s store.Store)
+	}{
+		{"Ping", testPing},
+		{"Accounts", testAccounts},
+		{"ListAccounts", testListAccounts},
+		{"APIKeys", testAPIKeys},
+		{"SigningKeys", testSigningKeys},
+		{"BrandPalette", testBrandPalette},
+		{"ChartCRUD", testChartCRUD},
+		{"ChartScoping", testChartScoping},
+		{"ChartMicroseconds", testChartMicroseconds},
+		{"ChartLimit", testChartLimit},
+		{"ChartLimitRace", testChartLimitRace},
+		{"ChartConflict", testChartConflict},
+		{"ChartUpdateRace", testChartUpdateRace},
+		{"ChartUpdatedAtMonotonic", testChartUpdatedAtMonotonic},
+		{"ListCharts", testListCharts},
+		{"ListChartsBadCursor", testListChartsBadCursor},
+		{"ListChartsConcurrent", testListChartsConcurrent},
+		{"Datasets", testDatasets},
+		{"DatasetScoping", testDatasetScoping},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.fn(t, open(t))
+		})
+	}
+}
+
+// wantErr fails t unless err wraps target.
+func wantErr(t testing.TB, what string, err, target error) {
+	t.Helper()
+	if !errors.Is(err, target) {
+		t.Fatalf("%s: error = %v, want %v", what, err, target)
+	}
+}
+
+// must fails t on err.
+func must(t testing.TB, what string, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// normalised fails t unless ts is UTC with whole microseconds.
+func normalised(t testing.TB, what string, ts time.Time) {
+	t.Helper()
+	if ts.IsZero() || ts != store.Micro(ts) || ts.Location() != time.UTC {
+		t.Fatalf("%s: timestamp %v (%s) is not UTC with whole microseconds", what, ts, ts.Location())
+	}
+}
+
+func newAccount(t testing.TB, s store.Store, plan string) store.Account {
+	t.Helper()
+	a, err := s.CreateAccount(context.Background(), plan)
+	must(t, "create account", err)
+	return a
+}
+
+func newChart(t testing.TB, s store.Store, accountID, name string) store.Chart {
+	t.Helper()
+	c, err := s.CreateChart(context.Background(), store.Chart{
+		AccountID: accountID, Name: name, Type: "bar", Spec: []byte(`{"type":"bar","name":"` + name + `"}`),
+	}, 0)
+	must(t, "create chart "+name, err)
+	return c
+}
+
+func hashOf(key string) []byte {
+	h := sha256.Sum256([]byte(key))
+	return h[:]
+}
+
+func testPing(t *testing.T, s store.Store) {
+	must(t, "ping", s.Ping(context.Background()))
+}
+
+func testAccounts(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	before := store.Micro(time.Now())
+	a := newAccount(t, s, store.PlanFree)
+	if _, err := uuid.Parse(a.ID); err != nil {
+		t.Fatalf("account id %q is not a UUID: %v", a.ID, err)
+	}
+	if a.Plan != store.PlanFree {
+		t.Fatalf("plan = %q, want free", a.Plan)
+	}
+	normalised(t, "account created_at", a.CreatedAt)
+	if a.CreatedAt.Before(before) || a.CreatedAt.After(time.Now()) {
+		t.Fatalf("created_at %v not within the call", a.CreatedAt)
+	}
+	got, err := s.GetAccount(ctx, a.ID)
+	must(t, "get account", err)
+	if got != a {
+		t.Fatalf("GetAccount = %+v, want %+v", got, a)
+	}
+
+	must(t, "set plan", s.SetPlan(ctx, a.ID, store.PlanPro))
+	got, err = s.GetAccount(ctx, a.ID)
+	must(t, "get account", err)
+	if got.Plan != store.PlanPro {
+		t.Fatalf("plan after SetPlan = %q, want pro", got.Plan)
+	}
+
+	_, err = s.GetAccount(ctx, uuid.NewString())
+	wantErr(t, "get unknown account", err, store.ErrNotFound)
+	wantErr(t, "set plan of unknown account", s.SetPlan(ctx, uuid.NewString(), store.PlanPro), store.ErrNotFound)
+	wantErr(t, "set invalid plan", s.SetPlan(ctx, a.ID, "gold"), store.ErrInvalidPlan)
+	_, err = s.CreateAccount(ctx, "")
+	wantErr(t, "create account with empty plan", err, store.ErrInvalidPlan)
+	got, err = s.GetAccount(ctx, a.ID)
+	must(t, "get account", err)
+	if got.Plan != store.PlanPro {
+		t.Fatalf("invalid SetPlan changed the plan to %q", got.Plan)
+	}
+}
+
+func testListAccounts(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	empty, err := s.ListAccounts(ctx)
+	must(t, "list accounts", err)
+	if len(empty) != 0 {
+		t.Fatalf("fresh store lists %d accounts", len(empty))
+	}
+	var want []store.Account
+	for i := range 3 {
+		want = append(want, newAccount(t, s, []string{store.PlanFree, store.PlanPro}[i%2]))
+	}
+	got, err := s.ListAccounts(ctx)
+	must(t, "list accounts", err)
+	slices.SortFunc(want, func(a, b store.Account) int {
+		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+			return c
+		}
+		return bytes.Compare([]byte(a.ID), []byte(b.ID))
+	})
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("ListAccounts = %+v, want %+v", got, want)
+	}
+}
+
+func testAPIKeys(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	a := newAccount(t, s, store.PlanPro)
+	other := newAccount(t, s, store.PlanFree)
+
+	k1, err := s.CreateAPIKey(ctx, a.ID, "ci", "cd_live_ab", hashOf("key-1"))
+	must(t, "create api key", err)
+	k2, err := s.CreateAPIKey(ctx, a.ID, "laptop", "cd_live_cd", hashOf("key-2"))
+	must(t, "create api key", err)
+	if k1.AccountID != a.ID || k1.Name != "ci" || k1.Prefix != "cd_live_ab" || !bytes.Equal(k1.Hash, hashOf("key-1")) || k1.RevokedAt != nil {
+		t.Fatalf("created key = %+v", k1)
+	}
+	normalised(t, "api key created_at", k1.CreatedAt)
+
+	_, err = s.CreateAPIKey(ctx, other.ID, "dup", "cd_live_ab", hashOf("key-1"))
+	wantErr(t, "duplicate hash", err, store.ErrConflict)
+	_, err = s.CreateAPIKey(ctx, uuid.NewString(), "x", "cd_live_x", hashOf("key-x"))
+	wantErr(t, "key for unknown account", err, store.ErrNotFound)
+
+	gotKey, gotAcc, err := s.LookupAPIKey(ctx, hashOf("key-1"))
+	must(t, "lookup api key", err)
+	if !reflect.DeepEqual(gotKey, k1) || gotAcc != a {
+		t.Fatalf("LookupAPIKey = %+v, %+v; want %+v, %+v", gotKey, gotAcc, k1, a)
+	}
+	_, _, err = s.LookupAPIKey(ctx, hashOf("never issued"))
+	wantErr(t, "lookup unknown key", err, store.ErrNotFound)
+
+	list, err := s.ListAPIKeys(ctx, a.ID)
+	must(t, "list api keys", err)
+	if !reflect.DeepEqual(list, []store.APIKey{k1, k2}) && !reflect.DeepEqual(list, []store.APIKey{k2, k1}) {
+		t.Fatalf("ListAPIKeys = %+v, want k1 and k2", list)
+	}
+	if list[0].CreatedAt.After(list[1].CreatedAt) {
+		t.Fatalf("ListAPIKeys not oldest first: %+v", list)
+	}
+	otherList, err := s.ListAPIKeys(ctx, other.ID)
+	must(t, "list api keys", err)
+	if len(otherList) != 0 {
+		t.Fatalf("other account lists %d keys, want 0", len(otherList))
+	}
+
+	wantErr(t, "revoke another account's key", s.RevokeAPIKey(ctx, other.ID, k1.ID), store.ErrNotFound)
+	wantErr(t, "revoke unknown key", s.RevokeAPIKey(ctx, a.ID, uuid.NewString()), store.ErrNotFound)
+	if _, _, err := s.LookupAPIKey(ctx, hashOf("key-1")); err != nil {
+		t.Fatalf("key revoked by the wrong account stopped working: %v", err)
+	}
+
+	must(t, "revoke api key", s.RevokeAPIKey(ctx, a.ID, k1.ID))
+	_, _, err = s.LookupAPIKey(ctx, hashOf("key-1"))
+	wantErr(t, "lookup revoked key", err, store.ErrNotFound)
+	if _, _, err := s.LookupAPIKey(ctx, hashOf("key-2")); err != nil {
+		t.Fatalf("revoking k1 broke k2: %v", err)
+	}
+
+	list, err = s.ListAPIKeys(ctx, a.ID)
+	must(t, "list api keys", err)
+	revoked := findKey(list, k1.ID)
+	if revoked == nil || revoked.RevokedAt == nil {
+		t.Fatalf("revoked key listed without revoked_at: %+v", list)
+	}
+	normalised(t, "revoked_at", *revoked.RevokedAt)
+	first := *revoked.RevokedAt
+	time.Sleep(2 * time.Millisecond)
+	must(t, "revoke twice", s.RevokeAPIKey(ctx, a.ID, k1.ID))
+	list, err = s.ListAPIKeys(ctx, a.ID)
+	must(t, "list api keys", err)
+	if again := findKey(list, k1.ID); again == nil || again.RevokedAt == nil || *again.RevokedAt != first {
+		t.Fatalf("second revoke moved revoked_at from %v: %+v", first, again)
+	}
+}
+
+func findKey(keys []store.APIKey, id string) *store.APIKey {
+	for i := range keys {
+		if keys[i].ID == id {
+			return &keys[i]
+		}
+	}
+	return nil
+}
+
+func testSigningKeys(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	a := newAccount(t, s, store.PlanPro)
+	other := newAccount(t, s, store.PlanFree)
+	secret := bytes.Repeat([]byte{0x00, 0xff, 0x7f}, 11)
+
+	k, err := s.CreateSigningKey(ctx, a.ID, secret)
+	must(t, "create signing key", err)
+	if k.ID == "" || k.AccountID != a.ID || !bytes.Equal(k.Secret, secret) || k.RevokedAt != nil {
+		t.Fatalf("created signing key = %+v", k)
+	}
+	normalised(t, "signing key created_at", k.CreatedAt)
+	k2, err := s.CreateSigningKey(ctx, a.ID, []byte("second"))
+	must(t, "create signing key", err)
+	if k2.ID == k.ID {
+		t.Fatalf("two signing keys share kid %q", k.ID)
+	}
+	_, err = s.CreateSigningKey(ctx, uuid.NewString(), secret)
+	wantErr(t, "signing key for unknown account", err, store.ErrNotFound)
+
+	got, err := s.GetSigningKey(ctx, a.ID, k.ID)
+	must(t, "get signing key", err)
+	if !reflect.DeepEqual(got, k) {
+		t.Fatalf("GetSigningKey = %+v, want %+v", got, k)
+	}
+	looked, err := s.LookupSigningKey(ctx, k.ID)
+	must(t, "lookup signing key", err)
+	if !reflect.DeepEqual(looked, k) {
+		t.Fatalf("LookupSigningKey = %+v, want %+v", looked, k)
+	}
+	_, err = s.GetSigningKey(ctx, other.ID, k.ID)
+	wantErr(t, "get another account's signing key", err, store.ErrNotFound)
+	_, err = s.LookupSigningKey(ctx, uuid.NewString())
+	wantErr(t, "lookup unknown signing key", err, store.ErrNotFound)
+
+	list, err := s.ListSigningKeys(ctx, a.ID)
+	must(t, "list signing keys", err)
+	if len(list) != 2 || list[0].CreatedAt.After(list[1].CreatedAt) {
+		t.Fatalf("ListSigningKeys = %+v, want 2 keys oldest first", list)
+	}
+	otherList, err := s.ListSigningKeys(ctx, other.ID)
+	must(t, "list signing keys", err)
+	if len(otherList) != 0 {
+		t.Fatalf("other account lists %d signing keys", len(otherList))
+	}
+
+	wantErr(t, "revoke another account's signing key", s.RevokeSigningKey(ctx, other.ID, k.ID), store.ErrNotFound)
+	wantErr(t, "revoke unknown signing key", s.RevokeSigningKey(ctx, a.ID, uuid.NewString()), store.ErrNotFound)
+	must(t, "revoke signing key", s.RevokeSigningKey(ctx, a.ID, k.ID))
+	got, err = s.GetSigningKey(ctx, a.ID, k.ID)
+	must(t, "get revoked signing key", err)
+	if got.RevokedAt == nil {
+		t.Fatalf("revoked signing key has no revoked_at")
+	}
+	normalised(t, "signing key revoked_at", *got.RevokedAt)
+	_, err = s.LookupSigningKey(ctx, k.ID)
+	wantErr(t, "lookup revoked signing key", err, store.ErrNotFound)
+	if _, err := s.LookupSigningKey(ctx, k2.ID); err != nil {
+		t.Fatalf("revoking one signing key broke another: %v", err)
+	}
+}
+
+func testBrandPalette(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	a := newAccount(t, s, store.PlanFree)
+	other := newAccount(t, s, store.PlanFree)
+
+	tests := []struct {
+		name string
+		set  []string
+		want []string
+	}{
+		{"three colors", []string{"#1f77b4", "#ff7f0e", "#2ca02c"}, []string{"#1f77b4", "#ff7f0e", "#2ca02c"}},
+		{"replace", []string{"#000000"}, []string{"#000000"}},
+		{"nil clears", nil, nil},
+		{"set again", []string{"#abcdef", "#123456"}, []string{"#abcdef", "#123456"}},
+		{"empty clears", []string{}, nil},
+	}
+	got, err := s.GetBrandPalette(ctx, a.ID)
+	must(t, "get brand palette", err)
+	if got != nil {
+		t.Fatalf("new account has palette %v, want nil", got)
+	}
+	for _, tt := range tests {
+		must(t, tt.name, s.SetBrandPalette(ctx, a.ID, tt.set))
+		got, err := s.GetBrandPalette(ctx, a.ID)
+		must(t, tt.name, err)
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Fatalf("%s: palette = %#v, want %#v", tt.name, got, tt.want)
+		}
+	}
+	must(t, "set", s.SetBrandPalette(ctx, a.ID, []string{"#ffffff"}))
+	otherGot, err := s.GetBrandPalette(ctx, other.ID)
+	must(t, "get other palette", err)
+	if otherGot != nil {
+		t.Fatalf("palette leaked to another account: %v", otherGot)
+	}
+	wantErr(t, "set palette of unknown account", s.SetBrandPalette(ctx, uuid.NewString(), []string{"#fff"}), store.ErrNotFound)
+	_, err = s.GetBrandPalette(ctx, uuid.NewString())
+	wantErr(t, "get palette of unknown account", err, store.ErrNotFound)
+}
+
+func testChartCRUD(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	a := newAccount(t, s, store.PlanFree)
+	spec := []byte(`{"type": "line",  "options": {"title": "Ünïcode ✓"}}`)
+	before := store.Micro(time.Now())
+	c, err := s.CreateChart(ctx, store.Chart{AccountID: a.ID, Name: "Revenue", Type: "line", Spec: spec}, 0)
+	must(t, "create chart", err)
+	if _, err := uuid.Parse(c.ID); err != nil {
+		t.Fatalf("chart id %q is not a UUID: %v", c.ID, err)
+	}
+	if c.AccountID != a.ID || c.Name != "Revenue" || c.Type != "line" || !bytes.Equal(c.Spec, spec) {
+		t.Fatalf("created chart = %+v", c)
+	}
+	if c.CreatedAt != c.UpdatedAt || c.CreatedAt.Before(before) {
+		t.Fatalf("fresh chart timestamps: created %v updated %v (call began %v)", c.CreatedAt, c.UpdatedAt, before)
+	}
+	got, err := s.GetChart(ctx, a.ID, c.ID)
+	must(t, "get chart", err)
+	if !reflect.DeepEqual(got, c) {
+		t.Fatalf("GetChart = %+v, want %+v", got, c)
+	}
+
+	chosen := uuid.NewString()
+	c2, err := s.CreateChart(ctx, store.Chart{ID: chosen, AccountID: a.ID, Name: "Chosen id", Type: "bar", Spec: []byte(`{}`)}, 0)
+	must(t, "create chart with chosen id", err)
+	if c2.ID != chosen {
+		t.Fatalf("chosen id %s became %s", chosen, c2.ID)
+	}
+	_, err = s.CreateChart(ctx, store.Chart{ID: chosen, AccountID: a.ID, Name: "again", Type: "bar", Spec: []byte(`{}`)}, 0)
+	wantErr(t, "create chart with duplicate id", err, store.ErrConflict)
+	_, err = s.CreateChart(ctx, store.Chart{AccountID: uuid.NewString(), Name: "orphan", Type: "bar", Spec: []byte(`{}`)}, 0)
+	wantErr(t, "create chart for unknown account", err, store.ErrNotFound)
+
+	newSpec := []byte(`{"type":"area"}`)
+	up, err := s.UpdateChart(ctx, store.Chart{ID: c.ID, AccountID: a.ID, Name: "Revenue 2026", Type: "area", Spec: newSpec}, nil)
+	must(t, "update chart", err)
+	if up.Name != "Revenue 2026" || up.Type != "area" || !bytes.Equal(up.Spec, newSpec) || up.CreatedAt != c.CreatedAt || up.ID != c.ID || up.AccountID != a.ID {
+		t.Fatalf("updated chart = %+v", up)
+	}
+	if !up.UpdatedAt.After(c.UpdatedAt) {
+		t.Fatalf("updated_at did not move forward: %v -> %v", c.UpdatedAt, up.UpdatedAt)
+	}
+	got, err = s.GetChart(ctx, a.ID, c.ID)
+	must(t, "get updated chart", err)
+	if !reflect.DeepEqual(got, up) {
+		t.Fatalf("GetChart after update = %+v, want %+v", got, up)
+	}
+	_, err = s.UpdateChart(ctx, store.Chart{ID: uuid.NewString(), AccountID: a.ID, Name: "x", Type: "bar"}, nil)
+	wantErr(t, "update unknown chart", err, store.ErrNotFound)
+	_, err = s.UpdateChart(ctx, store.Chart{ID: uuid.NewString(), AccountID: a.ID, Name: "x", Type: "bar"}, &up.UpdatedAt)
+	wantErr(t, "update unknown chart with token", err, store.ErrNotFound)
+
+	n, err := s.CountCharts(ctx, a.ID)
+	must(t, "count charts", err)
+	if n != 2 {
+		t.Fatalf("CountCharts = %d, want 2", n)
+	}
+	must(t, "delete chart", s.DeleteChart(ctx, a.ID, c.ID))
+	_, err = s.GetChart(ctx, a.ID, c.ID)
+	wantErr(t, "get deleted chart", err, store.ErrNotFound)
+	wantErr(t, "delete chart twice", s.DeleteChart(ctx, a.ID, c.ID), store.ErrNotFound)
+	n, err = s.CountCharts(ctx, a.ID)
+	must(t, "count charts", err)
+	if n != 1 {
+		t.Fatalf("CountCharts after delete = %d, want 1", n)
+	}
+}
+
+func testChartScoping(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	a := newAccount(t, s, store.PlanFree)
+	b := newAccount(t, s, store.PlanFree)
+	c := newChart(t, s, a.ID, "mine")
+
+	_, err := s.GetChart(ctx, b.ID, c.ID)
+	wantErr(t, "get another account's chart", err, store.ErrNotFound)
+	_, err = s.UpdateChart(ctx, store.Chart{ID: c.ID, AccountID: b.ID, Name: "stolen", Type: "bar", Spec: []byte(`{}`)}, nil)
+	wantErr(t, "update another account's chart", err, store.ErrNotFound)
+	_, err = s.UpdateChart(ctx, store.Chart{ID: c.ID, AccountID: b.ID, Name: "stolen", Type: "bar", Spec: []byte(`{}`)}, &c.UpdatedAt)
+	wantErr(t, "update another account's chart with its token", err, store.ErrNotFound)
+	wantErr(t, "delete another account's chart", s.DeleteChart(ctx, b.ID, c.ID), store.ErrNotFound)
+	_, err = s.CreateChart(ctx, store.Chart{ID: c.ID, AccountID: b.ID, Name: "same id", Type: "bar", Spec: []byte(`{}`)}, 0)
+	wantErr(t, "create with another account's chart id", err, store.ErrConflict)
+
+	list, next, err := s.ListCharts(ctx, b.ID, 10, "")
+	must(t, "list charts", err)
+	if len(list) != 0 || next != "" {
+		t.Fatalf("account b lists %d charts (next %q), want none", len(list), next)
+	}
+	n, err := s.CountCharts(ctx, b.ID)
+	must(t, "count charts", err)
+	if n != 0 {
+		t.Fatalf("account b counts %d charts", n)
+	}
+	got, err := s.GetChart(ctx, a.ID, c.ID)
+	must(t, "get own chart", err)
+	if !reflect.DeepEqual(got, c) {
+		t.Fatalf("chart changed by another account's calls: %+v, want %+v", got, c)
+	}
+}
+
+func testChartMicroseconds(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	a := newAccount(t, s, store.PlanFree)
+	c := newChart(t, s, a.ID, "micro")
+	for _, ts := range []time.Time{c.CreatedAt, c.UpdatedAt} {
+		normalised(t, "chart timestamp", ts)
+	}
+	// The API hands updated_at out as RFC 3339 text and takes it back as
+	// expected_updated_at: that round trip must still match.
+	token, err := time.Parse(time.RFC3339Nano, c.UpdatedAt.In(time.FixedZone("X", -7*3600)).Format(time.RFC3339Nano))
+	must(t, "parse token", err)
+	up, err := s.UpdateChart(ctx, store.Chart{ID: c.ID, AccountID: a.ID, Name: "micro 2", Type: "bar", Spec: c.Spec}, &token)
+	must(t, "update with token that went through text", err)
+	normalised(t, "updated_at", up.UpdatedAt)
+	got, err := s.GetChart(ctx, a.ID, c.ID)
+	must(t, "get chart", err)
+	if got.UpdatedAt != up.UpdatedAt || got.CreatedAt != c.CreatedAt {
+		t.Fatalf("timestamps changed on read: got %v/%v want %v/%v", got.CreatedAt, got.UpdatedAt, c.CreatedAt, up.UpdatedAt)
+	}
+
+	// A token with extra nanoseconds compares at microsecond precision.
+	nanos := got.UpdatedAt.Add(999 * time.Nanosecond)
+	_, err = s.UpdateChart(ctx, store.Chart{ID: c.ID, AccountID: a.ID, Name: "micro 3", Type: "bar", Spec: c.Spec}, &nanos)
+	must(t, "update with token carrying nanoseconds", err)
+
+	d := store.Dataset{ChartID: c.ID, AccountID: a.ID, Format: "csv", Raw: []byte("a\n1\n"),
+		UpdatedAt: time.Date(2026, 3, 4, 5, 6, 7, 123456789, time.FixedZone("CET", 3600))}
+	must(t, "put dataset", s.PutDataset(ctx, d))
+	gotD, err := s.GetDataset(ctx, a.ID, c.ID)
+	must(t, "get dataset", err)
+	if want := time.Date(2026, 3, 4, 4, 6, 7, 123456000, time.UTC); gotD.UpdatedAt != want {
+		t.Fatalf("dataset updated_at = %v, want %v", gotD.UpdatedAt, want)
+	}
+}
+
+func testChartLimit(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	a := newAccount(t, s, store.PlanFree)
+	b := newAccount(t, s, store.PlanFree)
+	mk := func(acc string, limit int) error {
+		_, err := s.CreateChart(ctx, store.Chart{AccountID: acc, Name: "c", Type: "bar", Spec: []byte(`{}`)}, limit)
+		return err
+	}
+	var first store.Chart
+	for i := range 3 {
+		c, err := s.CreateChart(ctx, store.Chart{AccountID: a.ID, Name: fmt.Sprint(i), Type: "bar", Spec: []byte(`{}`)}, 3)
+		must(t, fmt.Sprintf("create chart %d of 3", i+1), err)
+		if i == 0 {
+			first = c
+		}
+	}
+	wantErr(t, "create fourth chart with limit 3", mk(a.ID, 3), store.ErrLimit)
+	wantErr(t, "create with limit below count", mk(a.ID, 2), store.ErrLimit)
+	must(t, "limit is per account", mk(b.ID, 3))
+	must(t, "limit 0 means unlimited", mk(a.ID, 0))
+	must(t, "higher limit", mk(a.ID, 5))
+	n, err := s.CountCharts(ctx, a.ID)
+	must(t, "count", err)
+	if n != 5 {
+		t.Fatalf("CountCharts = %d, want 5", n)
+	}
+	wantErr(t, "at limit 5", mk(a.ID, 5), store.ErrLimit)
+	must(t, "delete", s.DeleteChart(ctx, a.ID, first.ID))
+	must(t, "create after delete frees a slot", mk(a.ID, 5))
+	wantErr(t, "unknown account with limit", mk(uuid.NewString(), 5), store.ErrNotFound)
+}
+
+func testChartLimitRace(t *testing.T, s store.Store) {
+	// Several rounds, each on a fresh account: a missing lock shows up as
+	// an overshoot only when two counts interleave, so give it chances.
+	for round := range 10 {
+		limitRaceRound(t, s, round)
+	}
+}
+
+func limitRaceRound(t *testing.T, s store.Store, round int) {
+	ctx := context.Background()
+	a := newAccount(t, s, store.PlanFree)
+	const writers, limit = 20, 5
+	errs := make([]error, writers)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range writers {
+		wg.Go(func() {
+			<-start
+			_, errs[i] = s.CreateChart(ctx, store.Chart{AccountID: a.ID, Name: fmt.Sprint(i), Type: "bar", Spec: []byte(`{}`)}, limit)
+		})
+	}
+	close(start)
+	wg.Wait()
+	ok, limited := 0, 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			ok++
+		case errors.Is(err, store.ErrLimit):
+			limited++
+		default:
+			t.Fatalf("round %d: concurrent create: unexpected error %v", round, err)
+		}
+	}
+	if ok != limit || limited != writers-limit {
+		t.Fatalf("round %d: %d concurrent creates with limit %d: %d succeeded, %d limited", round, writers, limit, ok, limited)
+	}
+	n, err := s.CountCharts(ctx, a.ID)
+	must(t, "count", err)
+	if n != limit {
+		t.Fatalf("round %d: CountCharts = %d, want %d", round, n, limit)
+	}
+}
+
+func testChartConflict(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	a := newAccount(t, s, store.PlanFree)
+	c := newChart(t, s, a.ID, "v1")
+	stale := c.UpdatedAt
+
+	v2, err := s.UpdateChart(ctx, store.Chart{ID: c.ID, AccountID: a.ID, Name: "v2", Type: "bar", Spec: []byte(`{"v":2}`)}, &stale)
+	must(t, "update with current token", err)
+
+	tests := []struct {
+		name  string
+		token time.Time
+	}{
+		{"stale token", stale},
+		{"future token", v2.UpdatedAt.Add(time.Second)},
+		{"off by one microsecond", v2.UpdatedAt.Add(-time.Microsecond)},
+		{"zero time", time.Time{}},
+	}
+	for _, tt := range tests {
+		token := tt.token
+		_, err := s.UpdateChart(ctx, store.Chart{ID: c.ID, AccountID: a.ID, Name: "lost", Type: "pie", Spec: []byte(`{"lost":true}`)}, &token)
+		wantErr(t, tt.name, err, store.ErrConflict)
+	}
+	got, err := s.GetChart(ctx, a.ID, c.ID)
+	must(t, "get chart", err)
+	if !reflect.DeepEqual(got, v2) {
+		t.Fatalf("conflicting updates wrote: %+v, want %+v", got, v2)
+	}
+	v3, err := s.UpdateChart(ctx, store.Chart{ID: c.ID, AccountID: a.ID, Name: "v3", Type: "bar", Spec: []byte(`{"v":3}`)}, &got.UpdatedAt)
+	must(t, "update with fresh token", err)
+	if v3.Name != "v3" || !v3.UpdatedAt.After(v2.UpdatedAt) {
+		t.Fatalf("v3 = %+v", v3)
+	}
+}
+
+func testChartUpdateRace(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	a := newAccount(t, s, store.PlanFree)
+	c := newChart(t, s, a.ID, "race")
+	token := c.UpdatedAt
+	const writers = 50
+	results := make([]store.Chart, writers)
+	errs := make([]error, writers)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range writers {
+		wg.Go(func() {
+			<-start
+			results[i], errs[i] = s.UpdateChart(ctx, store.Chart{
+				ID: c.ID, AccountID: a.ID, Name: fmt.Sprintf("writer %d", i), Type: "bar", Spec: []byte(fmt.Sprintf(`{"w":%d}`, i)),
+			}, &token)
+		})
+	}
+	close(start)
+	wg.Wait()
+	winner := -1
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			if winner >= 0 {
+				t.Fatalf("writers %d and %d both won with the same token", winner, i)
+			}
+			winner = i
+		case errors.Is(err, store.ErrConflict):
+		default:
+			t.Fatalf("writer %d: unexpected error %v", i, err)
+		}
+	}
+	if winner < 0 {
+		t.Fatalf("no writer won")
+	}
+	got, err := s.GetChart(ctx, a.ID, c.ID)
+	must(t, "get chart", err)
+	if !reflect.DeepEqual(got, results[winner]) || got.Name != fmt.Sprintf("writer %d", winner) {
+		t.Fatalf("stored chart %+v is not the winner's %+v", got, results[winner])
+	}
+}
+
+func testChartUpdatedAtMonotonic(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	a := newAccount(t, s, store.PlanFree)
+	c := newChart(t, s, a.ID, "tick")
+	prev := c.UpdatedAt
+	for i := range 50 {
+		up, err := s.UpdateChart(ctx, store.Chart{ID: c.ID, AccountID: a.ID, Name: "tick", Type: "bar", Spec: c.Spec}, nil)
+		must(t, "update", err)
+		if !up.UpdatedAt.After(prev) {
+			t.Fatalf("update %d: updated_at %v did not move past %v", i, up.UpdatedAt, prev)
+		}
+		normalised(t, "updated_at", up.UpdatedAt)
+		prev = up.UpdatedAt
+	}
+}
+
+// listAll pages through an account's charts with the given page size.
+func listAll(t testing.TB, s store.Store, accountID string, limit int) ([]store.Chart, int) {
+	t.Helper()
+	var all []store.Chart
+	cursor, pages := "", 0
+	for {
+		page, next, err := s.ListCharts(context.Background(), accountID, limit, cursor)
+		must(t, "list charts", err)
+		pages++
+		if len(page) > limit {
+			t.Fatalf("page of %d charts exceeds limit %d", len(page), limit)
+		}
+		if next != "" && len(page) != limit {
+			t.Fatalf("short page (%d of %d) with a next cursor", len(page), limit)
+		}
+		for _, c := range page {
+			// Keyset pages continue strictly below the previous row, so the
+			// whole listing is strictly ordered even while charts change.
+			if len(all) > 0 && recentFirst(all[len(all)-1], c) >= 0 {
+				t.Fatalf("listing out of order: %s (%v) then %s (%v)",
+					all[len(all)-1].ID, all[len(all)-1].UpdatedAt, c.ID, c.UpdatedAt)
+			}
+			all = append(all, c)
+		}
+		if next == "" {
+			return all, pages
+		}
+		if pages > 10000 {
+			t.Fatalf("pagination does not end")
+		}
+		cursor = next
+	}
+}
+
+// recentFirst reports whether a sorts before b in ListCharts' order.
+func recentFirst(a, b store.Chart) int {
+	if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
+		return c
+	}
+	return bytes.Compare([]byte(b.ID), []byte(a.ID))
+}
+
+func testListCharts(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	a := newAccount(t, s, store.PlanFree)
+	b := newAccount(t, s, store.PlanFree)
+	var want []store.Chart
+	for i := range 7 {
+		want = append(want, newChart(t, s, a.ID, fmt.Sprintf("chart %d", i)))
+	}
+	newChart(t, s, b.ID, "other account")
+	slices.SortFunc(want, recentFirst)
+
+	tests := []struct {
+		limit, pages int
+	}{{1, 7}, {3, 3}, {7, 1}, {100, 1}}
+	for _, tt := range tests {
+		got, pages := listAll(t, s, a.ID, tt.limit)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("limit %d: listed %v, want %v", tt.limit, names(got), names(want))
+		}
+		if pages != tt.pages {
+			t.Fatalf("limit %d: %d pages, want %d", tt.limit, pages, tt.pages)
+		}
+	}
+	all, next, err := s.ListCharts(ctx, a.ID, 0, "")
+	must(t, "list with default limit", err)
+	if len(all) != 7 || next != "" {
+		t.Fatalf("default limit listed %d charts, next %q", len(all), next)
+	}
+
+	// Editing the oldest chart moves it to the front.
+	oldest := want[len(want)-1]
+	up, err := s.UpdateChart(ctx, store.Chart{ID: oldest.ID, AccountID: a.ID, Name: "edited", Type: "bar", Spec: oldest.Spec}, nil)
+	must(t, "update", err)
+	first, _, err := s.ListCharts(ctx, a.ID, 1, "")
+	must(t, "list", err)
+	if len(first) != 1 || !reflect.DeepEqual(first[0], up) {
+		t.Fatalf("after edit first chart is %v, want %v", names(first), up.Name)
+	}
+
+	empty, next, err := s.ListCharts(ctx, uuid.NewString(), 5, "")
+	must(t, "list unknown account", err)
+	if len(empty) != 0 || next != "" {
+		t.Fatalf("unknown account lists %d charts", len(empty))
+	}
+}
+
+func names(cs []store.Chart) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.Name
+	}
+	return out
+}
+
+func testListChartsBadCursor(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	a := newAccount(t, s, store.PlanFree)
+	newChart(t, s, a.ID, "one")
+	for _, cursor := range []string{"not a cursor", "@@@", "MTIz", "eA"} {
+		_, _, err := s.ListCharts(ctx, a.ID, 10, cursor)
+		wantErr(t, fmt.Sprintf("cursor %q", cursor), err, store.ErrBadCursor)
+	}
+}
+
+func testListChartsConcurrent(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	a := newAccount(t, s, store.PlanFree)
+	const initial = 60
+	var charts []store.Chart
+	for i := range initial {
+		charts = append(charts, newChart(t, s, a.ID, fmt.Sprintf("c%02d", i)))
+	}
+	// The first half is never touched while we page; the second half is
+	// edited and new charts are inserted concurrently.
+	stable, edited := charts[:initial/2], charts[initial/2:]
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	var updates, creates atomic.Int64
+	errs := make(chan error, 2)
+	wg.Go(func() {
+		for i := 0; ctx.Err() == nil; i++ {
+			c := edited[i%len(edited)]
+			_, err := s.UpdateChart(ctx, store.Chart{ID: c.ID, AccountID: a.ID, Name: c.Name + "'", Type: "bar", Spec: c.Spec}, nil)
+			if err != nil && ctx.Err() == nil {
+				errs <- fmt.Errorf("concurrent update: %w", err)
+				return
+			}
+			updates.Add(1)
+		}
+	})
+	wg.Go(func() {
+		for i := 0; ctx.Err() == nil; i++ {
+			_, err := s.CreateChart(ctx, store.Chart{AccountID: a.ID, Name: fmt.Sprintf("new%d", i), Type: "bar", Spec: []byte(`{}`)}, 0)
+			if err != nil && ctx.Err() == nil {
+				errs <- fmt.Errorf("concurrent create: %w", err)
+				return
+			}
+			creates.Add(1)
+		}
+	})
+
+	// Page until the writers have demonstrably run alongside the listing.
+	deadline := time.Now().Add(20 * time.Second)
+	for round := 0; round < 5 || (updates.Load() < 100 || creates.Load() < 30) && time.Now().Before(deadline); round++ {
+		got, _ := listAll(t, s, a.ID, 7)
+		seen := make(map[string]bool, len(got))
+		for _, c := range got {
+			if seen[c.ID] {
+				t.Fatalf("round %d: chart %s (%s) listed twice", round, c.ID, c.Name)
+			}
+			seen[c.ID] = true
+			if c.AccountID != a.ID {
+				t.Fatalf("round %d: foreign chart %+v listed", round, c)
+			}
+		}
+		for _, c := range stable {
+			if !seen[c.ID] {
+				t.Fatalf("round %d: untouched chart %s (%s) missing from the listing", round, c.ID, c.Name)
+			}
+		}
+	}
+	cancel()
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if updates.Load() == 0 || creates.Load() == 0 {
+		t.Fatalf("writers did not run during the listing (%d updates, %d creates)", updates.Load(), creates.Load())
+	}
+	t.Logf("listed while %d updates and %d creates ran", updates.Load(), creates.Load())
+}
+
+func testDatasets(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	a := newAccount(t, s, store.PlanFree)
+	c := newChart(t, s, a.ID, "with data")
+
+	_, err := s.GetDataset(ctx, a.ID, c.ID)
+	wantErr(t, "get missing dataset", err, store.ErrNotFound)
+
+	tests := []store.Dataset{
+		{ChartID: c.ID, AccountID: a.ID, Format: "csv", Raw: []byte("x,y\n1,2\n")},
+		{ChartID: c.ID, AccountID: a.ID, Format: "json", Raw: []byte(`[{"x":1,"y":2}]`), UpdatedAt: c.UpdatedAt},
+		{ChartID: c.ID, AccountID: a.ID, Format: "tsv", Raw: bytes.Repeat([]byte{0, 1, 2, 255}, 4096)},
+	}
+	for i, d := range tests {
+		before := store.Micro(time.Now())
+		must(t, fmt.Sprintf("put dataset %d", i), s.PutDataset(ctx, d))
+		got, err := s.GetDataset(ctx, a.ID, c.ID)
+		must(t, "get dataset", err)
+		if got.ChartID != d.ChartID || got.AccountID != d.AccountID || got.Format != d.Format || !bytes.Equal(got.Raw, d.Raw) {
+			t.Fatalf("dataset %d read back as %+v", i, got)
+		}
+		normalised(t, "dataset updated_at", got.UpdatedAt)
+		if d.UpdatedAt.IsZero() && got.UpdatedAt.Before(before) {
+			t.Fatalf("dataset %d: updated_at %v is older than the put (%v)", i, got.UpdatedAt, before)
+		}
+		if !d.UpdatedAt.IsZero() && got.UpdatedAt != d.UpdatedAt {
+			t.Fatalf("dataset %d: updated_at %v, want the given %v", i, got.UpdatedAt, d.UpdatedAt)
+		}
+	}
+
+	must(t, "delete dataset", s.DeleteDataset(ctx, a.ID, c.ID))
+	_, err = s.GetDataset(ctx, a.ID, c.ID)
+	wantErr(t, "get deleted dataset", err, store.ErrNotFound)
+	wantErr(t, "delete dataset twice", s.DeleteDataset(ctx, a.ID, c.ID), store.ErrNotFound)
+
+	// Deleting the chart deletes its dataset.
+	must(t, "put dataset", s.PutDataset(ctx, tests[0]))
+	must(t, "delete chart", s.DeleteChart(ctx, a.ID, c.ID))
+	_, err = s.GetDataset(ctx, a.ID, c.ID)
+	wantErr(t, "dataset of deleted chart", err, store.ErrNotFound)
+	err = s.PutDataset(ctx, tests[0])
+	wantErr(t, "put dataset for deleted chart", err, store.ErrNotFound)
+}
+
+func testDatasetScoping(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	a := newAccount(t, s, store.PlanFree)
+	b := newAccount(t, s, store.PlanFree)
+	c := newChart(t, s, a.ID, "a's chart")
+	mine := store.Dataset{ChartID: c.ID, AccountID: a.ID, Format: "csv", Raw: []byte("mine")}
+
+	theirs := store.Dataset{ChartID: c.ID, AccountID: b.ID, Format: "csv", Raw: []byte("theirs")}
+	wantErr(t, "put dataset on another account's chart (no dataset yet)", s.PutDataset(ctx, theirs), store.ErrNotFound)
+	must(t, "put own dataset", s.PutDataset(ctx, mine))
+	wantErr(t, "put dataset on another account's chart (overwrite)", s.PutDataset(ctx, theirs), store.ErrNotFound)
+	_, err := s.GetDataset(ctx, b.ID, c.ID)
+	wantErr(t, "get another account's dataset", err, store.ErrNotFound)
+	wantErr(t, "delete another account's dataset", s.DeleteDataset(ctx, b.ID, c.ID), store.ErrNotFound)
+	wantErr(t, "put dataset for unknown chart", s.PutDataset(ctx, store.Dataset{ChartID: uuid.NewString(), AccountID: a.ID, Format: "csv", Raw: []byte("x")}), store.ErrNotFound)
+
+	got, err := s.GetDataset(ctx, a.ID, c.ID)
+	must(t, "get own dataset", err)
+	if !bytes.Equal(got.Raw, mine.Raw) {
+		t.Fatalf("another account's calls changed the dataset to %q", got.Raw)
+	}
+}

@@ -1,0 +1,83 @@
+// Package chart is the chart service: it owns the charts table and answers
+// the chart endpoints and the reference lists (chart types, examples,
+// palettes) from the catalog.
+package chart
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/gorilla/mux"
+
+	"chartd.dev/charts"
+	"chartd.dev/libs/apierr"
+	"chartd.dev/libs/auth"
+	"chartd.dev/libs/httpx"
+	"chartd.dev/libs/store"
+)
+
+// Config is the chart service's settings.
+type Config struct {
+	// PublicURL is {site_url}; chart urls and error docs links are built on it.
+	PublicURL string
+	// InternalToken is the token the gateway sends (see auth.Internal).
+	InternalToken string
+}
+
+// Deps are the parts the service is built from.
+type Deps struct {
+	Charts  store.Charts
+	Catalog *charts.Catalog
+	Log     *slog.Logger
+}
+
+// Service is the chart service.
+type Service struct {
+	cfg     Config
+	deps    Deps
+	docsURL string
+	errs    httpx.Errors
+}
+
+// New builds the service.
+func New(cfg Config, deps Deps) (*Service, error) {
+	if deps.Charts == nil || deps.Catalog == nil || deps.Log == nil {
+		return nil, fmt.Errorf("chart service: Charts, Catalog and Log are required")
+	}
+	docs := strings.TrimRight(cfg.PublicURL, "/") + "/docs"
+	return &Service{cfg: cfg, deps: deps, docsURL: docs, errs: httpx.Errors{DocsURL: docs}}, nil
+}
+
+// Routes registers the service's public routes (under /api/v1) and its
+// internal API (under /internal/v1) on r.
+func (s *Service) Routes(r *mux.Router) {
+	r.Methods(http.MethodGet).Path("/api/v1/chart-types").Handler(s.errs.Wrap(s.listChartTypes))
+	r.Methods(http.MethodGet).Path("/api/v1/examples").Handler(s.errs.Wrap(s.listExamples))
+	r.Methods(http.MethodGet).Path("/api/v1/palettes").Handler(s.errs.Wrap(s.listPalettes))
+	r.Methods(http.MethodGet).Path("/internal/v1/charts/count").Handler(s.errs.Wrap(s.countCharts))
+}
+
+// Handler is the service behind the internal-token check.
+func (s *Service) Handler() http.Handler {
+	r := mux.NewRouter()
+	s.Routes(r)
+	r.NotFoundHandler = s.errs.Wrap(func(w http.ResponseWriter, r *http.Request) error {
+		return apierr.New(apierr.NotFound, "no endpoint %s %s in the chart service", r.Method, r.URL.Path)
+	})
+	return auth.Internal(s.cfg.InternalToken, s.docsURL, r)
+}
+
+func (s *Service) countCharts(w http.ResponseWriter, r *http.Request) error {
+	p, err := auth.Must(r.Context())
+	if err != nil {
+		return err
+	}
+	n, err := s.deps.Charts.CountCharts(r.Context(), p.AccountID)
+	if err != nil {
+		return fmt.Errorf("count charts of %s: %w", p.AccountID, err)
+	}
+	httpx.WriteJSON(w, http.StatusOK, map[string]int{"used": n})
+	return nil
+}

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Config is every setting of a chartd process. Each flag also reads
+// CHARTD_<FLAG> from the environment (dots and dashes become underscores),
+// and a flag given on the command line wins.
+type Config struct {
+	Target          string
+	Addr            string
+	DataDir         string
+	PublicURL       string
+	PostgresURL     string
+	RedisURL        string
+	InternalToken   string
+	LogLevel        string
+	ShutdownTimeout time.Duration
+
+	Gateway GatewayConfig
+}
+
+// GatewayConfig holds the gateway's flags (prefixed gateway.).
+type GatewayConfig struct {
+	MaxBodyBytes int64
+	KeyCacheTTL  time.Duration
+	ChartURL     string
+	DataURL      string
+	BrandURL     string
+	RenderURL    string
+}
+
+// targetNames lists the targets a process can run.
+func targetNames() []string {
+	return []string{TargetAll, TargetGateway, TargetChart, TargetData, TargetBrand, TargetRender}
+}
+
+// RegisterFlags declares the flags on fs with their defaults.
+func (c *Config) RegisterFlags(fs *flag.FlagSet) {
+	fs.StringVar(&c.Target, "target", TargetAll, "what to run: "+strings.Join(targetNames(), "|"))
+	fs.StringVar(&c.Addr, "addr", "127.0.0.1:8080", "listen address host:port")
+	fs.StringVar(&c.DataDir, "data-dir", "./data", "directory of the embedded backends (SQLite file, images)")
+	fs.StringVar(&c.PublicURL, "public-url", "", "public address of the site, e.g. http://127.0.0.1:8080 (default: http://<addr>)")
+	fs.StringVar(&c.PostgresURL, "postgres-url", "", "PostgreSQL URL; empty uses SQLite in -data-dir")
+	fs.StringVar(&c.RedisURL, "redis-url", "", "Redis URL for rate limits and counters; empty uses in-process ones")
+	fs.StringVar(&c.InternalToken, "internal-token", "", "shared secret between gateway and services (required unless -target=all)")
+	fs.StringVar(&c.LogLevel, "log-level", "info", "debug|info|warn|error")
+	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", 20*time.Second, "how long SIGTERM waits for in-flight requests")
+	fs.Int64Var(&c.Gateway.MaxBodyBytes, "gateway.max-body-bytes", 5<<20, "largest request body; larger is too_large")
+	fs.DurationVar(&c.Gateway.KeyCacheTTL, "gateway.key-cache-ttl", 2*time.Second, "how long a verified API key is cached (revocation delay)")
+	fs.StringVar(&c.Gateway.ChartURL, "gateway.chart-url", "", "chart service URL (split mode)")
+	fs.StringVar(&c.Gateway.DataURL, "gateway.data-url", "", "data service URL (split mode)")
+	fs.StringVar(&c.Gateway.BrandURL, "gateway.brand-url", "", "brand service URL (split mode)")
+	fs.StringVar(&c.Gateway.RenderURL, "gateway.render-url", "", "render service URL (split mode)")
+}
+
+// EnvName is the environment variable of a flag.
+func EnvName(flagName string) string {
+	return "CHARTD_" + strings.ToUpper(strings.NewReplacer(".", "_", "-", "_").Replace(flagName))
+}
+
+// ParseConfig reads args and the environment into a validated Config. Every
+// problem is reported at once.
+func ParseConfig(args []string, getenv func(string) string) (Config, error) {
+	var c Config
+	fs := flag.NewFlagSet("chartd", flag.ContinueOnError)
+	c.RegisterFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	var errs []error
+	fs.VisitAll(func(f *flag.Flag) {
+		if set[f.Name] {
+			return
+		}
+		if v := getenv(EnvName(f.Name)); v != "" {
+			if err := fs.Set(f.Name, v); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", EnvName(f.Name), err))
+			}
+		}
+	})
+	if c.PublicURL == "" {
+		c.PublicURL = "http://" + c.Addr
+	}
+	c.PublicURL = strings.TrimRight(c.PublicURL, "/")
+	errs = append(errs, c.Validate())
+	return c, errors.Join(errs...)
+}
+
+// Validate lists every problem with the settings.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	known := false
+	for _, t := range targetNames() {
+		known = known || t == c.Target
+	}
+	if !known {
+		bad("-target %q: use one of %s", c.Target, strings.Join(targetNames(), ", "))
+	}
+	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		bad("-addr %q: want host:port", c.Addr)
+	}
+	if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
+		bad("-public-url %q: want http(s)://host[:port] with no path", c.PublicURL)
+	}
+	if c.DataDir == "" && (c.PostgresURL == "" || c.Target == TargetAll) {
+		bad("-data-dir is empty: the embedded backends need a directory")
+	}
+	if c.PostgresURL != "" {
+		if u, err := url.Parse(c.PostgresURL); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+			bad("-postgres-url: want postgres://user@host:port/db")
+		}
+	}
+	if c.RedisURL != "" {
+		if u, err := url.Parse(c.RedisURL); err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") {
+			bad("-redis-url: want redis://host:port/db")
+		}
+	}
+	if err := new(slog.Level).UnmarshalText([]byte(c.LogLevel)); err != nil {
+		bad("-log-level %q: use debug, info, warn or error", c.LogLevel)
+	}
+	if c.Target != TargetAll && len(c.InternalToken) < 16 {
+		bad("-internal-token: needs at least 16 characters when services run apart (-target=%s)", c.Target)
+	}
+	if c.Gateway.MaxBodyBytes < 1024 {
+		bad("-gateway.max-body-bytes %d: want at least 1024", c.Gateway.MaxBodyBytes)
+	}
+	if c.Target == TargetGateway {
+		for _, sv := range []struct{ name, url string }{{"chart", c.Gateway.ChartURL}, {"data", c.Gateway.DataURL}, {"brand", c.Gateway.BrandURL}, {"render", c.Gateway.RenderURL}} {
+			name, v := sv.name, sv.url
+			if u, err := url.Parse(v); v == "" || err != nil || u.Host == "" {
+				bad("-gateway.%s-url %q: the gateway alone needs the %s service's URL", name, v, name)
+			}
+		}
+	}
+	if c.ShutdownTimeout <= 0 {
+		bad("-shutdown-timeout must be positive")
+	}
+	return errors.Join(errs...)
+}
+
+func (c Config) logLevel() slog.Level {
+	var l slog.Level
+	l.UnmarshalText([]byte(c.LogLevel))
+	return l
+}

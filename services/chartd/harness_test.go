@@ -1,0 +1,377 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+
+	"chartd.dev/libs/auth"
+	"chartd.dev/libs/store"
+	"chartd.dev/libs/store/postgres"
+	"chartd.dev/libs/store/sqlite"
+	"chartd.dev/libs/telemetry"
+	"chartd.dev/libs/testserver"
+	"chartd.dev/services/gateway"
+)
+
+// servers are the real PostgreSQL and Redis this package's tests share.
+type servers struct {
+	pg    *testserver.Postgres
+	redis *testserver.Redis
+}
+
+var shared servers
+
+func TestMain(m *testing.M) {
+	code, err := runMain(m)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "test setup:", err)
+		os.Exit(1)
+	}
+	os.Exit(code)
+}
+
+func runMain(m *testing.M) (int, error) {
+	pg, err := testserver.StartPostgres()
+	if err != nil {
+		return 0, err
+	}
+	defer pg.Stop()
+	rd, err := testserver.StartRedis()
+	if err != nil {
+		return 0, err
+	}
+	defer rd.Stop()
+	shared = servers{pg: pg, redis: rd}
+	return m.Run(), nil
+}
+
+// client speaks to a running chartd and checks every answer against the
+// OpenAPI document the server itself serves.
+type client struct {
+	t      *testing.T
+	base   string // public URL
+	key    string
+	http   *http.Client
+	router routers.Router
+}
+
+func newClient(t *testing.T, publicURL, key string) *client {
+	t.Helper()
+	c := &client{t: t, base: publicURL, key: key, http: &http.Client{Timeout: 30 * time.Second}}
+	resp, err := c.http.Get(publicURL + "/api/v1/openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	doc, err := openapi3.NewLoader().LoadFromData(raw)
+	if err != nil {
+		t.Fatalf("openapi.json: %v", err)
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		t.Fatalf("openapi.json invalid: %v", err)
+	}
+	c.router, err = gorillamux.NewRouter(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+type answer struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (a answer) json(t *testing.T, v any) {
+	t.Helper()
+	if err := json.Unmarshal(a.body, v); err != nil {
+		t.Fatalf("answer is not JSON: %v: %s", err, a.body)
+	}
+}
+
+// errCode answers the error body's code, failing when the body is not one.
+func (a answer) errCode(t *testing.T) string {
+	t.Helper()
+	var b struct {
+		Error struct{ Code, Message, Docs string } `json:"error"`
+	}
+	a.json(t, &b)
+	if b.Error.Code == "" || b.Error.Message == "" || !strings.Contains(b.Error.Docs, "/docs/limits/#"+b.Error.Code) {
+		t.Fatalf("not an error body: %s", a.body)
+	}
+	return b.Error.Code
+}
+
+// do sends a request and validates the answer against the document when
+// the route is in it. Rate-limit headers must be on every answer.
+func (c *client) do(method, path string, body any, hdr ...string) answer {
+	c.t.Helper()
+	var rb io.Reader
+	var raw []byte
+	switch b := body.(type) {
+	case nil:
+	case string:
+		raw = []byte(b)
+	default:
+		raw, _ = json.Marshal(b)
+	}
+	if raw != nil {
+		rb = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequest(method, c.base+path, rb)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if c.key != "" {
+		req.Header.Set("Authorization", "Bearer "+c.key)
+	}
+	if raw != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		c.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	a := answer{status: resp.StatusCode, header: resp.Header, body: data}
+	for _, h := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"} {
+		if resp.Header.Get(h) == "" {
+			c.t.Errorf("%s %s: answer %d lacks %s", method, path, resp.StatusCode, h)
+		}
+	}
+	c.validate(req, raw, a)
+	return a
+}
+
+func (c *client) validate(req *http.Request, body []byte, a answer) {
+	c.t.Helper()
+	vreq := req.Clone(context.Background())
+	if body != nil {
+		vreq.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	route, params, err := c.router.FindRoute(vreq)
+	if err != nil {
+		return // not a documented route: refusals are checked by the caller
+	}
+	in := &openapi3filter.RequestValidationInput{Request: vreq, PathParams: params, Route: route,
+		Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}}
+	out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: a.status, Header: a.header,
+		Body: io.NopCloser(bytes.NewReader(a.body)), Options: &openapi3filter.Options{IncludeResponseStatus: true}}
+	if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
+		c.t.Errorf("%s %s: answer %d does not match the OpenAPI document: %v\n%s", req.Method, req.URL.Path, a.status, err, a.body)
+	}
+}
+
+// instance is one running chartd (all mode in-process, or split processes).
+type instance struct {
+	url  string
+	open func(t *testing.T) store.Store // the store the instance uses, for making accounts
+}
+
+// newAccount makes an account with a key directly in the store, as chartctl does.
+func (in instance) newAccount(t *testing.T, planID string) string {
+	t.Helper()
+	st := in.open(t)
+	defer st.Close()
+	ctx := context.Background()
+	a, err := st.CreateAccount(ctx, planID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, prefix, hash := auth.NewKey()
+	if _, err := st.CreateAPIKey(ctx, a.ID, "test", prefix, hash); err != nil {
+		t.Fatal(err)
+	}
+	return key
+}
+
+// startAll runs chartd -target=all in this process on a loopback port,
+// with extra flags (e.g. -postgres-url).
+func startAll(t *testing.T, extra ...string) instance {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	pub := "http://" + ln.Addr().String()
+	args := append([]string{"-target=all", "-data-dir", dir, "-addr", ln.Addr().String(), "-public-url", pub}, extra...)
+	cfg, err := ParseConfig(args, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	tel, err := telemetry.New(ctx, telemetry.Config{Service: "test", LogLevel: 8, LogOut: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := NewApp(ctx, cfg, tel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, app, ln, 5*time.Second) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+		app.Close()
+	})
+	return instance{url: pub, open: storeOpener(cfg)}
+}
+
+func storeOpener(cfg Config) func(t *testing.T) store.Store {
+	return func(t *testing.T) store.Store {
+		t.Helper()
+		var st store.Store
+		var err error
+		if cfg.PostgresURL != "" {
+			st, err = postgres.Open(context.Background(), cfg.PostgresURL)
+		} else {
+			st, err = sqlite.Open(context.Background(), filepath.Join(cfg.DataDir, "chartd.db"))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+}
+
+var dbSeq struct {
+	sync.Mutex
+	n int
+}
+
+// freshDatabase makes a new PostgreSQL database on the shared server.
+func freshDatabase(t *testing.T) string {
+	t.Helper()
+	dbSeq.Lock()
+	dbSeq.n++
+	name := fmt.Sprintf("chartd_%d_%d", os.Getpid(), dbSeq.n)
+	dbSeq.Unlock()
+	u, err := shared.pg.CreateDatabase(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// buildBinary compiles chartd once per test run.
+var binOnce struct {
+	sync.Once
+	path string
+	err  error
+}
+
+func chartdBinary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "chartd-bin-")
+		if err != nil {
+			binOnce.err = err
+			return
+		}
+		binOnce.path = filepath.Join(dir, "chartd")
+		out, err := exec.Command("go", "build", "-o", binOnce.path, ".").CombinedOutput()
+		if err != nil {
+			binOnce.err = fmt.Errorf("go build: %v: %s", err, out)
+		}
+	})
+	if binOnce.err != nil {
+		t.Fatal(binOnce.err)
+	}
+	return binOnce.path
+}
+
+// startProcess runs the chartd binary with args and waits for /healthz.
+func startProcess(t *testing.T, bin string, addr string, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(bin, append(args, "-addr", addr)...)
+	var logs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("logs of %v:\n%s", args, logs.String())
+		}
+	})
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		resp, err := http.Get("http://" + addr + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return cmd
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("chartd %v did not become healthy:\n%s", args, logs.String())
+	return nil
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	p, err := testserver.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("127.0.0.1:%d", p)
+}
+
+// startSplit runs the gateway and each service as separate processes.
+func startSplit(t *testing.T, extra ...string) instance {
+	t.Helper()
+	bin := chartdBinary(t)
+	dir := t.TempDir()
+	token := "split-mode-internal-token-0123456789"
+	gw := freeAddr(t)
+	pub := "http://" + gw
+	common := append([]string{"-data-dir", dir, "-internal-token", token, "-public-url", pub, "-log-level", "warn"}, extra...)
+	urls := map[string]string{}
+	for _, target := range []string{TargetChart, TargetData, TargetBrand, TargetRender} {
+		addr := freeAddr(t)
+		startProcess(t, bin, addr, append([]string{"-target=" + target}, common...)...)
+		urls[target] = "http://" + addr
+	}
+	startProcess(t, bin, gw, append([]string{"-target=gateway",
+		"-gateway.chart-url", urls[TargetChart], "-gateway.data-url", urls[TargetData],
+		"-gateway.brand-url", urls[TargetBrand], "-gateway.render-url", urls[TargetRender]}, common...)...)
+	cfg := Config{DataDir: dir}
+	for i := 0; i+1 < len(extra); i++ {
+		if extra[i] == "-postgres-url" {
+			cfg.PostgresURL = extra[i+1]
+		}
+	}
+	return instance{url: pub, open: storeOpener(cfg)}
+}
+
+var _ = gateway.BasePath

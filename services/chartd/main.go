@@ -1,0 +1,83 @@
+// Command chartd runs the chart service: every module in one process
+// (-target=all) or one service per process (-target=gateway|chart|data|
+// brand|render), wired in modules.go.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"chartd.dev/libs/telemetry"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "chartd:", err)
+		os.Exit(1)
+	}
+}
+
+// run parses the settings, builds the target's modules and serves until
+// ctx ends, then drains in-flight requests.
+func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+	cfg, err := ParseConfig(args, getenv)
+	if err != nil {
+		return fmt.Errorf("settings:\n%w", err)
+	}
+	tel, err := telemetry.New(ctx, telemetry.Config{Service: "chartd-" + cfg.Target, LogLevel: cfg.logLevel(), LogOut: stderr})
+	if err != nil {
+		return fmt.Errorf("telemetry: %w", err)
+	}
+	defer tel.Shutdown(context.Background())
+	app, err := NewApp(ctx, cfg, tel)
+	if err != nil {
+		return err
+	}
+	defer app.Close()
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", cfg.Addr, err)
+	}
+	return serve(ctx, app, ln, cfg.ShutdownTimeout)
+}
+
+// serve answers on ln until ctx ends, then stops taking connections and
+// waits up to drain for in-flight requests.
+func serve(ctx context.Context, app *App, ln net.Listener, drain time.Duration) error {
+	srv := &http.Server{
+		Handler:           app.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      120 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+	}
+	app.tel.Log.Info("chartd listening", "target", app.cfg.Target, "addr", ln.Addr().String(), "public_url", app.cfg.PublicURL)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	app.tel.Log.Info("draining", "timeout", drain.String())
+	sctx, cancel := context.WithTimeout(context.Background(), drain)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("drain: %w", err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,380 @@
+// Package gateway is chartd's edge: it authenticates API keys, applies the
+// per-account rate limit, refuses oversized bodies, answers every refusal
+// with the API error body, and routes each endpoint to the service that owns
+// it. It also owns accounts and keys and answers get_account.
+package gateway
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gorilla/mux"
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+
+	"chartd.dev/libs/apierr"
+	"chartd.dev/libs/auth"
+	"chartd.dev/libs/clients"
+	"chartd.dev/libs/httpx"
+	"chartd.dev/libs/plan"
+	"chartd.dev/libs/quota"
+	"chartd.dev/libs/store"
+	"chartd.dev/libs/telemetry"
+)
+
+// BasePath is where the API lives under the public URL.
+const BasePath = "/api/v1"
+
+// Config is the gateway's own settings.
+type Config struct {
+	// PublicURL is {site_url}, e.g. http://127.0.0.1:8080.
+	PublicURL string
+	// MaxBodyBytes refuses larger request bodies with too_large.
+	MaxBodyBytes int64
+	// InternalToken authenticates the gateway to the services.
+	InternalToken string
+	// KeyCacheTTL is how long a verified API key is trusted without asking
+	// the store again; a revoked key stops working within this time.
+	KeyCacheTTL time.Duration
+}
+
+// Deps are the parts the gateway is built from.
+type Deps struct {
+	Accounts store.Accounts
+	Limiter  quota.Limiter
+	// Services are the handlers that serve each Route.Service other than
+	// the gateway: in-process service handlers or reverse proxies.
+	Services map[string]http.Handler
+	Charts   clients.Chart
+	Renders  clients.Render
+	Tel      *telemetry.Providers
+	// Ready reports whether every backend and module is up, for /readyz.
+	Ready func(ctx context.Context) error
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+}
+
+// Gateway is the edge handler.
+type Gateway struct {
+	cfg     Config
+	deps    Deps
+	docsURL string
+	log     *slog.Logger
+	errs    httpx.Errors
+	keys    *keyCache
+	openapi []byte
+	routes  []Route
+	// router is the core (auth, limits, routing) without telemetry.
+	router  http.Handler
+	handler http.Handler
+}
+
+// New builds the gateway; it fails when a route's service has no handler.
+func New(cfg Config, deps Deps) (*Gateway, error) {
+	if deps.Now == nil {
+		deps.Now = time.Now
+	}
+	if cfg.KeyCacheTTL <= 0 {
+		cfg.KeyCacheTTL = 2 * time.Second
+	}
+	docs := strings.TrimRight(cfg.PublicURL, "/") + "/docs"
+	g := &Gateway{
+		cfg:     cfg,
+		deps:    deps,
+		docsURL: docs,
+		log:     deps.Tel.Log,
+		errs:    httpx.Errors{DocsURL: docs},
+		keys:    newKeyCache(cfg.KeyCacheTTL, deps.Now),
+		routes:  Routes(),
+	}
+	doc, err := OpenAPI(strings.TrimRight(cfg.PublicURL, "/") + BasePath)
+	if err != nil {
+		return nil, fmt.Errorf("openapi document: %w", err)
+	}
+	g.openapi = doc
+	r := mux.NewRouter()
+	r.StrictSlash(false)
+	for _, rt := range g.routes {
+		h, err := g.endpoint(rt)
+		if err != nil {
+			return nil, err
+		}
+		r.Methods(rt.Method).Path(BasePath + rt.Path).Handler(h)
+	}
+	r.Methods(http.MethodGet).Path("/healthz").Handler(g.anonymous(g.errs.Wrap(g.healthz)))
+	r.Methods(http.MethodGet).Path("/readyz").Handler(g.anonymous(g.errs.Wrap(g.readyz)))
+	r.NotFoundHandler = g.anonymous(g.errs.Wrap(g.notFound))
+	r.MethodNotAllowedHandler = g.anonymous(g.errs.Wrap(g.methodNotAllowed(r)))
+	g.router = r
+	tel := deps.Tel
+	// otelhttp is outermost so the request log inside carries the trace id.
+	g.handler = otelhttp.NewHandler(httpx.Guard(g.log, docs, r), "gateway",
+		otelhttp.WithTracerProvider(tel.Tracer), otelhttp.WithMeterProvider(tel.Meter), otelhttp.WithPropagators(tel.Propagator),
+		otelhttp.WithSpanNameFormatter(SpanName))
+	return g, nil
+}
+
+// SpanName names server spans "<service> <method>", so traces show which
+// service answered.
+func SpanName(service string, r *http.Request) string { return service + " " + r.Method }
+
+// Handler is the gateway's whole HTTP surface.
+func (g *Gateway) Handler() http.Handler { return g.handler }
+
+// DocsURL is {docs_url}.
+func (g *Gateway) DocsURL() string { return g.docsURL }
+
+func (g *Gateway) endpoint(rt Route) (http.Handler, error) {
+	var upstream http.Handler
+	switch {
+	case rt.Service == ServiceGateway:
+		switch rt.Op {
+		case "get_account":
+			upstream = g.errs.Wrap(g.getAccount)
+		case "get_openapi":
+			upstream = g.errs.Wrap(g.getOpenAPI)
+		default:
+			return nil, fmt.Errorf("gateway route %s has no handler", rt.Op)
+		}
+	default:
+		upstream = g.deps.Services[rt.Service]
+		if upstream == nil {
+			return nil, fmt.Errorf("route %s: no handler for service %q", rt.Op, rt.Service)
+		}
+	}
+	limited := g.bodyLimit(upstream)
+	if rt.Public {
+		return g.anonymous(limited), nil
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		stripInternal(r.Header)
+		p, err := g.authenticate(r)
+		if err != nil {
+			g.limitAnonymous(w, r)
+			apierr.Write(w, g.docsURL, err)
+			return
+		}
+		res, ok := g.limit(w, r, "acct:"+p.AccountID, plan.MustOf(p.Plan).RequestsPerMinute)
+		if !ok {
+			return
+		}
+		auth.SetInternal(r.Header, g.cfg.InternalToken, p)
+		if rt.Service == ServiceGateway {
+			r = r.WithContext(context.WithValue(r.Context(), callerKey{}, caller{p: p, limit: res}))
+		}
+		limited.ServeHTTP(w, r)
+	}), nil
+}
+
+// stripInternal drops internal headers a client may have forged.
+func stripInternal(h http.Header) {
+	h.Del(auth.HeaderAccount)
+	h.Del(auth.HeaderPlan)
+	h.Del(auth.HeaderToken)
+}
+
+// bodyLimit refuses bodies over the limit: at once when Content-Length says
+// so, or as soon as reading passes it.
+func (g *Gateway) bodyLimit(next http.Handler) http.Handler {
+	max := g.cfg.MaxBodyBytes
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if max > 0 {
+			if r.ContentLength > max {
+				apierr.Write(w, g.docsURL, apierr.New(apierr.TooLarge, "the request body is %d bytes, over the limit of %d bytes; send less data", r.ContentLength, max))
+				return
+			}
+			if r.Body != nil && r.Body != http.NoBody {
+				r.Body = http.MaxBytesReader(w, r.Body, max)
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// anonymous wraps handlers that need no key: the rate limit then applies
+// per client address, with the free plan's allowance.
+func (g *Gateway) anonymous(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		stripInternal(r.Header)
+		if !g.limitAnonymous(w, r) {
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (g *Gateway) limitAnonymous(w http.ResponseWriter, r *http.Request) bool {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	_, ok := g.limit(w, r, "ip:"+host, plan.MustOf(plan.Free).RequestsPerMinute)
+	return ok
+}
+
+// caller is what the gateway's own handlers learn about the request.
+type caller struct {
+	p     auth.Principal
+	limit quota.Result
+}
+
+type callerKey struct{}
+
+// limit takes one request from key's allowance, writes the X-RateLimit-*
+// headers and, when the allowance is spent, the rate_limited refusal.
+func (g *Gateway) limit(w http.ResponseWriter, r *http.Request, key string, perMinute int) (quota.Result, bool) {
+	res, err := g.deps.Limiter.Allow(r.Context(), key, quota.Limit{Rate: perMinute, Period: plan.RequestPeriod})
+	if err != nil {
+		// The limiter fails open itself; an error here is a bug, so let the
+		// request through and say so in the log.
+		g.log.ErrorContext(r.Context(), "rate limiter", "err", err)
+		res = quota.Result{Allowed: true, Limit: perMinute, Remaining: perMinute}
+	}
+	// The keys are written in canonical form, which skips canonicalising
+	// them on this hot path.
+	// One backing array serves the three header values.
+	h := w.Header()
+	vals := [3]string{strconv.Itoa(res.Limit), strconv.Itoa(max(res.Remaining, 0)), strconv.Itoa(ceilSeconds(res.ResetAfter))}
+	backing := vals[:]
+	h["X-Ratelimit-Limit"] = backing[0:1:1]
+	h["X-Ratelimit-Remaining"] = backing[1:2:2]
+	h["X-Ratelimit-Reset"] = backing[2:3:3]
+	if !res.Allowed {
+		wait := max(ceilSeconds(res.RetryAfter), 1)
+		h.Set("Retry-After", strconv.Itoa(wait))
+		apierr.Write(w, g.docsURL, apierr.New(apierr.RateLimited, "too many requests: the allowance is %d per minute; retry in %d s", res.Limit, wait))
+		return res, false
+	}
+	return res, true
+}
+
+func ceilSeconds(d time.Duration) int {
+	if d <= 0 {
+		return 0
+	}
+	return int(math.Ceil(d.Seconds()))
+}
+
+// authenticate resolves the bearer key to its account.
+func (g *Gateway) authenticate(r *http.Request) (auth.Principal, error) {
+	key, err := auth.BearerKey(r)
+	if err != nil {
+		return auth.Principal{}, err
+	}
+	sum := sha256.Sum256([]byte(key))
+	if p, ok := g.keys.get(sum); ok {
+		return p, nil
+	}
+	_, acct, err := g.deps.Accounts.LookupAPIKey(r.Context(), sum[:])
+	if errors.Is(err, store.ErrNotFound) {
+		return auth.Principal{}, apierr.New(apierr.Unauthorized, "the API key is not valid or has been revoked; check the key or create a new one")
+	}
+	if err != nil {
+		return auth.Principal{}, fmt.Errorf("look up API key: %w", err)
+	}
+	p := auth.Principal{AccountID: acct.ID, Plan: acct.Plan}
+	g.keys.put(sum, p)
+	return p, nil
+}
+
+// keyCache remembers verified keys for a short time, so the hot path does
+// not ask the store on every request. Only hashes are kept.
+type keyCache struct {
+	mu  sync.RWMutex
+	m   map[[32]byte]cachedKey
+	ttl time.Duration
+	now func() time.Time
+}
+
+type cachedKey struct {
+	p       auth.Principal
+	expires time.Time
+}
+
+const keyCacheMax = 10000
+
+func newKeyCache(ttl time.Duration, now func() time.Time) *keyCache {
+	return &keyCache{m: make(map[[32]byte]cachedKey), ttl: ttl, now: now}
+}
+
+func (c *keyCache) get(k [32]byte) (auth.Principal, bool) {
+	c.mu.RLock()
+	e, ok := c.m[k]
+	c.mu.RUnlock()
+	if !ok || c.now().After(e.expires) {
+		return auth.Principal{}, false
+	}
+	return e.p, true
+}
+
+func (c *keyCache) put(k [32]byte, p auth.Principal) {
+	c.mu.Lock()
+	if len(c.m) >= keyCacheMax {
+		clear(c.m)
+	}
+	c.m[k] = cachedKey{p: p, expires: c.now().Add(c.ttl)}
+	c.mu.Unlock()
+}
+
+func (g *Gateway) notFound(w http.ResponseWriter, r *http.Request) error {
+	return apierr.New(apierr.NotFound, "no endpoint %s %s; the endpoints are listed in %s%s/openapi.json", r.Method, r.URL.Path, strings.TrimRight(g.cfg.PublicURL, "/"), BasePath)
+}
+
+func (g *Gateway) methodNotAllowed(router *mux.Router) httpx.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		var allowed []string
+		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+			probe := r.Clone(r.Context())
+			probe.Method = m
+			var match mux.RouteMatch
+			if router.Match(probe, &match) && match.MatchErr == nil {
+				allowed = append(allowed, m)
+			}
+		}
+		w.Header().Set("Allow", strings.Join(allowed, ", "))
+		return apierr.New(apierr.InvalidRequest, "method %s is not allowed on %s; use %s", r.Method, r.URL.Path, strings.Join(allowed, " or "))
+	}
+}
+
+func (g *Gateway) healthz(w http.ResponseWriter, r *http.Request) error {
+	if err := httpx.CheckQuery(r); err != nil {
+		return err
+	}
+	httpx.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	return nil
+}
+
+func (g *Gateway) readyz(w http.ResponseWriter, r *http.Request) error {
+	if err := httpx.CheckQuery(r); err != nil {
+		return err
+	}
+	if g.deps.Ready != nil {
+		ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
+		defer cancel()
+		if err := g.deps.Ready(ctx); err != nil {
+			g.log.WarnContext(r.Context(), "not ready", "err", err)
+			return apierr.Wrap(apierr.Internal, err, "not ready: %v", err)
+		}
+	}
+	httpx.WriteJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+	return nil
+}
+
+func (g *Gateway) getOpenAPI(w http.ResponseWriter, r *http.Request) error {
+	if err := httpx.CheckQuery(r); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(g.openapi)))
+	w.Write(g.openapi)
+	return nil
+}

@@ -1,0 +1,55 @@
+package gateway
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+)
+
+//go:embed openapi.json
+var openapiSource []byte
+
+// OpenAPI answers the OpenAPI 3.1 document with baseURL as its server and
+// the rate-limit headers on every response.
+func OpenAPI(baseURL string) ([]byte, error) {
+	var doc map[string]any
+	if err := json.Unmarshal(openapiSource, &doc); err != nil {
+		return nil, fmt.Errorf("parse embedded openapi.json: %w", err)
+	}
+	doc["servers"] = []any{map[string]any{"url": baseURL}}
+	// The rate-limit headers are on every answer, so they are added here
+	// instead of being repeated in the source.
+	rateLimitHeaderNames := []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"}
+	addHeaders := func(resp map[string]any) {
+		if _, isRef := resp["$ref"]; isRef {
+			return
+		}
+		hs, _ := resp["headers"].(map[string]any)
+		if hs == nil {
+			hs = map[string]any{}
+			resp["headers"] = hs
+		}
+		for _, n := range rateLimitHeaderNames {
+			hs[n] = map[string]any{"$ref": "#/components/headers/" + n}
+		}
+	}
+	paths, _ := doc["paths"].(map[string]any)
+	for _, item := range paths {
+		for _, op := range item.(map[string]any) {
+			opm, ok := op.(map[string]any)
+			if !ok {
+				continue
+			}
+			resps, _ := opm["responses"].(map[string]any)
+			for _, resp := range resps {
+				addHeaders(resp.(map[string]any))
+			}
+		}
+	}
+	comps, _ := doc["components"].(map[string]any)
+	resps, _ := comps["responses"].(map[string]any)
+	for _, resp := range resps {
+		addHeaders(resp.(map[string]any))
+	}
+	return json.MarshalIndent(doc, "", "  ")
+}

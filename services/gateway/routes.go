@@ -1,0 +1,34 @@
+package gateway
+
+// Route is one public endpoint: its operation name (the spec's, also the
+// OpenAPI operationId), method, path template and the service that owns it.
+type Route struct {
+	Op      string
+	Method  string
+	Path    string
+	Service string
+	// Public routes need no API key.
+	Public bool
+}
+
+// The services a route can belong to.
+const (
+	ServiceGateway = "gateway"
+	ServiceChart   = "chart"
+	ServiceData    = "data"
+	ServiceBrand   = "brand"
+	ServiceRender  = "render"
+)
+
+// Routes is the table of every endpoint the API serves under {base_url}
+// (paths here are relative to it). The OpenAPI document must list exactly
+// these; a test holds the two together.
+func Routes() []Route {
+	return []Route{
+		{Op: "get_account", Method: "GET", Path: "/account", Service: ServiceGateway},
+		{Op: "get_openapi", Method: "GET", Path: "/openapi.json", Service: ServiceGateway, Public: true},
+		{Op: "list_chart_types", Method: "GET", Path: "/chart-types", Service: ServiceChart},
+		{Op: "list_examples", Method: "GET", Path: "/examples", Service: ServiceChart},
+		{Op: "list_palettes", Method: "GET", Path: "/palettes", Service: ServiceChart},
+	}
+}

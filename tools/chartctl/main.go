@@ -1,0 +1,271 @@
+// Command chartctl administers chartd accounts from the command line:
+// accounts, API keys, signing keys for image links and plans. It works on
+// the same store as chartd: the SQLite file in -data-dir, or PostgreSQL
+// with -postgres-url. Every verb prints one JSON value on stdout.
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"chartd.dev/libs/auth"
+	"chartd.dev/libs/plan"
+	"chartd.dev/libs/store"
+	"chartd.dev/libs/store/postgres"
+	"chartd.dev/libs/store/sqlite"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "chartctl:", err)
+		os.Exit(2)
+	}
+}
+
+const usage = `usage: chartctl [-data-dir DIR | -postgres-url URL] VERB ...
+
+  account create -plan free|pro [-key-name NAME]   new account and its first API key
+  account list
+  key create -account ID [-name NAME]             new API key (shown once)
+  key list -account ID
+  key revoke -account ID -key KEY_ID
+  signing-key rotate -account ID                  new image-link signing key; older ones are revoked
+  signing-key revoke -account ID -kid KID
+  plan set -account ID -plan free|pro`
+
+func run(ctx context.Context, args []string, getenv func(string) string, out io.Writer) error {
+	fs := flag.NewFlagSet("chartctl", flag.ContinueOnError)
+	dataDir := fs.String("data-dir", envOr(getenv, "CHARTD_DATA_DIR", "./data"), "directory of the embedded SQLite store")
+	pgURL := fs.String("postgres-url", getenv("CHARTD_POSTGRES_URL"), "PostgreSQL URL (the cluster's store)")
+	fs.Usage = func() { fmt.Fprintln(fs.Output(), usage) }
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	rest := fs.Args()
+	if len(rest) < 2 {
+		return errors.New(usage)
+	}
+	st, err := openStore(ctx, *dataDir, *pgURL)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	c := cli{st: st, out: out}
+	verb := rest[0] + " " + rest[1]
+	sub := flag.NewFlagSet(verb, flag.ContinueOnError)
+	account := sub.String("account", "", "account id")
+	planID := sub.String("plan", "", "plan: free or pro")
+	name := sub.String("name", "default", "key name")
+	keyName := sub.String("key-name", "default", "name of the first API key")
+	keyID := sub.String("key", "", "API key id")
+	kid := sub.String("kid", "", "signing key id")
+	if err := sub.Parse(rest[2:]); err != nil {
+		return err
+	}
+	if sub.NArg() > 0 {
+		return fmt.Errorf("%s: unexpected arguments %s", verb, strings.Join(sub.Args(), " "))
+	}
+	need := func(pairs ...string) error {
+		for i := 0; i < len(pairs); i += 2 {
+			if pairs[i+1] == "" {
+				return fmt.Errorf("%s needs -%s", verb, pairs[i])
+			}
+		}
+		return nil
+	}
+	switch verb {
+	case "account create":
+		if err := need("plan", *planID); err != nil {
+			return err
+		}
+		return c.accountCreate(ctx, *planID, *keyName)
+	case "account list":
+		return c.accountList(ctx)
+	case "key create":
+		if err := need("account", *account); err != nil {
+			return err
+		}
+		return c.keyCreate(ctx, *account, *name)
+	case "key list":
+		if err := need("account", *account); err != nil {
+			return err
+		}
+		return c.keyList(ctx, *account)
+	case "key revoke":
+		if err := need("account", *account, "key", *keyID); err != nil {
+			return err
+		}
+		return c.keyRevoke(ctx, *account, *keyID)
+	case "signing-key rotate":
+		if err := need("account", *account); err != nil {
+			return err
+		}
+		return c.signingRotate(ctx, *account)
+	case "signing-key revoke":
+		if err := need("account", *account, "kid", *kid); err != nil {
+			return err
+		}
+		return c.signingRevoke(ctx, *account, *kid)
+	case "plan set":
+		if err := need("account", *account, "plan", *planID); err != nil {
+			return err
+		}
+		return c.planSet(ctx, *account, *planID)
+	}
+	return fmt.Errorf("unknown verb %q\n%s", verb, usage)
+}
+
+func envOr(getenv func(string) string, k, def string) string {
+	if v := getenv(k); v != "" {
+		return v
+	}
+	return def
+}
+
+func openStore(ctx context.Context, dataDir, pgURL string) (store.Store, error) {
+	if pgURL != "" {
+		return postgres.Open(ctx, pgURL)
+	}
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("data dir: %w", err)
+	}
+	return sqlite.Open(ctx, filepath.Join(dataDir, "chartd.db"))
+}
+
+type cli struct {
+	st  store.Store
+	out io.Writer
+}
+
+func (c cli) print(v any) error {
+	enc := json.NewEncoder(c.out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func (c cli) accountCreate(ctx context.Context, planID, keyName string) error {
+	if !plan.Valid(planID) {
+		return fmt.Errorf("-plan %q: use free or pro", planID)
+	}
+	acct, err := c.st.CreateAccount(ctx, planID)
+	if err != nil {
+		return fmt.Errorf("create account: %w", err)
+	}
+	key, prefix, hash := auth.NewKey()
+	if _, err := c.st.CreateAPIKey(ctx, acct.ID, keyName, prefix, hash); err != nil {
+		return fmt.Errorf("create key: %w", err)
+	}
+	return c.print(map[string]string{"account_id": acct.ID, "api_key": key})
+}
+
+func (c cli) accountList(ctx context.Context) error {
+	accts, err := c.st.ListAccounts(ctx)
+	if err != nil {
+		return err
+	}
+	type row struct {
+		ID        string    `json:"account_id"`
+		Plan      string    `json:"plan"`
+		CreatedAt time.Time `json:"created_at"`
+	}
+	rows := []row{}
+	for _, a := range accts {
+		rows = append(rows, row{a.ID, a.Plan, a.CreatedAt})
+	}
+	return c.print(rows)
+}
+
+func (c cli) keyCreate(ctx context.Context, account, name string) error {
+	if _, err := c.st.GetAccount(ctx, account); err != nil {
+		return fmt.Errorf("account %s: %w", account, err)
+	}
+	key, prefix, hash := auth.NewKey()
+	k, err := c.st.CreateAPIKey(ctx, account, name, prefix, hash)
+	if err != nil {
+		return fmt.Errorf("create key: %w", err)
+	}
+	return c.print(map[string]string{"account_id": account, "key_id": k.ID, "name": k.Name, "api_key": key})
+}
+
+type keyRow struct {
+	ID        string     `json:"key_id"`
+	Name      string     `json:"name"`
+	Prefix    string     `json:"prefix"`
+	CreatedAt time.Time  `json:"created_at"`
+	RevokedAt *time.Time `json:"revoked_at"`
+}
+
+func (c cli) keyList(ctx context.Context, account string) error {
+	keys, err := c.st.ListAPIKeys(ctx, account)
+	if err != nil {
+		return err
+	}
+	rows := []keyRow{}
+	for _, k := range keys {
+		rows = append(rows, keyRow{k.ID, k.Name, k.Prefix, k.CreatedAt, k.RevokedAt})
+	}
+	return c.print(rows)
+}
+
+func (c cli) keyRevoke(ctx context.Context, account, keyID string) error {
+	if err := c.st.RevokeAPIKey(ctx, account, keyID); err != nil {
+		return fmt.Errorf("revoke key %s: %w", keyID, err)
+	}
+	return c.print(map[string]any{"revoked": true, "key_id": keyID})
+}
+
+func (c cli) signingRotate(ctx context.Context, account string) error {
+	if _, err := c.st.GetAccount(ctx, account); err != nil {
+		return fmt.Errorf("account %s: %w", account, err)
+	}
+	old, err := c.st.ListSigningKeys(ctx, account)
+	if err != nil {
+		return err
+	}
+	secret := make([]byte, 32)
+	rand.Read(secret)
+	k, err := c.st.CreateSigningKey(ctx, account, secret)
+	if err != nil {
+		return fmt.Errorf("create signing key: %w", err)
+	}
+	var revoked []string
+	for _, o := range old {
+		if o.RevokedAt == nil {
+			if err := c.st.RevokeSigningKey(ctx, account, o.ID); err != nil {
+				return fmt.Errorf("revoke signing key %s: %w", o.ID, err)
+			}
+			revoked = append(revoked, o.ID)
+		}
+	}
+	return c.print(map[string]any{"kid": k.ID, "revoked": append([]string{}, revoked...)})
+}
+
+func (c cli) signingRevoke(ctx context.Context, account, kid string) error {
+	if err := c.st.RevokeSigningKey(ctx, account, kid); err != nil {
+		return fmt.Errorf("revoke signing key %s: %w", kid, err)
+	}
+	return c.print(map[string]any{"revoked": true, "kid": kid})
+}
+
+func (c cli) planSet(ctx context.Context, account, planID string) error {
+	if !plan.Valid(planID) {
+		return fmt.Errorf("-plan %q: use free or pro", planID)
+	}
+	if err := c.st.SetPlan(ctx, account, planID); err != nil {
+		return fmt.Errorf("set plan of %s: %w", account, err)
+	}
+	return c.print(map[string]string{"account_id": account, "plan": planID})
+}

@@ -1,0 +1,170 @@
+// Command loadgen sends a bounded load of HTTP requests to a chartd on this
+// machine and reports throughput and latency percentiles. It refuses
+// targets off the loopback range: load tests never leave the machine.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "loadgen:", err)
+		os.Exit(1)
+	}
+}
+
+// Report is the outcome of one load run.
+type Report struct {
+	Requests  int
+	Errors    int
+	Duration  time.Duration
+	PerSecond float64
+	P50, P99  time.Duration
+	Statuses  map[int]int
+}
+
+func (r Report) String() string {
+	return fmt.Sprintf("requests=%d errors=%d duration=%s rate=%.0f req/s p50=%s p99=%s statuses=%v",
+		r.Requests, r.Errors, r.Duration.Round(time.Millisecond), r.PerSecond, r.P50, r.P99, r.Statuses)
+}
+
+func run(ctx context.Context, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("loadgen", flag.ContinueOnError)
+	target := fs.String("url", "http://127.0.0.1:8080/api/v1/account", "URL to request (loopback only)")
+	method := fs.String("method", http.MethodGet, "HTTP method")
+	body := fs.String("body", "", "request body (sent as application/json)")
+	key := fs.String("key", os.Getenv("CHARTD_API_KEY"), "API key")
+	conc := fs.Int("c", 16, "concurrent connections")
+	dur := fs.Duration("d", 5*time.Second, "how long to send (at most 60s)")
+	max := fs.Int("n", 1_000_000, "at most this many requests")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *dur > time.Minute {
+		return errors.New("-d: at most 60s")
+	}
+	u, err := url.Parse(*target)
+	if err != nil {
+		return fmt.Errorf("-url: %w", err)
+	}
+	if err := loopbackOnly(u.Hostname()); err != nil {
+		return err
+	}
+	rep, err := Load(ctx, Options{URL: *target, Method: *method, Body: *body, Key: *key, Concurrency: *conc, Duration: *dur, MaxRequests: *max})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(out, rep)
+	return nil
+}
+
+func loopbackOnly(host string) error {
+	if host == "localhost" {
+		return nil
+	}
+	ip := net.ParseIP(host)
+	if ip == nil || !ip.IsLoopback() {
+		return fmt.Errorf("target %q is not a loopback address; load tests stay on this machine", host)
+	}
+	return nil
+}
+
+// Options describe one load run.
+type Options struct {
+	URL, Method, Body, Key string
+	Concurrency            int
+	Duration               time.Duration
+	MaxRequests            int
+}
+
+// Load sends requests from Concurrency workers until Duration passes or
+// MaxRequests are sent, and measures each.
+func Load(ctx context.Context, o Options) (Report, error) {
+	tr := &http.Transport{MaxIdleConnsPerHost: o.Concurrency, MaxConnsPerHost: o.Concurrency}
+	client := &http.Client{Transport: tr, Timeout: 10 * time.Second}
+	defer tr.CloseIdleConnections()
+	ctx, cancel := context.WithTimeout(ctx, o.Duration)
+	defer cancel()
+	var (
+		mu       sync.Mutex
+		lat      []time.Duration
+		statuses = map[int]int{}
+		errs     int
+		sent     int
+	)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range o.Concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			local := make([]time.Duration, 0, 4096)
+			for ctx.Err() == nil {
+				mu.Lock()
+				if sent >= o.MaxRequests {
+					mu.Unlock()
+					break
+				}
+				sent++
+				mu.Unlock()
+				var rb io.Reader
+				if o.Body != "" {
+					rb = strings.NewReader(o.Body)
+				}
+				req, _ := http.NewRequestWithContext(ctx, o.Method, o.URL, rb)
+				if o.Key != "" {
+					req.Header.Set("Authorization", "Bearer "+o.Key)
+				}
+				if o.Body != "" {
+					req.Header.Set("Content-Type", "application/json")
+				}
+				t0 := time.Now()
+				resp, err := client.Do(req)
+				if err != nil {
+					if ctx.Err() == nil {
+						mu.Lock()
+						errs++
+						mu.Unlock()
+					}
+					continue
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				local = append(local, time.Since(t0))
+				mu.Lock()
+				statuses[resp.StatusCode]++
+				mu.Unlock()
+			}
+			mu.Lock()
+			lat = append(lat, local...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	el := time.Since(start)
+	slices.Sort(lat)
+	rep := Report{Requests: len(lat), Errors: errs, Duration: el, Statuses: statuses}
+	if len(lat) > 0 {
+		rep.PerSecond = float64(len(lat)) / el.Seconds()
+		rep.P50 = lat[len(lat)*50/100]
+		rep.P99 = lat[min(len(lat)*99/100, len(lat)-1)]
+	}
+	return rep, nil
+}
