@@ -59,6 +59,42 @@ func BenchmarkParseRawJSONString(b *testing.B) {
 	}
 }
 
+func BenchmarkParseJSONRows(b *testing.B) {
+	tab, _, err := Parse(benchCSV(100_000), "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var sb strings.Builder
+	sb.WriteString("[")
+	for i, row := range Rows(tab, 0) {
+		if i > 0 {
+			sb.WriteString(",")
+		}
+		sb.WriteString("{")
+		for j, c := range tab.Columns {
+			if j > 0 {
+				sb.WriteString(",")
+			}
+			k, _ := json.Marshal(c.Name)
+			v, _ := json.Marshal(row[j])
+			sb.Write(k)
+			sb.WriteString(":")
+			sb.Write(v)
+		}
+		sb.WriteString("}")
+	}
+	sb.WriteString("]")
+	raw := json.RawMessage(sb.String())
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if t, _, err := Parse(raw, ""); err != nil || t.Rows != 100_000 {
+			b.Fatal(err)
+		}
+	}
+}
+
 // benchTable is 1,000,000 rows: a text category, a number and a date.
 func benchTable(rows int) *Table {
 	r := rand.New(rand.NewPCG(3, 4))

@@ -4,9 +4,9 @@ import (
 	"strings"
 )
 
-// span locates one cell inside the source text without copying it. A cell
-// that had to be unescaped ("" inside quotes) lives in a side list instead:
-// its end is sideMark and off is the index into that list.
+// span locates one cell of the record being read inside the source text.
+// A cell that had to be unescaped ("" inside quotes) lives in a side list
+// instead: its end is sideMark and off is the index into that list.
 type span struct{ off, end uint32 }
 
 const sideMark = ^uint32(0)
@@ -15,26 +15,56 @@ const sideMark = ^uint32(0)
 const maxTextInput = 1<<31 - 1
 
 // rawCol holds one column's cells as read, before kinds are detected.
-// Delimited text fills spans (cells point into src); JSON fills strs and,
-// for cells that were JSON numbers, nums (NaN where the cell was not a number).
+// Delimited text fills starts: each cell is the offset where it starts in
+// src (its end is found again on reading, which costs less than storing
+// it), or, with sideFlag set, an index into side for cells that had to be
+// unescaped. JSON fills strs and, for cells that were JSON numbers, nums
+// (NaN where the cell was not a number).
 type rawCol struct {
-	src   string
-	spans []span
-	side  *[]string
-	strs  []string
-	nums  []float64
+	src    string
+	delim  byte
+	starts []uint32
+	side   *[]string
+	strs   []string
+	nums   []float64
 }
 
-// cell returns cell i as read (not trimmed).
+// sideFlag marks a start that indexes the side list.
+const sideFlag = 1 << 31
+
+// cell returns cell i as read (quotes removed, white space around an
+// unquoted cell dropped); a JSON number is written out from its value.
 func (r *rawCol) cell(i int) string {
-	if r.spans == nil {
+	if r.starts == nil {
+		if r.nums != nil && r.nums[i] == r.nums[i] {
+			return formatNumber(r.nums[i])
+		}
 		return r.strs[i]
 	}
-	sp := r.spans[i]
-	if sp.end == sideMark {
-		return (*r.side)[sp.off]
+	off := r.starts[i]
+	if off&sideFlag != 0 {
+		return (*r.side)[off&^sideFlag]
 	}
-	return r.src[sp.off:sp.end]
+	s, k := r.src, int(off)
+	if k >= len(s) {
+		return ""
+	}
+	if s[k] == '"' {
+		q := strings.IndexByte(s[k+1:], '"')
+		return s[k+1 : k+1+q]
+	}
+	end := k
+	for end < len(s) {
+		c := s[end]
+		if c == r.delim || c == '\n' || c == '\r' {
+			break
+		}
+		end++
+	}
+	for end > k && isSpace(s[end-1], r.delim) {
+		end--
+	}
+	return s[k:end]
 }
 
 // native returns the value of a cell that was a JSON number.
@@ -54,6 +84,7 @@ type csvScanner struct {
 	line  int // 1-based line of the next record's start
 	// per record, reused
 	fields []span
+	starts []uint32 // what a rawCol stores for each field
 	quoted []bool
 	side   []string
 }
@@ -69,6 +100,7 @@ func (sc *csvScanner) record() (bool, error) {
 		return false, nil
 	}
 	sc.fields = sc.fields[:0]
+	sc.starts = sc.starts[:0]
 	sc.quoted = sc.quoted[:0]
 	startLine := sc.line
 	i := sc.i
@@ -109,6 +141,7 @@ func (sc *csvScanner) record() (bool, error) {
 			} else {
 				sc.fields = append(sc.fields, span{uint32(start), uint32(end)})
 			}
+			sc.starts = append(sc.starts, uint32(start-1))
 			sc.quoted = append(sc.quoted, true)
 			i = k
 		} else {
@@ -125,6 +158,7 @@ func (sc *csvScanner) record() (bool, error) {
 				end--
 			}
 			sc.fields = append(sc.fields, span{uint32(start), uint32(end)})
+			sc.starts = append(sc.starts, uint32(start))
 			sc.quoted = append(sc.quoted, false)
 			i = k
 		}
@@ -257,7 +291,7 @@ func parseDelimited(s string, format string) (names []string, cols []*rawCol, ro
 	est := min(strings.Count(s[sc.i:], "\n")+1, (len(s)-sc.i)/ncols+1)
 	cols = make([]*rawCol, ncols)
 	for j := range cols {
-		cols[j] = &rawCol{src: s, spans: make([]span, 0, est), side: &sc.side}
+		cols[j] = &rawCol{src: s, delim: sc.delim, starts: make([]uint32, 0, est), side: &sc.side}
 	}
 	pendingBlank, skipped := 0, 0
 	for {
@@ -276,7 +310,8 @@ func parseDelimited(s string, format string) (names []string, cols []*rawCol, ro
 		if pendingBlank > 0 {
 			if ncols == 1 {
 				for ; pendingBlank > 0; pendingBlank-- {
-					cols[0].spans = append(cols[0].spans, span{})
+					cols[0].starts = append(cols[0].starts, uint32(len(s))) // reads as ""
+
 					rows++
 				}
 			} else {
@@ -288,7 +323,11 @@ func parseDelimited(s string, format string) (names []string, cols []*rawCol, ro
 			return nil, nil, 0, nil, dataErrorf("row %d (line %d) has %d cells, the header has %d", rows+skipped+1, line, len(sc.fields), ncols)
 		}
 		for j, sp := range sc.fields {
-			cols[j].spans = append(cols[j].spans, sp)
+			if sp.end == sideMark {
+				cols[j].starts = append(cols[j].starts, sp.off|sideFlag)
+			} else {
+				cols[j].starts = append(cols[j].starts, sc.starts[j])
+			}
 		}
 		rows++
 	}

@@ -190,20 +190,47 @@ func parseClock(s string) (int64, bool) {
 	return int64(((h*60+mi)*60+sec)*1000) + frac - int64(offMin)*60_000, true
 }
 
-// monthNames maps English month names and their three-letter forms.
-var monthNames = [...]string{"january", "february", "march", "april", "may", "june",
-	"july", "august", "september", "october", "november", "december"}
-
-// monthByName reads an English month name or abbreviation ("Mar", "Sept.", "March").
+// monthByName reads an English month name or abbreviation ("Mar", "Sept.",
+// "March"); 0 when w is none. The three-letter prefix picks the month first,
+// so ordinary words cost one switch.
 func monthByName(w string) int {
 	w = strings.TrimSuffix(w, ".")
 	if len(w) < 3 || len(w) > 9 {
 		return 0
 	}
-	for i, name := range monthNames {
-		if strings.EqualFold(w, name) || strings.EqualFold(w, name[:3]) || (i == 8 && strings.EqualFold(w, "sept")) {
-			return i + 1
-		}
+	key := string([]byte{w[0] | 0x20, w[1] | 0x20, w[2] | 0x20})
+	var m int
+	var full string
+	switch key {
+	case "jan":
+		m, full = 1, "january"
+	case "feb":
+		m, full = 2, "february"
+	case "mar":
+		m, full = 3, "march"
+	case "apr":
+		m, full = 4, "april"
+	case "may":
+		m, full = 5, "may"
+	case "jun":
+		m, full = 6, "june"
+	case "jul":
+		m, full = 7, "july"
+	case "aug":
+		m, full = 8, "august"
+	case "sep":
+		m, full = 9, "september"
+	case "oct":
+		m, full = 10, "october"
+	case "nov":
+		m, full = 11, "november"
+	case "dec":
+		m, full = 12, "december"
+	default:
+		return 0
+	}
+	if len(w) == 3 || strings.EqualFold(w, full) || (m == 9 && strings.EqualFold(w, "sept")) {
+		return m
 	}
 	return 0
 }

@@ -3,6 +3,8 @@ package dataset
 import (
 	"encoding/json"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -111,6 +113,31 @@ func TestCivilRoundTrip(t *testing.T) {
 		y, m, d := civilFromDays(days)
 		if back := daysFromCivil(y, m, d); back != days || !validDate(y, m, d) {
 			t.Fatalf("day %d → %d-%d-%d → %d", days, y, m, d, back)
+		}
+	}
+}
+
+func TestMedian(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for n := 1; n < 400; n += 7 {
+		for _, dup := range []int{0, 3} {
+			b := make([]float64, n)
+			for i := range b {
+				if dup > 0 {
+					b[i] = float64(r.IntN(dup))
+				} else {
+					b[i] = r.NormFloat64()
+				}
+			}
+			sorted := slices.Clone(b)
+			slices.Sort(sorted)
+			want := sorted[n/2]
+			if n%2 == 0 {
+				want = (sorted[n/2-1] + sorted[n/2]) / 2
+			}
+			if got := median(b); got != want {
+				t.Fatalf("n=%d dup=%d: median %v, want %v", n, dup, got, want)
+			}
 		}
 	}
 }

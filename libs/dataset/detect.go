@@ -26,23 +26,25 @@ func describeColumn(id, name string) string {
 
 // columnStats is what the first look at a column found.
 type columnStats struct {
-	total              int // non-blank cells
-	usOK, euOK         int
-	usOnly, euOnly     int
-	firstEUOnly        int // row of the first cell only readable with a decimal comma
-	pct                int
-	currency           string
-	mixedCurrency      bool
-	years              int
-	dateDef            int
-	dmyDF, dmyMF       int // cells readable day-first / month-first
-	onlyDF, onlyMF     int
-	dmyAmbiguous       int // first row with a != b readable both ways, -1 none
-	dmySep             byte
-	lzUS, lzEU         int // first row with a leading zero per reading, -1 none
-	numFail, dateFail  int
-	stoppedEarly       bool
-	hasNative, natives int
+	total             int // non-blank cells
+	usOK, euOK        int
+	usOnly, euOnly    int
+	firstEUOnly       int // row of the first cell only readable with a decimal comma
+	pct               int
+	currency          string
+	mixedCurrency     bool
+	years             int
+	dateDef           int
+	dmyDF, dmyMF      int // cells readable day-first / month-first
+	onlyDF, onlyMF    int
+	dmyAmbiguous      int // first row with a != b readable both ways, -1 none
+	dmySep            byte
+	lzUS, lzEU        int // first row with a leading zero per reading, -1 none
+	numFail, dateFail int
+	stoppedEarly      bool
+	// us holds the cells read with '.' as the decimal mark (NaN where that
+	// fails), so a column decided as such needs no second pass.
+	us []float64
 }
 
 // detectColumn decides the kind of one column and converts its cells.
@@ -66,6 +68,10 @@ func detectColumn(rc *rawCol, rows int, id, name string) (*Column, []Notice) {
 			return textColumn(col, rc, rows), []Notice{leadingZeroNotice(id, name, rc, lz)}
 		}
 		col.Kind, col.Num = Number, num
+		return col, nil
+	}
+	if num, unit, ok := fastDates(rc, rows); ok {
+		col.Kind, col.Num, col.DateUnit = Date, num, unit
 		return col, nil
 	}
 	st := scanColumn(rc, rows, yearish)
@@ -95,7 +101,11 @@ func detectColumn(rc *rawCol, rows int, id, name string) (*Column, []Notice) {
 		if lz >= 0 {
 			return textColumn(col, rc, rows), []Notice{leadingZeroNotice(id, name, rc, lz)}
 		}
-		numberColumn(col, rc, rows, eu)
+		if eu || st.us == nil {
+			numberColumn(col, rc, rows, eu)
+		} else {
+			col.Kind, col.Num = Number, st.us
+		}
 		col.Percent = st.pct*2 >= st.total
 		if !st.mixedCurrency {
 			col.Currency = st.currency
@@ -146,6 +156,9 @@ func detectColumn(rc *rawCol, rows int, id, name string) (*Column, []Notice) {
 // zero ("007"), or -1.
 func fastNumbers(rc *rawCol, rows int) (num []float64, lzRow int, ok bool) {
 	lzRow = -1
+	if rc.starts == nil && rc.nums != nil && allNative(rc, rows) {
+		return rc.nums[:rows:rows], -1, true
+	}
 	for i := 0; i < rows; i++ {
 		v, ok := rc.native(i)
 		if !ok {
@@ -174,6 +187,17 @@ func fastNumbers(rc *rawCol, rows int) (num []float64, lzRow int, ok bool) {
 		num[i] = v
 	}
 	return num, lzRow, true
+}
+
+// allNative reports whether every non-blank cell was a JSON number, so the
+// values read with the JSON can serve as the column as they are.
+func allNative(rc *rawCol, rows int) bool {
+	for i := 0; i < rows; i++ {
+		if v := rc.nums[i]; v != v && trimCell(rc.strs[i]) != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // allYears reports whether every value is a year written with four digits.
@@ -206,6 +230,7 @@ func scanColumn(rc *rawCol, rows int, yearish bool) columnStats {
 	st := columnStats{dmyAmbiguous: -1, lzUS: -1, lzEU: -1, firstEUOnly: -1}
 	for i := 0; i < rows; i++ {
 		if v, ok := rc.native(i); ok {
+			st.keepUS(i, v, rows)
 			st.total++
 			st.usOK++
 			st.euOK++
@@ -216,13 +241,22 @@ func scanColumn(rc *rawCol, rows int, yearish bool) columnStats {
 			continue
 		}
 		s := trimCell(rc.cell(i))
+		if st.us != nil {
+			st.us[i] = math.NaN()
+		}
 		if s == "" {
 			continue
 		}
 		st.total++
 		isNum, isDate, isYear := false, false, false
 		if sh, ok := parseNumShape(s); ok {
-			_, okU, lzU := interpret(sh.body, false)
+			vU, okU, lzU := interpret(sh.body, false)
+			if okU {
+				if sh.neg && vU != 0 {
+					vU = -vU
+				}
+				st.keepUS(i, vU, rows)
+			}
 			_, okE, lzE := interpret(sh.body, true)
 			if okU {
 				st.usOK++
@@ -302,6 +336,49 @@ func scanColumn(rc *rawCol, rows int, yearish bool) columnStats {
 	return st
 }
 
+// keepUS records the value of row i read with '.' as the decimal mark.
+func (st *columnStats) keepUS(i int, v float64, rows int) {
+	if st.us == nil {
+		st.us = make([]float64, rows)
+		for k := range i {
+			st.us[k] = math.NaN()
+		}
+	}
+	st.us[i] = v
+}
+
+// fastDates reads a column of ISO-like dates (any form parseDateDefinite
+// knows) in one pass; it fails at the first cell that is not one.
+func fastDates(rc *rawCol, rows int) (num []float64, unit string, ok bool) {
+	for i := 0; i < rows; i++ {
+		if _, ok := rc.native(i); ok {
+			return nil, "", false
+		}
+		s := trimCell(rc.cell(i))
+		if s == "" {
+			if num != nil {
+				num[i] = math.NaN()
+			}
+			continue
+		}
+		ms, u, ok := parseDateDefinite(s)
+		if !ok {
+			return nil, "", false
+		}
+		if num == nil {
+			num = make([]float64, rows)
+			for k := range i {
+				num[k] = math.NaN()
+			}
+		}
+		num[i] = float64(ms)
+		if unitRank(u) > unitRank(unit) {
+			unit = u
+		}
+	}
+	return num, unit, num != nil
+}
+
 // chooseDayFirst settles the order of numeric dates from the whole column:
 // a cell like 25/03/2024 decides; when none does, dots and dashes read as
 // day/month and slashes as month/day.
@@ -323,6 +400,14 @@ func chooseDayFirst(st *columnStats) bool {
 // textColumn fills col with the trimmed cells as text.
 func textColumn(col *Column, rc *rawCol, rows int) *Column {
 	col.Kind = Text
+	if rc.starts == nil && rc.nums == nil {
+		// JSON strings: the raw column is ours, trim it in place
+		col.Text = rc.strs[:rows:rows]
+		for i, v := range col.Text {
+			col.Text[i] = trimCell(v)
+		}
+		return col
+	}
 	col.Text = make([]string, rows)
 	for i := range col.Text {
 		col.Text[i] = trimCell(rc.cell(i))

@@ -8,6 +8,7 @@ type DataError struct {
 	Message string
 }
 
+// Error returns the message as is; it is written for the caller.
 func (e *DataError) Error() string { return e.Message }
 
 // dataErrorf builds a *DataError with a formatted message.
@@ -40,6 +41,7 @@ type FieldError struct {
 	Problem string
 }
 
+// Error gives "field: problem", or the problem alone when no field is at fault.
 func (e *FieldError) Error() string {
 	if e.Field == "" {
 		return e.Problem

@@ -3,6 +3,7 @@ package dataset
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -66,9 +67,9 @@ func (b *rowsBuilder) put(j int, c jcell) bool {
 		return false
 	}
 	for len(col.strs) < b.rows {
-		col.strs = append(col.strs, "")
+		col.strs = append(grow(col.strs), "")
 		if col.nums != nil {
-			col.nums = append(col.nums, math.NaN())
+			col.nums = append(grow(col.nums), math.NaN())
 		}
 	}
 	if c.kind == 'n' && col.nums == nil {
@@ -77,11 +78,30 @@ func (b *rowsBuilder) put(j int, c jcell) bool {
 			col.nums[i] = math.NaN()
 		}
 	}
-	col.strs = append(col.strs, c.s)
+	col.strs = append(grow(col.strs), c.s)
 	if col.nums != nil {
-		col.nums = append(col.nums, c.num)
+		col.nums = append(grow(col.nums), c.num)
 	}
 	return true
+}
+
+// reserve sizes every column for about rows rows.
+func (b *rowsBuilder) reserve(rows int) {
+	for _, col := range b.cols {
+		col.strs = slices.Grow(col.strs, rows-len(col.strs))
+		if col.nums != nil {
+			col.nums = slices.Grow(col.nums, rows-len(col.nums))
+		}
+	}
+}
+
+// grow makes room for one more cell, doubling (append grows large slices
+// by only 1.25×, which allocates five times the final size on the way).
+func grow[E any](s []E) []E {
+	if len(s) < cap(s) {
+		return s
+	}
+	return slices.Grow(s, max(len(s), 8))
 }
 
 // finish pads every column to the row count.
@@ -101,6 +121,21 @@ func (b *rowsBuilder) finish() {
 type jsonReader[T string | []byte] struct {
 	b T
 	i int
+	// intern shares one copy of repeated short strings (keys, categories)
+	// when reading bytes; strings read from a Go string are free substrings.
+	intern map[string]string
+}
+
+// maxInterned bounds the intern table so unique values cannot grow it forever.
+const maxInterned = 50_000
+
+// newJSONReader starts reading text; byte input gets an intern table.
+func newJSONReader[T string | []byte](text T) *jsonReader[T] {
+	r := &jsonReader[T]{b: text}
+	if _, ok := any(text).([]byte); ok {
+		r.intern = make(map[string]string)
+	}
+	return r
 }
 
 func (r *jsonReader[T]) ws() {
@@ -175,6 +210,16 @@ func (r *jsonReader[T]) str() (string, error) {
 	}
 	if !esc {
 		r.i = k + 1
+		if r.intern != nil && k-start <= 64 {
+			if v, ok := r.intern[string(r.b[start:k])]; ok {
+				return v, nil
+			}
+			v := string(r.b[start:k])
+			if len(r.intern) < maxInterned {
+				r.intern[v] = v
+			}
+			return v, nil
+		}
 		return string(r.b[start:k]), nil
 	}
 	var sb strings.Builder
@@ -272,7 +317,7 @@ func hex4[T string | []byte](b T, i, end int) (rune, bool) {
 }
 
 // number reads a JSON number literal.
-func (r *jsonReader[T]) number() (string, error) {
+func (r *jsonReader[T]) number() (T, error) {
 	start, k, b := r.i, r.i, r.b
 	digits := func() int {
 		n := 0
@@ -289,13 +334,13 @@ func (r *jsonReader[T]) number() (string, error) {
 		k++
 	} else if digits() == 0 {
 		r.i = k
-		return "", r.syntaxError("a number")
+		return r.b[:0], r.syntaxError("a number")
 	}
 	if k < len(b) && b[k] == '.' {
 		k++
 		if digits() == 0 {
 			r.i = k
-			return "", r.syntaxError("digits after the decimal point")
+			return r.b[:0], r.syntaxError("digits after the decimal point")
 		}
 	}
 	if k < len(b) && (b[k] == 'e' || b[k] == 'E') {
@@ -305,11 +350,11 @@ func (r *jsonReader[T]) number() (string, error) {
 		}
 		if digits() == 0 {
 			r.i = k
-			return "", r.syntaxError("digits in the exponent")
+			return r.b[:0], r.syntaxError("digits in the exponent")
 		}
 	}
 	r.i = k
-	return string(b[start:k]), nil
+	return b[start:k], nil
 }
 
 func (r *jsonReader[T]) literal(word string) bool {
@@ -321,7 +366,9 @@ func (r *jsonReader[T]) literal(word string) bool {
 }
 
 // scalar reads one cell value; where names it in errors ("row 3, \"Sales\"").
-func (r *jsonReader[T]) scalar(where func() string) (jcell, error) {
+// A number's text is kept only when literal is set (header cells); cells
+// keep the value, and rawCol.cell writes it out if ever needed.
+func (r *jsonReader[T]) scalar(where func() string, literal bool) (jcell, error) {
 	switch c := r.peek(); {
 	case c == '"':
 		s, err := r.str()
@@ -331,11 +378,15 @@ func (r *jsonReader[T]) scalar(where func() string) (jcell, error) {
 		if err != nil {
 			return jcell{}, err
 		}
-		v, perr := strconv.ParseFloat(lit, 64)
-		if perr != nil {
-			return jcell{}, dataErrorf("%s: the number %s is out of range", where(), lit)
+		v, ok, _ := fastNum(lit)
+		if !ok {
+			return jcell{}, dataErrorf("%s: the number %s is out of range", where(), string(lit))
 		}
-		return jcell{s: lit, num: v, kind: 'n'}, nil
+		cell := jcell{num: v, kind: 'n'}
+		if literal {
+			cell.s = string(lit)
+		}
+		return cell, nil
 	case c == 't' && r.literal("true"):
 		return jcell{s: "true", num: math.NaN(), kind: 'b'}, nil
 	case c == 'f' && r.literal("false"):
@@ -381,6 +432,7 @@ func (r *jsonReader[T]) rows() (*rowsBuilder, error) {
 	objects := first == '{'
 	for n := 0; ; n++ {
 		c := r.peek()
+		start := r.i
 		switch {
 		case objects && c == '{':
 			if err := r.object(b, n+1); err != nil {
@@ -398,6 +450,10 @@ func (r *jsonReader[T]) rows() (*rowsBuilder, error) {
 				want = "an array like the header"
 			}
 			return nil, dataErrorf("data[%d] is %s; every row must be %s", n, jsonKindName(c), want)
+		}
+		if (objects && n == 0) || (!objects && n == 1) {
+			// Rows tend to look alike: size the columns from the first row.
+			b.reserve((len(r.b)-start)/(r.i-start+1) + 1)
 		}
 		switch r.peek() {
 		case ',':
@@ -432,7 +488,7 @@ func (r *jsonReader[T]) object(b *rowsBuilder, row int) error {
 		if err := r.expect(':', "':' after a key"); err != nil {
 			return err
 		}
-		cell, err := r.scalar(func() string { return "row " + strconv.Itoa(row) + ", key " + strconv.Quote(key) })
+		cell, err := r.scalar(func() string { return "row " + strconv.Itoa(row) + ", key " + strconv.Quote(key) }, false)
 		if err != nil {
 			return err
 		}
@@ -467,7 +523,7 @@ func (r *jsonReader[T]) array(b *rowsBuilder, row int) error {
 	}
 	if r.peek() != ']' {
 		for {
-			cell, err := r.scalar(where)
+			cell, err := r.scalar(where, row == 0)
 			if err != nil {
 				return err
 			}
@@ -503,7 +559,7 @@ func (r *jsonReader[T]) array(b *rowsBuilder, row int) error {
 // parseJSONText reads a JSON value holding the data: an array of rows, or
 // (for raw messages only) a string of CSV/TSV or of JSON.
 func parseJSONText[T string | []byte](text T, format string, inString bool) (names []string, cols []*rawCol, rows int, notices []Notice, err error) {
-	r := &jsonReader[T]{b: text}
+	r := newJSONReader(text)
 	if len(text) >= 3 && string(text[:3]) == "\ufeff" {
 		r.i = 3
 	}
@@ -534,6 +590,8 @@ func parseJSONText[T string | []byte](text T, format string, inString bool) (nam
 		return nil, nil, 0, nil, dataErrorf("data is empty")
 	case c == 'n' && !inString:
 		return nil, nil, 0, nil, dataErrorf("data is null; send a string of CSV or TSV, an array of objects or an array of arrays")
+	case jsonKindName(c) == "invalid JSON":
+		return nil, nil, 0, nil, r.syntaxError("an array of rows")
 	default:
 		if inString {
 			return nil, nil, 0, nil, dataErrorf("the JSON data holds %s; it must be an array of objects or an array of arrays", jsonKindName(c))

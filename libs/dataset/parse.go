@@ -63,6 +63,9 @@ func Parse(data any, format string) (*Table, []Notice, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if len(cols) == 0 {
+		return nil, nil, dataErrorf("data has no columns; name them in a header row or in the keys of the row objects")
+	}
 	names, renamed := uniqueNames(names)
 	notices = append(notices, renamed...)
 	t := &Table{Rows: rows, Columns: make([]*Column, len(cols))}

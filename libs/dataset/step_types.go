@@ -129,8 +129,10 @@ func (s *TopNStep) Apply(t *Table, d Defaults) (*Table, error) {
 	return out, nil
 }
 
-// filterOperators are the allowed values of filter's operator.
-var filterOperators = []string{"eq", "ne", "gt", "gte", "lt", "lte", "contains", "in"}
+// filterOperators lists the allowed values of filter's operator.
+func filterOperators() []string {
+	return []string{"eq", "ne", "gt", "gte", "lt", "lte", "contains", "in"}
+}
 
 // FilterStep keeps the rows whose cell in Column compares true with Value.
 // Value null with eq/ne (or inside an in list) matches blank cells; ne
@@ -172,8 +174,8 @@ func (s *FilterStep) prepare(t *Table) (*Column, []filterValue, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if !slices.Contains(filterOperators, s.Operator) {
-		return nil, nil, fieldErrorf("operator", "must be one of %s; got %q", strings.Join(filterOperators, ", "), s.Operator)
+	if !slices.Contains(filterOperators(), s.Operator) {
+		return nil, nil, fieldErrorf("operator", "must be one of %s; got %q", strings.Join(filterOperators(), ", "), s.Operator)
 	}
 	if s.Operator == "contains" && c.Kind != Text {
 		return nil, nil, fieldErrorf("operator", "contains works on text columns; %s is a %s column (use eq, ne, gt, gte, lt, lte or in)", label(c), c.Kind)
@@ -362,8 +364,8 @@ func textMatcher(c *Column, op string, vals []filterValue) func(int) bool {
 	return func(i int) bool { return set[c.Text[i]] }
 }
 
-// aggregateFns are the allowed values of a measure's fn.
-var aggregateFns = []string{"sum", "mean", "median", "count", "min", "max"}
+// aggregateFns lists the allowed values of a measure's fn.
+func aggregateFns() []string { return []string{"sum", "mean", "median", "count", "min", "max"} }
 
 // Measure is one computed column of an aggregate: fn over column. count
 // without a column counts rows; with one, its non-blank cells.
@@ -410,8 +412,8 @@ func (s *AggregateStep) Validate(t *Table) error {
 	}
 	for i, m := range s.Measures {
 		field := fmt.Sprintf("measures[%d]", i)
-		if !slices.Contains(aggregateFns, m.Fn) {
-			return fieldErrorf(field+".fn", "must be one of %s; got %q", strings.Join(aggregateFns, ", "), m.Fn)
+		if !slices.Contains(aggregateFns(), m.Fn) {
+			return fieldErrorf(field+".fn", "must be one of %s; got %q", strings.Join(aggregateFns(), ", "), m.Fn)
 		}
 		if m.Fn == "count" && m.Column == "" {
 			continue
@@ -648,14 +650,72 @@ func medians(vals []float64, groupOf []int32, groups int) []float64 {
 			out[g] = math.NaN()
 			continue
 		}
-		slices.Sort(b)
-		if len(b)%2 == 1 {
-			out[g] = b[len(b)/2]
-		} else {
-			out[g] = (b[len(b)/2-1] + b[len(b)/2]) / 2
-		}
+		out[g] = median(b)
 	}
 	return out
+}
+
+// median of b (reordered in place) by selection, O(len(b)) on average.
+func median(b []float64) float64 {
+	k := len(b) / 2
+	hi := selectKth(b, k)
+	if len(b)%2 == 1 {
+		return hi
+	}
+	// the lower middle is the largest value left of k
+	lo := b[0]
+	for _, v := range b[1:k] {
+		lo = max(lo, v)
+	}
+	return (lo + hi) / 2
+}
+
+// selectKth reorders b so b[k] is the k-th smallest, smaller values before
+// it and larger after, and returns b[k]. Small or stubborn ranges are sorted.
+func selectKth(b []float64, k int) float64 {
+	lo, hi := 0, len(b)-1
+	for rounds := 0; hi-lo > 16; rounds++ {
+		if rounds > 64 {
+			slices.Sort(b[lo : hi+1])
+			return b[k]
+		}
+		mid := lo + (hi-lo)/2
+		// median of three as the pivot
+		if b[mid] < b[lo] {
+			b[mid], b[lo] = b[lo], b[mid]
+		}
+		if b[hi] < b[lo] {
+			b[hi], b[lo] = b[lo], b[hi]
+		}
+		if b[hi] < b[mid] {
+			b[hi], b[mid] = b[mid], b[hi]
+		}
+		p := b[mid]
+		i, j := lo, hi
+		for i <= j {
+			for b[i] < p {
+				i++
+			}
+			for b[j] > p {
+				j--
+			}
+			if i <= j {
+				b[i], b[j] = b[j], b[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return b[k]
+		}
+	}
+	slices.Sort(b[lo : hi+1])
+	return b[k]
 }
 
 // LimitStep keeps the first n rows.
@@ -829,8 +889,8 @@ func (s *UnpivotStep) Apply(t *Table, _ Defaults) (*Table, error) {
 	return out, nil
 }
 
-// bucketUnits are the allowed values of dateBucket's unit.
-var bucketUnits = []string{"day", "week", "month", "quarter", "year"}
+// bucketUnits lists the allowed values of dateBucket's unit.
+func bucketUnits() []string { return []string{"day", "week", "month", "quarter", "year"} }
 
 // DateBucketStep rounds a date column down to the start of its day, week
 // (Monday), month, quarter or year; the column keeps its id. It does not
@@ -856,8 +916,8 @@ func (s *DateBucketStep) Validate(t *Table) error {
 	if _, err := needKind(t, "column", s.Column, "dateBucket", Date); err != nil {
 		return err
 	}
-	if !slices.Contains(bucketUnits, s.Unit) {
-		return fieldErrorf("unit", "must be one of %s; got %q", strings.Join(bucketUnits, ", "), s.Unit)
+	if !slices.Contains(bucketUnits(), s.Unit) {
+		return fieldErrorf("unit", "must be one of %s; got %q", strings.Join(bucketUnits(), ", "), s.Unit)
 	}
 	return nil
 }

@@ -97,7 +97,7 @@ func decodeFields(r *fieldReader) (Step, error) {
 			if s.Column, err = r.str("column", true, "a column id such as c1"); err != nil {
 				return err
 			}
-			if s.Operator, err = r.enum("operator", true, filterOperators...); err != nil {
+			if s.Operator, err = r.enum("operator", true, filterOperators()...); err != nil {
 				return err
 			}
 			s.Value, err = r.filterValue(s.Operator)
@@ -140,7 +140,7 @@ func decodeFields(r *fieldReader) (Step, error) {
 			if s.Column, err = r.str("column", true, "a date column id such as c1"); err != nil {
 				return err
 			}
-			s.Unit, err = r.enum("unit", true, bucketUnits...)
+			s.Unit, err = r.enum("unit", true, bucketUnits()...)
 			return err
 		})
 		return s, err
@@ -312,7 +312,7 @@ func (r *fieldReader) measures() ([]Measure, error) {
 		}
 		mr := &fieldReader{fields: fields}
 		err := mr.check("a measure", []string{"column", "fn"}, func() (err error) {
-			if out[i].Fn, err = mr.enum("fn", true, aggregateFns...); err != nil {
+			if out[i].Fn, err = mr.enum("fn", true, aggregateFns()...); err != nil {
 				return err
 			}
 			out[i].Column, err = mr.str("column", out[i].Fn != "count", "a column id such as c2")

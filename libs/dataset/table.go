@@ -1,6 +1,3 @@
-// Package dataset parses tabular input (CSV, TSV, JSON rows, arrays of arrays)
-// into column-wise tables, detects column kinds, and applies pure
-// table-to-table transform steps (sort, topN, filter, aggregate, …).
 package dataset
 
 import (

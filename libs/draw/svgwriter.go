@@ -136,3 +136,42 @@ func appendEscaped(b []byte, s string) []byte {
 	}
 	return b
 }
+
+// appendEscapedBytes is appendEscaped for text in a scratch buffer.
+func appendEscapedBytes(b, s []byte) []byte {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			r, n := utf8.DecodeRune(s[i:])
+			switch {
+			case r == utf8.RuneError && n == 1:
+				b = append(b, "\uFFFD"...)
+			case r == 0xFFFE || r == 0xFFFF, r >= 0x80 && r <= 0x9F:
+			default:
+				b = append(b, s[i:i+n]...)
+			}
+			i += n
+			continue
+		}
+		i++
+		switch c {
+		case '<':
+			b = append(b, "&lt;"...)
+		case '>':
+			b = append(b, "&gt;"...)
+		case '&':
+			b = append(b, "&amp;"...)
+		case '"':
+			b = append(b, "&quot;"...)
+		case '\'':
+			b = append(b, "&#39;"...)
+		case '\t', '\n', '\r':
+			b = append(b, ' ')
+		default:
+			if c >= 0x20 && c != 0x7F {
+				b = append(b, c)
+			}
+		}
+	}
+	return b
+}

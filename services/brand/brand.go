@@ -1,9 +1,10 @@
-// Package brand is the brand service. Its public endpoints arrive with their own
-// issues; today it is a target of its own that answers its health and
-// refuses everything else with the API error body.
+// Package brand is the brand service: it owns each account's brand palette.
+// Its public endpoints (get/set/extract) arrive with their own issue; today it
+// answers the internal read that setPalette {"palette":"brand"} needs.
 package brand
 
 import (
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -12,7 +13,9 @@ import (
 
 	"chartd.dev/libs/apierr"
 	"chartd.dev/libs/auth"
+	"chartd.dev/libs/clients"
 	"chartd.dev/libs/httpx"
+	"chartd.dev/libs/store"
 )
 
 // Config is the brand service's settings.
@@ -23,7 +26,8 @@ type Config struct {
 
 // Deps are the parts the service is built from.
 type Deps struct {
-	Log *slog.Logger
+	Accounts store.Accounts
+	Log      *slog.Logger
 }
 
 // Service is the brand service.
@@ -41,7 +45,22 @@ func New(cfg Config, deps Deps) (*Service, error) {
 }
 
 // Routes registers the service's routes on r.
-func (s *Service) Routes(r *mux.Router) {}
+func (s *Service) Routes(r *mux.Router) {
+	r.Methods(http.MethodGet).Path("/internal/v1/brand-palette").Handler(s.errs.Wrap(s.palette))
+}
+
+func (s *Service) palette(w http.ResponseWriter, r *http.Request) error {
+	p, err := auth.Must(r.Context())
+	if err != nil {
+		return err
+	}
+	colors, err := s.deps.Accounts.GetBrandPalette(r.Context(), p.AccountID)
+	if err != nil {
+		return fmt.Errorf("brand palette of %s: %w", p.AccountID, err)
+	}
+	httpx.WriteJSON(w, http.StatusOK, clients.BrandPalette{Colors: colors})
+	return nil
+}
 
 // Handler is the service behind the internal-token check.
 func (s *Service) Handler() http.Handler {

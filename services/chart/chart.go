@@ -4,6 +4,8 @@
 package chart
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -14,6 +16,9 @@ import (
 	"chartd.dev/charts"
 	"chartd.dev/libs/apierr"
 	"chartd.dev/libs/auth"
+	"chartd.dev/libs/chartspec"
+	"chartd.dev/libs/clients"
+	"chartd.dev/libs/dataset"
 	"chartd.dev/libs/httpx"
 	"chartd.dev/libs/store"
 )
@@ -26,28 +31,47 @@ type Config struct {
 	InternalToken string
 }
 
+// Editor applies ops and lints charts (libs/chartspec behind a small
+// interface, so the service stays thin).
+type Editor interface {
+	// ApplyOps applies ops to spec all-or-nothing against data (before
+	// steps); brand is the account's brand palette or nil. An error is the
+	// refusal, its message says which op and field and what to do.
+	ApplyOps(spec *chartspec.Spec, ops []json.RawMessage, data *dataset.Table, brand []string) (*chartspec.Spec, error)
+	// Lint answers the chart's readability problems on data after steps.
+	Lint(spec *chartspec.Spec, after *dataset.Table) []Problem
+}
+
 // Deps are the parts the service is built from.
 type Deps struct {
 	Charts  store.Charts
 	Catalog *charts.Catalog
-	Log     *slog.Logger
+	// Data is the data service, owner of each chart's data.
+	Data clients.Data
+	// Editor applies ops and lints.
+	Editor Editor
+	// Brand answers the account's brand palette (nil when none is saved).
+	Brand func(ctx context.Context, p auth.Principal) ([]string, error)
+	Log   *slog.Logger
 }
 
 // Service is the chart service.
 type Service struct {
 	cfg     Config
 	deps    Deps
+	siteURL string
 	docsURL string
 	errs    httpx.Errors
 }
 
 // New builds the service.
 func New(cfg Config, deps Deps) (*Service, error) {
-	if deps.Charts == nil || deps.Catalog == nil || deps.Log == nil {
-		return nil, fmt.Errorf("chart service: Charts, Catalog and Log are required")
+	if deps.Charts == nil || deps.Catalog == nil || deps.Log == nil || deps.Editor == nil {
+		return nil, fmt.Errorf("chart service: Charts, Catalog, Editor and Log are required")
 	}
-	docs := strings.TrimRight(cfg.PublicURL, "/") + "/docs"
-	return &Service{cfg: cfg, deps: deps, docsURL: docs, errs: httpx.Errors{DocsURL: docs}}, nil
+	site := strings.TrimRight(cfg.PublicURL, "/")
+	docs := site + "/docs"
+	return &Service{cfg: cfg, deps: deps, siteURL: site, docsURL: docs, errs: httpx.Errors{DocsURL: docs}}, nil
 }
 
 // Routes registers the service's public routes (under /api/v1) and its
@@ -56,7 +80,15 @@ func (s *Service) Routes(r *mux.Router) {
 	r.Methods(http.MethodGet).Path("/api/v1/chart-types").Handler(s.errs.Wrap(s.listChartTypes))
 	r.Methods(http.MethodGet).Path("/api/v1/examples").Handler(s.errs.Wrap(s.listExamples))
 	r.Methods(http.MethodGet).Path("/api/v1/palettes").Handler(s.errs.Wrap(s.listPalettes))
+	r.Methods(http.MethodPost).Path("/api/v1/charts").Handler(s.errs.Wrap(s.create))
+	r.Methods(http.MethodGet).Path("/api/v1/charts").Handler(s.errs.Wrap(s.list))
+	r.Methods(http.MethodGet).Path("/api/v1/charts/{id}").Handler(s.errs.Wrap(s.get))
+	r.Methods(http.MethodPatch).Path("/api/v1/charts/{id}").Handler(s.errs.Wrap(s.rename))
+	r.Methods(http.MethodDelete).Path("/api/v1/charts/{id}").Handler(s.errs.Wrap(s.delete))
+	r.Methods(http.MethodPost).Path("/api/v1/charts/{id}/duplicate").Handler(s.errs.Wrap(s.duplicate))
+	r.Methods(http.MethodPut).Path("/api/v1/charts/{id}/data").Handler(s.errs.Wrap(s.setData))
 	r.Methods(http.MethodGet).Path("/internal/v1/charts/count").Handler(s.errs.Wrap(s.countCharts))
+	r.Methods(http.MethodGet).Path("/internal/v1/charts/{id}/spec").Handler(s.errs.Wrap(s.getSpec))
 }
 
 // Handler is the service behind the internal-token check.

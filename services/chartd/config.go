@@ -26,16 +26,19 @@ type Config struct {
 	ShutdownTimeout time.Duration
 
 	Gateway GatewayConfig
+	// URLs are where services that run apart are reached (split mode).
+	URLs ServiceURLs
+}
+
+// ServiceURLs are the addresses of services in other processes.
+type ServiceURLs struct {
+	Chart, Data, Brand, Render string
 }
 
 // GatewayConfig holds the gateway's flags (prefixed gateway.).
 type GatewayConfig struct {
 	MaxBodyBytes int64
 	KeyCacheTTL  time.Duration
-	ChartURL     string
-	DataURL      string
-	BrandURL     string
-	RenderURL    string
 }
 
 // targetNames lists the targets a process can run.
@@ -56,10 +59,10 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", 20*time.Second, "how long SIGTERM waits for in-flight requests")
 	fs.Int64Var(&c.Gateway.MaxBodyBytes, "gateway.max-body-bytes", 5<<20, "largest request body; larger is too_large")
 	fs.DurationVar(&c.Gateway.KeyCacheTTL, "gateway.key-cache-ttl", 2*time.Second, "how long a verified API key is cached (revocation delay)")
-	fs.StringVar(&c.Gateway.ChartURL, "gateway.chart-url", "", "chart service URL (split mode)")
-	fs.StringVar(&c.Gateway.DataURL, "gateway.data-url", "", "data service URL (split mode)")
-	fs.StringVar(&c.Gateway.BrandURL, "gateway.brand-url", "", "brand service URL (split mode)")
-	fs.StringVar(&c.Gateway.RenderURL, "gateway.render-url", "", "render service URL (split mode)")
+	fs.StringVar(&c.URLs.Chart, "chart-url", "", "chart service URL, for processes that call it (split mode)")
+	fs.StringVar(&c.URLs.Data, "data-url", "", "data service URL, for processes that call it (split mode)")
+	fs.StringVar(&c.URLs.Brand, "brand-url", "", "brand service URL, for processes that call it (split mode)")
+	fs.StringVar(&c.URLs.Render, "render-url", "", "render service URL, for processes that call it (split mode)")
 }
 
 // EnvName is the environment variable of a flag.
@@ -139,12 +142,10 @@ func (c Config) Validate() error {
 	if c.Gateway.MaxBodyBytes < 1024 {
 		bad("-gateway.max-body-bytes %d: want at least 1024", c.Gateway.MaxBodyBytes)
 	}
-	if c.Target == TargetGateway {
-		for _, sv := range []struct{ name, url string }{{"chart", c.Gateway.ChartURL}, {"data", c.Gateway.DataURL}, {"brand", c.Gateway.BrandURL}, {"render", c.Gateway.RenderURL}} {
-			name, v := sv.name, sv.url
-			if u, err := url.Parse(v); v == "" || err != nil || u.Host == "" {
-				bad("-gateway.%s-url %q: the gateway alone needs the %s service's URL", name, v, name)
-			}
+	for _, name := range calls(c.Target) {
+		v := c.URLs.get(name)
+		if u, err := url.Parse(v); v == "" || err != nil || u.Host == "" {
+			bad("-%s-url %q: -target=%s calls the %s service and needs its URL", name, v, c.Target, name)
 		}
 	}
 	if c.ShutdownTimeout <= 0 {
@@ -157,4 +158,33 @@ func (c Config) logLevel() slog.Level {
 	var l slog.Level
 	l.UnmarshalText([]byte(c.LogLevel))
 	return l
+}
+
+// get answers the URL of a service by target name.
+func (u ServiceURLs) get(name string) string {
+	switch name {
+	case TargetChart:
+		return u.Chart
+	case TargetData:
+		return u.Data
+	case TargetBrand:
+		return u.Brand
+	case TargetRender:
+		return u.Render
+	}
+	return ""
+}
+
+// calls lists the services a target calls over the network when it runs
+// alone (in -target=all every call stays in the process).
+func calls(target string) []string {
+	switch target {
+	case TargetGateway:
+		return []string{TargetChart, TargetData, TargetBrand, TargetRender}
+	case TargetChart:
+		return []string{TargetData, TargetBrand}
+	case TargetData:
+		return []string{TargetChart}
+	}
+	return nil
 }

@@ -48,7 +48,7 @@ func TestParseConfigEnvironment(t *testing.T) {
 func TestSplitGatewayNeedsServiceURLs(t *testing.T) {
 	_, err := ParseConfig([]string{"-target=gateway", "-internal-token=0123456789abcdef0"}, env(nil))
 	for _, s := range []string{"chart", "data", "brand", "render"} {
-		if err == nil || !strings.Contains(err.Error(), "-gateway."+s+"-url") {
+		if err == nil || !strings.Contains(err.Error(), "-"+s+"-url") {
 			t.Fatalf("missing %s url not reported: %v", s, err)
 		}
 	}

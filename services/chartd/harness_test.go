@@ -356,15 +356,15 @@ func startSplit(t *testing.T, extra ...string) instance {
 	gw := freeAddr(t)
 	pub := "http://" + gw
 	common := append([]string{"-data-dir", dir, "-internal-token", token, "-public-url", pub, "-log-level", "warn"}, extra...)
-	urls := map[string]string{}
+	addrs := map[string]string{}
 	for _, target := range []string{TargetChart, TargetData, TargetBrand, TargetRender} {
-		addr := freeAddr(t)
-		startProcess(t, bin, addr, append([]string{"-target=" + target}, common...)...)
-		urls[target] = "http://" + addr
+		addrs[target] = freeAddr(t)
+		common = append(common, "-"+target+"-url", "http://"+addrs[target])
 	}
-	startProcess(t, bin, gw, append([]string{"-target=gateway",
-		"-gateway.chart-url", urls[TargetChart], "-gateway.data-url", urls[TargetData],
-		"-gateway.brand-url", urls[TargetBrand], "-gateway.render-url", urls[TargetRender]}, common...)...)
+	for _, target := range []string{TargetChart, TargetData, TargetBrand, TargetRender} {
+		startProcess(t, bin, addrs[target], append([]string{"-target=" + target}, common...)...)
+	}
+	startProcess(t, bin, gw, append([]string{"-target=gateway"}, common...)...)
 	cfg := Config{DataDir: dir}
 	for i := 0; i+1 < len(extra); i++ {
 		if extra[i] == "-postgres-url" {

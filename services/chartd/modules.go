@@ -18,6 +18,8 @@ import (
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 
 	"chartd.dev/charts"
+	"chartd.dev/libs/auth"
+	"chartd.dev/libs/chartspec"
 	"chartd.dev/libs/clients"
 	"chartd.dev/libs/httpx"
 	"chartd.dev/libs/quota"
@@ -50,6 +52,7 @@ const (
 	modLimiter   = "limiter"
 	modCounter   = "counter"
 	modCatalog   = "catalog"
+	modEditor    = "editor"
 )
 
 // moduleDeps declares, for every module and target, what must be built
@@ -62,7 +65,8 @@ func moduleDeps() map[string][]string {
 		modLimiter:    {modRedis},
 		modCounter:    {modRedis},
 		modCatalog:    nil,
-		TargetChart:   {modStore, modCatalog},
+		modEditor:     {modCatalog},
+		TargetChart:   {modStore, modCatalog, modEditor},
 		TargetData:    {modStore},
 		TargetBrand:   {modStore},
 		TargetRender:  {modStore, modCounter},
@@ -80,6 +84,7 @@ func (a *App) initFuncs() map[string]func(context.Context) error {
 		modLimiter:    a.initLimiter,
 		modCounter:    a.initCounter,
 		modCatalog:    a.initCatalog,
+		modEditor:     a.initEditor,
 		TargetChart:   a.initChart,
 		TargetData:    a.initData,
 		TargetBrand:   a.initBrand,
@@ -128,6 +133,7 @@ type App struct {
 	limiter quota.Limiter
 	counter quota.Counter
 	catalog *charts.Catalog
+	editor  chart.Editor
 
 	// services are the service handlers built in this process, by target.
 	services map[string]http.Handler
@@ -253,9 +259,19 @@ func (a *App) initCatalog(ctx context.Context) error {
 	return nil
 }
 
+func (a *App) initEditor(ctx context.Context) error {
+	ops, err := chartspec.NewOps(a.catalog)
+	if err != nil {
+		return err
+	}
+	a.editor = chart.SpecEditor{Ops: ops}
+	return nil
+}
+
 func (a *App) initChart(ctx context.Context) error {
 	s, err := chart.New(chart.Config{PublicURL: a.cfg.PublicURL, InternalToken: a.cfg.InternalToken},
-		chart.Deps{Charts: a.store, Catalog: a.catalog, Log: a.tel.Log})
+		chart.Deps{Charts: a.store, Catalog: a.catalog, Log: a.tel.Log, Data: clients.Data{Base: a.client(TargetData)},
+			Editor: a.editor, Brand: a.brandPalette})
 	if err != nil {
 		return err
 	}
@@ -264,7 +280,8 @@ func (a *App) initChart(ctx context.Context) error {
 }
 
 func (a *App) initData(ctx context.Context) error {
-	s, err := data.New(data.Config{PublicURL: a.cfg.PublicURL, InternalToken: a.cfg.InternalToken}, data.Deps{Log: a.tel.Log})
+	s, err := data.New(data.Config{PublicURL: a.cfg.PublicURL, InternalToken: a.cfg.InternalToken},
+		data.Deps{Datasets: a.store, Charts: clients.Chart{Base: a.client(TargetChart)}, Log: a.tel.Log})
 	if err != nil {
 		return err
 	}
@@ -273,7 +290,7 @@ func (a *App) initData(ctx context.Context) error {
 }
 
 func (a *App) initBrand(ctx context.Context) error {
-	s, err := brand.New(brand.Config{PublicURL: a.cfg.PublicURL, InternalToken: a.cfg.InternalToken}, brand.Deps{Log: a.tel.Log})
+	s, err := brand.New(brand.Config{PublicURL: a.cfg.PublicURL, InternalToken: a.cfg.InternalToken}, brand.Deps{Accounts: a.store, Log: a.tel.Log})
 	if err != nil {
 		return err
 	}
@@ -300,6 +317,11 @@ func (a *App) instrument(name string, h http.Handler) http.Handler {
 		otelhttp.WithSpanNameFormatter(gateway.SpanName))
 }
 
+// brandPalette reads the account's brand palette from the brand service.
+func (a *App) brandPalette(ctx context.Context, p auth.Principal) ([]string, error) {
+	return clients.Brand{Base: a.client(TargetBrand)}.Palette(ctx, p)
+}
+
 func (a *App) clientTelemetry() clients.Telemetry {
 	return clients.Telemetry{Tracer: a.tel.Tracer, Meter: a.tel.Meter, Propagator: a.tel.Propagator}
 }
@@ -307,21 +329,26 @@ func (a *App) clientTelemetry() clients.Telemetry {
 // serviceURLs are where the gateway finds services that run apart.
 func (a *App) serviceURLs() map[string]string {
 	return map[string]string{
-		TargetChart:  a.cfg.Gateway.ChartURL,
-		TargetData:   a.cfg.Gateway.DataURL,
-		TargetBrand:  a.cfg.Gateway.BrandURL,
-		TargetRender: a.cfg.Gateway.RenderURL,
+		TargetChart:  a.cfg.URLs.Chart,
+		TargetData:   a.cfg.URLs.Data,
+		TargetBrand:  a.cfg.URLs.Brand,
+		TargetRender: a.cfg.URLs.Render,
 	}
+}
+
+// client answers the typed-client base for a service: in-process when the
+// service runs here (looked up at call time, so services may call each
+// other whatever their build order), else over HTTP at its URL.
+func (a *App) client(name string) clients.Base {
+	if a.cfg.Target == TargetAll {
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { a.services[name].ServeHTTP(w, r) })
+		return clients.NewBase("", h, a.cfg.InternalToken, a.clientTelemetry())
+	}
+	return clients.NewBase(a.cfg.URLs.get(name), nil, a.cfg.InternalToken, a.clientTelemetry())
 }
 
 func (a *App) initGateway(ctx context.Context) error {
 	upstreams := map[string]http.Handler{}
-	clientFor := func(name string) clients.Base {
-		if h, ok := a.services[name]; ok {
-			return clients.NewBase("", h, a.cfg.InternalToken, a.clientTelemetry())
-		}
-		return clients.NewBase(a.serviceURLs()[name], nil, a.cfg.InternalToken, a.clientTelemetry())
-	}
 	for name, raw := range a.serviceURLs() {
 		if h, ok := a.services[name]; ok {
 			upstreams[name] = h
@@ -345,8 +372,8 @@ func (a *App) initGateway(ctx context.Context) error {
 		Accounts: a.store,
 		Limiter:  a.limiter,
 		Services: upstreams,
-		Charts:   clients.Chart{Base: clientFor(TargetChart)},
-		Renders:  clients.Render{Base: clientFor(TargetRender)},
+		Charts:   clients.Chart{Base: a.client(TargetChart)},
+		Renders:  clients.Render{Base: a.client(TargetRender)},
 		Tel:      a.tel,
 		Ready:    a.ready,
 	})

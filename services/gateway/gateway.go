@@ -112,8 +112,11 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	}
 	r.Methods(http.MethodGet).Path("/healthz").Handler(g.anonymous(g.errs.Wrap(g.healthz)))
 	r.Methods(http.MethodGet).Path("/readyz").Handler(g.anonymous(g.errs.Wrap(g.readyz)))
-	r.NotFoundHandler = g.anonymous(g.errs.Wrap(g.notFound))
-	r.MethodNotAllowedHandler = g.anonymous(g.errs.Wrap(g.methodNotAllowed(r)))
+	// gorilla/mux reports a wrong method as "not found" once routes with
+	// path variables follow, so both cases go to one handler that probes
+	// the other methods itself.
+	r.NotFoundHandler = g.anonymous(g.errs.Wrap(g.noRoute(r)))
+	r.MethodNotAllowedHandler = r.NotFoundHandler
 	g.router = r
 	tel := deps.Tel
 	// otelhttp is outermost so the request log inside carries the trace id.
@@ -325,20 +328,24 @@ func (c *keyCache) put(k [32]byte, p auth.Principal) {
 	c.mu.Unlock()
 }
 
-func (g *Gateway) notFound(w http.ResponseWriter, r *http.Request) error {
-	return apierr.New(apierr.NotFound, "no endpoint %s %s; the endpoints are listed in %s%s/openapi.json", r.Method, r.URL.Path, strings.TrimRight(g.cfg.PublicURL, "/"), BasePath)
-}
-
-func (g *Gateway) methodNotAllowed(router *mux.Router) httpx.HandlerFunc {
+// noRoute refuses a request no route takes: invalid_request with an Allow
+// header when the path exists under other methods, else not_found.
+func (g *Gateway) noRoute(router *mux.Router) httpx.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		var allowed []string
 		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+			if m == r.Method {
+				continue
+			}
 			probe := r.Clone(r.Context())
 			probe.Method = m
 			var match mux.RouteMatch
 			if router.Match(probe, &match) && match.MatchErr == nil {
 				allowed = append(allowed, m)
 			}
+		}
+		if len(allowed) == 0 {
+			return apierr.New(apierr.NotFound, "no endpoint %s %s; the endpoints are listed in %s%s/openapi.json", r.Method, r.URL.Path, strings.TrimRight(g.cfg.PublicURL, "/"), BasePath)
 		}
 		w.Header().Set("Allow", strings.Join(allowed, ", "))
 		return apierr.New(apierr.InvalidRequest, "method %s is not allowed on %s; use %s", r.Method, r.URL.Path, strings.Join(allowed, " or "))

@@ -30,5 +30,14 @@ func Routes() []Route {
 		{Op: "list_chart_types", Method: "GET", Path: "/chart-types", Service: ServiceChart},
 		{Op: "list_examples", Method: "GET", Path: "/examples", Service: ServiceChart},
 		{Op: "list_palettes", Method: "GET", Path: "/palettes", Service: ServiceChart},
+		{Op: "list_charts", Method: "GET", Path: "/charts", Service: ServiceChart},
+		{Op: "create_chart", Method: "POST", Path: "/charts", Service: ServiceChart},
+		{Op: "get_chart", Method: "GET", Path: "/charts/{id}", Service: ServiceChart},
+		{Op: "rename_chart", Method: "PATCH", Path: "/charts/{id}", Service: ServiceChart},
+		{Op: "delete_chart", Method: "DELETE", Path: "/charts/{id}", Service: ServiceChart},
+		{Op: "duplicate_chart", Method: "POST", Path: "/charts/{id}/duplicate", Service: ServiceChart},
+		{Op: "set_data", Method: "PUT", Path: "/charts/{id}/data", Service: ServiceChart},
+		{Op: "describe_data", Method: "GET", Path: "/charts/{id}/data/summary", Service: ServiceData},
+		{Op: "query_data", Method: "POST", Path: "/charts/{id}/data/query", Service: ServiceData},
 	}
 }

@@ -50,7 +50,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	target := fs.String("url", "http://127.0.0.1:8080/api/v1/account", "URL to request (loopback only)")
 	method := fs.String("method", http.MethodGet, "HTTP method")
 	body := fs.String("body", "", "request body (sent as application/json)")
-	key := fs.String("key", os.Getenv("CHARTD_API_KEY"), "API key")
+	key := fs.String("key", os.Getenv("CHARTD_API_KEY"), "API key; several, comma-separated, are used in turn (one account's allowance caps a run)")
 	conc := fs.Int("c", 16, "concurrent connections")
 	dur := fs.Duration("d", 5*time.Second, "how long to send (at most 60s)")
 	max := fs.Int("n", 1_000_000, "at most this many requests")
@@ -88,10 +88,12 @@ func loopbackOnly(host string) error {
 
 // Options describe one load run.
 type Options struct {
-	URL, Method, Body, Key string
-	Concurrency            int
-	Duration               time.Duration
-	MaxRequests            int
+	URL, Method, Body string
+	// Key is one API key or several, comma-separated, used in turn.
+	Key         string
+	Concurrency int
+	Duration    time.Duration
+	MaxRequests int
 }
 
 // Load sends requests from Concurrency workers until Duration passes or
@@ -110,6 +112,7 @@ func Load(ctx context.Context, o Options) (Report, error) {
 		sent     int
 	)
 	start := time.Now()
+	keys := strings.Split(o.Key, ",")
 	var wg sync.WaitGroup
 	for range o.Concurrency {
 		wg.Add(1)
@@ -123,14 +126,15 @@ func Load(ctx context.Context, o Options) (Report, error) {
 					break
 				}
 				sent++
+				key := keys[sent%len(keys)]
 				mu.Unlock()
 				var rb io.Reader
 				if o.Body != "" {
 					rb = strings.NewReader(o.Body)
 				}
 				req, _ := http.NewRequestWithContext(ctx, o.Method, o.URL, rb)
-				if o.Key != "" {
-					req.Header.Set("Authorization", "Bearer "+o.Key)
+				if key != "" {
+					req.Header.Set("Authorization", "Bearer "+key)
 				}
 				if o.Body != "" {
 					req.Header.Set("Content-Type", "application/json")

@@ -1,0 +1,149 @@
+package chartspec
+
+import (
+	"fmt"
+	"slices"
+
+	"chartd.dev/charts"
+	"chartd.dev/libs/dataset"
+)
+
+// AutoMapping picks columns for each role of ct from t, the way a person
+// would: roles are filled in the catalog's order; each takes the first
+// unused column whose kind the role accepts, preferring the kinds in the
+// catalog's order; a multi role (bar values) takes every remaining column of
+// its best kind. Optional roles are filled only when they add meaning
+// without guessing: a text `group` when a text column is left; never `size`.
+// Required roles that find nothing stay out, and lint says so.
+func AutoMapping(ct charts.ChartType, t *dataset.Table) Mapping {
+	m := Mapping{}
+	used := map[string]bool{}
+	for _, role := range ct.Roles {
+		if !role.Required && (role.Numeric || len(role.Kinds) == 0 || role.Kinds[0] != string(dataset.Text)) {
+			continue
+		}
+		if role.Multi {
+			for _, kind := range role.Kinds {
+				var ids []string
+				for _, c := range t.Columns {
+					if !used[c.ID] && string(c.Kind) == kind {
+						ids = append(ids, c.ID)
+					}
+				}
+				if len(ids) > 0 {
+					for _, id := range ids {
+						used[id] = true
+					}
+					m[role.Role] = Many(ids...)
+					break
+				}
+			}
+			continue
+		}
+		kinds := role.Kinds
+		if !role.Required {
+			kinds = kinds[:1]
+		}
+		if id := firstOfKinds(t, kinds, used); id != "" {
+			used[id] = true
+			m[role.Role] = One(id)
+		}
+	}
+	return m
+}
+
+func firstOfKinds(t *dataset.Table, kinds []string, used map[string]bool) string {
+	for _, kind := range kinds {
+		for _, c := range t.Columns {
+			if !used[c.ID] && string(c.Kind) == kind {
+				return c.ID
+			}
+		}
+	}
+	return ""
+}
+
+// KeepMapping answers the part of m that still fits ct and t: roles ct has,
+// columns t has with a kind the role accepts. Roles left empty are filled
+// by AutoMapping from the unused columns.
+func KeepMapping(m Mapping, ct charts.ChartType, t *dataset.Table) Mapping {
+	out := Mapping{}
+	used := map[string]bool{}
+	for _, role := range ct.Roles {
+		ref, ok := m[role.Role]
+		if !ok {
+			continue
+		}
+		var ids []string
+		for _, id := range ref.IDs {
+			c, ok := t.Column(id)
+			if ok && slices.Contains(role.Kinds, string(c.Kind)) && !used[id] {
+				ids = append(ids, id)
+			}
+		}
+		if len(ids) == 0 {
+			continue
+		}
+		if !role.Multi {
+			ids = ids[:1]
+		}
+		for _, id := range ids {
+			used[id] = true
+		}
+		out[role.Role] = Ref{IDs: ids, Multi: role.Multi}
+	}
+	auto := AutoMapping(ct, withoutColumns(t, used))
+	for role, ref := range auto {
+		if _, ok := out[role]; !ok {
+			out[role] = ref
+		}
+	}
+	return out
+}
+
+// withoutColumns is t's column list minus used (cells are shared, not copied).
+func withoutColumns(t *dataset.Table, used map[string]bool) *dataset.Table {
+	out := &dataset.Table{Rows: t.Rows}
+	for _, c := range t.Columns {
+		if !used[c.ID] {
+			out.Columns = append(out.Columns, c)
+		}
+	}
+	return out
+}
+
+// New is a fresh spec of type ct for table t: default options, roles picked
+// automatically, no steps, the default style with palette.
+func New(ct charts.ChartType, t *dataset.Table, palette []string) *Spec {
+	return &Spec{
+		Type:    ct.Type,
+		Options: ct.DefaultOptions(),
+		Mapping: AutoMapping(ct, t),
+		Steps:   nil,
+		Style:   DefaultStyle(palette),
+	}
+}
+
+// ValueColumn is the chart's first value column, the default that a topN
+// step ranks by.
+func (s *Spec) ValueColumn() string {
+	for _, r := range []string{"values", "value", "y"} {
+		if id := s.Mapping.Col(r); id != "" {
+			return id
+		}
+	}
+	return ""
+}
+
+// DecodeSteps decodes the spec's steps.
+func (s *Spec) DecodeSteps() ([]dataset.Step, error) {
+	steps := make([]dataset.Step, 0, len(s.Steps))
+	for i, raw := range s.Steps {
+		st, err := dataset.DecodeStep(raw)
+		if err != nil {
+			return nil, fmt.Errorf("steps[%d]: %w", i, err)
+		}
+		steps = append(steps, st)
+	}
+	return steps, nil
+}

@@ -1,0 +1,93 @@
+package chartspec
+
+import (
+	"math"
+
+	"chartd.dev/libs/dataset"
+)
+
+// Series is one coloured mark group of a drawn chart: a value column (bar,
+// line, dot plot, radar), a pie slice or a scatter group.
+type Series struct {
+	// Key is what seriesColors pins a colour to: a column id or a category value.
+	Key string
+	// Label names the series for a person: "c2 (Sales)" or "France".
+	Label string
+	// Color is the #RRGGBB the series is drawn in.
+	Color string
+}
+
+// ColorOf answers the colour of the i-th series with key: its pinned
+// colour, else the palette in order, cycling; "" when there is no palette.
+// It follows the drawing code's rule, so lint judges what is drawn.
+func (st Style) ColorOf(key string, i int) string {
+	if c, ok := st.SeriesColors[key]; ok {
+		if _, hex, ok := ParseColor(c); ok {
+			return hex
+		}
+	}
+	var valid []string
+	for _, c := range st.Palette {
+		if _, hex, ok := ParseColor(c); ok {
+			valid = append(valid, hex)
+		}
+	}
+	if len(valid) == 0 {
+		return ""
+	}
+	return valid[i%len(valid)]
+}
+
+// ChartSeries lists the chart's coloured series as drawn from t (the data
+// after steps), at most limit of them (limit <= 0: all). Heatmaps (a colour
+// scale) and sankeys (one colour per node) have none.
+func ChartSeries(spec *Spec, t *dataset.Table, limit int) []Series {
+	var out []Series
+	full := func() bool { return limit > 0 && len(out) >= limit }
+	add := func(key, label string) {
+		out = append(out, Series{Key: key, Label: label, Color: spec.Style.ColorOf(key, len(out))})
+	}
+	switch spec.Type {
+	case "bar", "line", "dotplot", "radar":
+		for _, id := range spec.Mapping.Cols("values") {
+			if c, ok := t.Column(id); ok && !full() {
+				add(c.ID, colLabel(c))
+			}
+		}
+	case "histogram", "boxplot":
+		if c, ok := t.Column(spec.Mapping.Col("value")); ok {
+			add(c.ID, colLabel(c))
+		}
+	case "pie":
+		label, ok1 := t.Column(spec.Mapping.Col("label"))
+		value, ok2 := t.Column(spec.Mapping.Col("value"))
+		if !ok1 || !ok2 || value.Num == nil {
+			return nil
+		}
+		for i := 0; i < t.Rows && !full(); i++ {
+			if v := value.Num[i]; !math.IsNaN(v) && v > 0 {
+				name := label.Format(i)
+				add(name, name)
+			}
+		}
+	case "scatter":
+		y, ok := t.Column(spec.Mapping.Col("y"))
+		if !ok {
+			return nil
+		}
+		group, ok := t.Column(spec.Mapping.Col("group"))
+		if !ok {
+			add(y.ID, colLabel(y))
+			break
+		}
+		seen := map[string]bool{}
+		for i := 0; i < t.Rows && !full(); i++ {
+			name := group.Format(i)
+			if !seen[name] {
+				seen[name] = true
+				add(name, name)
+			}
+		}
+	}
+	return out
+}

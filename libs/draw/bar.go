@@ -1,0 +1,381 @@
+package draw
+
+import (
+	"math"
+
+	"chartd.dev/libs/dataset"
+)
+
+// barChart draws bars per category: grouped side by side, stacked, or
+// stacked to 100 %, vertical or horizontal.
+type barChart struct {
+	cat        *dataset.Column
+	labels     []string
+	series     []*dataset.Column
+	colors     []string
+	horizontal bool
+	stack      string // none | stacked | percent
+	format     numFormat
+	n          int
+}
+
+func newBar(c *canvas, r roleColumns) *barChart {
+	b := &barChart{cat: r.one("category"), series: r["values"], n: c.table.Rows}
+	b.labels = columnLabels(b.cat)
+	b.horizontal = optString(c.spec.Options, "orientation", "vertical", "vertical", "horizontal") == "horizontal"
+	b.stack = optString(c.spec.Options, "stack", "none", "none", "stacked", "percent")
+	if len(b.series) < 2 && b.stack != "percent" {
+		b.stack = "none"
+	}
+	b.format = baseFormat(c.style, b.series)
+	for i, s := range b.series {
+		b.colors = append(b.colors, c.colors.of(s.ID, i))
+	}
+	return b
+}
+
+func (b *barChart) empty() bool {
+	for _, s := range b.series {
+		for _, v := range s.Num {
+			if !isBlank(v) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (b *barChart) summary() (string, string) {
+	kind := "Bar chart"
+	switch {
+	case b.stack == "stacked":
+		kind = "Stacked bar chart"
+	case b.stack == "percent":
+		kind = "100% stacked bar chart"
+	case b.horizontal:
+		kind = "Horizontal bar chart"
+	}
+	name := kind + " of " + seriesNames(b.series) + " by " + b.cat.Name
+	if b.empty() {
+		return name, name + ", no values to show"
+	}
+	bi, bs, best := -1, 0, math.Inf(-1)
+	li, ls, least := -1, 0, math.Inf(1)
+	for si, s := range b.series {
+		for i, v := range s.Num {
+			if isBlank(v) {
+				continue
+			}
+			if v > best {
+				bi, bs, best = i, si, v
+			}
+			if v < least {
+				li, ls, least = i, si, v
+			}
+		}
+	}
+	desc := name + ", "
+	if len(b.series) == 1 {
+		desc += plural(b.n, "bar", "bars")
+	} else {
+		desc += plural(b.n, "category", "categories") + " in " + itoa(len(b.series)) + " series"
+	}
+	who := func(i, s int) string {
+		l := b.labels[i]
+		if l == "" {
+			l = "(blank)"
+		}
+		if len(b.series) > 1 {
+			l += " (" + b.series[s].Name + ")"
+		}
+		return l
+	}
+	desc += ", largest " + who(bi, bs) + " " + formatValue(best, b.format)
+	if least < 0 {
+		desc += ", smallest " + who(li, ls) + " " + formatValue(least, b.format)
+	}
+	return name, desc
+}
+
+func (b *barChart) legend(c *canvas, area rect) rect {
+	if !c.legendVisible(len(b.series) > 1) {
+		return area
+	}
+	items := make([]legendItem, len(b.series))
+	for i, s := range b.series {
+		items[i] = legendItem{label: s.Name, color: b.colors[i]}
+	}
+	return c.placeLegend(items, area)
+}
+
+// stackShare is a category's total size for percent stacking (sum of |v|).
+func (b *barChart) stackShare(i int) float64 {
+	t := 0.0
+	for _, s := range b.series {
+		if v := s.Num[i]; !isBlank(v) {
+			t += math.Abs(v)
+		}
+	}
+	return t
+}
+
+// segment is the value drawn for series s at category i: the value, or
+// its share in percent; blank is NaN.
+func (b *barChart) segment(s *dataset.Column, i int) float64 {
+	v := s.Num[i]
+	if isBlank(v) || b.stack != "percent" {
+		return v
+	}
+	t := b.stackShare(i)
+	if t == 0 {
+		return math.NaN()
+	}
+	return v / t * 100
+}
+
+func (b *barChart) draw(c *canvas, area rect) {
+	st := c.style
+	val := newValueAxis(c, st.YAxis, b.format)
+	val.zero, val.grid, val.baseline = true, true, true
+	val.title = axisTitle(st.YAxisTitle, "")
+	if b.stack == "percent" {
+		val.format = numFormat{decimals: -1, suffix: "%", scale: 1, plain: true}
+	}
+	for i := 0; i < b.n; i++ {
+		if b.stack == "none" {
+			for _, s := range b.series {
+				val.extend(s.Num[i])
+			}
+			continue
+		}
+		pos, neg := 0.0, 0.0
+		for _, s := range b.series {
+			if v := b.segment(s, i); !isBlank(v) {
+				if v >= 0 {
+					pos += v
+				} else {
+					neg += v
+				}
+			}
+		}
+		val.extend(pos)
+		val.extend(neg)
+	}
+	labels := st.Labels.Show
+	if labels && b.stack != "percent" {
+		val.headroom = 0.1
+	}
+	pad := 0.3
+	if len(b.series) > 1 && b.stack == "none" {
+		pad = 0.2
+	}
+	cat := newBandAxis(b.labels, pad, pad/2)
+	cat.title = axisTitle(st.XAxisTitle, "")
+	bottom, left := cat, val
+	if b.horizontal {
+		bottom, left = val, cat
+	}
+	f := c.layoutFrame(area, bottom, left)
+	c.drawGrid(f)
+	clip := val.clipped()
+	c.beginClip(f.plot, clip)
+	if b.stack == "none" {
+		b.drawGrouped(c, cat, val, labels)
+	} else {
+		b.drawStacked(c, cat, val, labels)
+	}
+	c.endClip(clip)
+	c.drawBaselines(f)
+	c.drawAxisLabels(f)
+}
+
+// rect draws one bar between two value positions across a category slot.
+func (b *barChart) rect(c *canvas, across, width, v0, v1 float64) {
+	lo, hi := math.Min(v0, v1), math.Max(v0, v1)
+	w := &c.w
+	w.s(`<rect`)
+	if b.horizontal {
+		w.af("x", lo)
+		w.af("y", across)
+		w.af("width", hi-lo)
+		w.af("height", width)
+	} else {
+		w.af("x", across)
+		w.af("y", lo)
+		w.af("width", width)
+		w.af("height", hi-lo)
+	}
+	w.s(`/>`)
+}
+
+func (b *barChart) drawGrouped(c *canvas, cat, val *axis, labels bool) {
+	m := len(b.series)
+	bw := cat.bandWidth()
+	gap := 0.0
+	if m > 1 {
+		gap = math.Min(2*c.k, bw/float64(m)*0.1)
+	}
+	sub := (bw - gap*float64(m-1)) / float64(m)
+	base := val.pos(val.base())
+	for si, s := range b.series {
+		c.w.s(`<g fill="`)
+		c.w.s(b.colors[si])
+		c.w.s(`">`)
+		for i := 0; i < b.n; i++ {
+			v := s.Num[i]
+			if isBlank(v) {
+				continue
+			}
+			b.rect(c, cat.bandStart(i)+float64(si)*(sub+gap), sub, base, val.pos(v))
+		}
+		c.w.s(`</g>`)
+	}
+	if !labels {
+		return
+	}
+	// labels sit just past the bar's end; they must fit the bar's pitch
+	fs := c.fsLabel
+	st := textStyle{size: fs, fill: inkLabel}
+	maxW := 0.0
+	for _, s := range b.series {
+		for i := 0; i < b.n; i++ {
+			if v := s.Num[i]; !isBlank(v) {
+				maxW = math.Max(maxW, c.measureBytes(c.value(v, b.format), fs, false))
+			}
+		}
+	}
+	pitch := sub + gap
+	off := 4 * c.k
+	rotate := false
+	if !b.horizontal && maxW > pitch-2 {
+		if pitch < fs*1.05 {
+			return
+		}
+		rotate = true
+	}
+	if b.horizontal && pitch < fs*0.9 {
+		return
+	}
+	c.w.s(`<g class="labels">`)
+	for si, s := range b.series {
+		for i := 0; i < b.n; i++ {
+			v := s.Num[i]
+			if isBlank(v) {
+				continue
+			}
+			center := cat.bandStart(i) + float64(si)*(sub+gap) + sub/2
+			end := val.pos(v)
+			txt := c.value(v, b.format)
+			neg := v < val.base()
+			switch {
+			case b.horizontal:
+				st.anchor = ""
+				x := end + off
+				if neg {
+					st.anchor, x = "end", end-off
+				}
+				c.textBytes(x, center+c.mid(fs), txt, st)
+			case rotate:
+				st.rotate, st.anchor = -90, ""
+				y := end - off
+				if neg {
+					st.anchor, y = "end", end+off
+				}
+				c.textBytes(center+c.mid(fs), y, txt, st)
+			default:
+				st.anchor = "middle"
+				y := end - off
+				if neg {
+					y = end + off + c.fonts.CapHeight(fs)
+				}
+				c.textBytes(center, y, txt, st)
+			}
+		}
+	}
+	c.w.s(`</g>`)
+}
+
+func (b *barChart) drawStacked(c *canvas, cat, val *axis, labels bool) {
+	bw := cat.bandWidth()
+	fs := c.fsLabel
+	pos := make([]float64, b.n)
+	neg := make([]float64, b.n)
+	segFormat := b.format
+	if b.stack == "percent" {
+		segFormat = numFormat{decimals: 0, suffix: "%", scale: 1, plain: true}
+	}
+	type lbl struct {
+		x, y float64
+		v    float64
+		dark bool
+	}
+	var pending []lbl
+	for si, s := range b.series {
+		c.w.s(`<g fill="`)
+		c.w.s(b.colors[si])
+		c.w.s(`">`)
+		dark := isDark(mustColor(b.colors[si]))
+		for i := 0; i < b.n; i++ {
+			v := b.segment(s, i)
+			if isBlank(v) || v == 0 {
+				continue
+			}
+			acc := &pos[i]
+			if v < 0 {
+				acc = &neg[i]
+			}
+			p0, p1 := val.pos(*acc), val.pos(*acc+v)
+			*acc += v
+			b.rect(c, cat.bandStart(i), bw, p0, p1)
+			if !labels {
+				continue
+			}
+			txtW := c.measureBytes(c.value(v, segFormat), fs, false)
+			length := math.Abs(p1 - p0)
+			across := cat.bandStart(i) + bw/2
+			along := (p0 + p1) / 2
+			fits := length >= fs*1.2 && bw >= txtW+4*c.k
+			if b.horizontal {
+				fits = length >= txtW+6*c.k && bw >= fs*1.1
+			}
+			if fits {
+				x, y := across, along+c.mid(fs)
+				if b.horizontal {
+					x, y = along, across+c.mid(fs)
+				}
+				pending = append(pending, lbl{x, y, v, dark})
+			}
+		}
+		c.w.s(`</g>`)
+	}
+	if !labels {
+		return
+	}
+	c.w.s(`<g class="labels">`)
+	for _, l := range pending {
+		fill := inkTitle
+		if l.dark {
+			fill = background
+		}
+		c.textBytes(l.x, l.y, c.value(l.v, segFormat), textStyle{size: fs, fill: fill, anchor: "middle"})
+	}
+	// totals beyond each stack (not for percent, where every total is 100 %)
+	if b.stack == "stacked" {
+		off := 4 * c.k
+		for i := 0; i < b.n; i++ {
+			t := pos[i] + neg[i]
+			if pos[i] == 0 && neg[i] == 0 {
+				continue
+			}
+			across := cat.bandStart(i) + bw/2
+			end := val.pos(pos[i])
+			txt := c.value(t, b.format)
+			if b.horizontal {
+				c.textBytes(end+off, across+c.mid(fs), txt, textStyle{size: fs, fill: inkLabel, bold: true})
+			} else if c.measureBytes(txt, fs, true) <= cat.step()-2 {
+				c.textBytes(across, end-off, txt, textStyle{size: fs, fill: inkLabel, bold: true, anchor: "middle"})
+			}
+		}
+	}
+	c.w.s(`</g>`)
+}

@@ -1,0 +1,235 @@
+package draw
+
+import (
+	"math"
+
+	"chartd.dev/libs/dataset"
+)
+
+// dotplotChart is a Cleveland dot plot: one row per category, a dot per
+// value on a shared scale (no zero baseline needed), a dotted guide along
+// each row, and with several series a line joining the row's dots.
+type dotplotChart struct {
+	cat        *dataset.Column
+	labels     []string
+	series     []*dataset.Column
+	colors     []string
+	horizontal bool
+	format     numFormat
+	n          int
+}
+
+func newDotplot(c *canvas, r roleColumns) *dotplotChart {
+	d := &dotplotChart{cat: r.one("category"), series: r["values"], n: c.table.Rows}
+	d.labels = columnLabels(d.cat)
+	d.horizontal = optString(c.spec.Options, "orientation", "horizontal", "horizontal", "vertical") == "horizontal"
+	d.format = baseFormat(c.style, d.series)
+	for i, s := range d.series {
+		d.colors = append(d.colors, c.colors.of(s.ID, i))
+	}
+	return d
+}
+
+func (d *dotplotChart) empty() bool {
+	for _, s := range d.series {
+		for _, v := range s.Num {
+			if !isBlank(v) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (d *dotplotChart) summary() (string, string) {
+	name := "Dot plot of " + seriesNames(d.series) + " by " + d.cat.Name
+	if d.empty() {
+		return name, name + ", no values to show"
+	}
+	bi, bs, best := 0, 0, math.Inf(-1)
+	li, ls, least := 0, 0, math.Inf(1)
+	for si, s := range d.series {
+		for i, v := range s.Num {
+			if isBlank(v) {
+				continue
+			}
+			if v > best {
+				bi, bs, best = i, si, v
+			}
+			if v < least {
+				li, ls, least = i, si, v
+			}
+		}
+	}
+	who := func(i, s int) string {
+		if len(d.series) > 1 {
+			return d.labels[i] + " (" + d.series[s].Name + ")"
+		}
+		return d.labels[i]
+	}
+	desc := name + ", " + plural(d.n, "category", "categories")
+	if len(d.series) > 1 {
+		desc += " in " + itoa(len(d.series)) + " series"
+	}
+	desc += ", highest " + who(bi, bs) + " " + formatValue(best, d.format) + ", lowest " + who(li, ls) + " " + formatValue(least, d.format)
+	return name, desc
+}
+
+func (d *dotplotChart) legend(c *canvas, area rect) rect {
+	if !c.legendVisible(len(d.series) > 1) {
+		return area
+	}
+	items := make([]legendItem, len(d.series))
+	for i, s := range d.series {
+		items[i] = legendItem{label: s.Name, color: d.colors[i], shape: shapeCircle}
+	}
+	return c.placeLegend(items, area)
+}
+
+func (d *dotplotChart) draw(c *canvas, area rect) {
+	st := c.style
+	val := newValueAxis(c, st.YAxis, d.format)
+	val.grid = true
+	val.title = axisTitle(st.YAxisTitle, "")
+	for _, s := range d.series {
+		for _, v := range s.Num {
+			val.extend(v)
+		}
+	}
+	cat := newBandAxis(d.labels, 0, 0)
+	cat.title = axisTitle(st.XAxisTitle, "")
+	bottom, left := val, cat
+	if !d.horizontal {
+		bottom, left = cat, val
+	}
+	f := c.layoutFrame(area, bottom, left)
+	c.drawGrid(f)
+	w := &c.w
+	p := f.plot
+	// dotted row guides across the plot
+	w.s(`<path fill="none" stroke="#C9CED4" stroke-width="1" stroke-dasharray="1 3" d="`)
+	for i := 0; i < d.n; i++ {
+		m := cat.center(i)
+		w.s("M")
+		if d.horizontal {
+			w.pt(p.x, crisp(m))
+			w.s("H")
+			w.f(p.right())
+		} else {
+			w.pt(crisp(m), p.y)
+			w.s("V")
+			w.f(p.bottom())
+		}
+	}
+	w.s(`"/>`)
+	clip := val.clipped()
+	c.beginClip(p, clip)
+	at := func(m, v float64) (float64, float64) {
+		if d.horizontal {
+			return val.pos(v), m
+		}
+		return m, val.pos(v)
+	}
+	if len(d.series) > 1 {
+		w.s(`<path fill="none" stroke="#AEB6BF" stroke-width="`)
+		w.f(2 * c.k)
+		w.s(`" d="`)
+		for i := 0; i < d.n; i++ {
+			lo, hi := math.Inf(1), math.Inf(-1)
+			for _, s := range d.series {
+				if v := s.Num[i]; !isBlank(v) {
+					lo, hi = math.Min(lo, v), math.Max(hi, v)
+				}
+			}
+			if hi <= lo {
+				continue
+			}
+			m := cat.center(i)
+			w.s("M")
+			w.pt(at(m, lo))
+			w.s("L")
+			w.pt(at(m, hi))
+		}
+		w.s(`"/>`)
+	}
+	r := 5 * c.k
+	rowSpace := cat.step()
+	if rowSpace < 2*r+2 {
+		r = math.Max(rowSpace/2-1, 1.5)
+	}
+	for si, s := range d.series {
+		w.s(`<g fill="`)
+		w.s(d.colors[si])
+		w.s(`" stroke="` + background + `" stroke-width="1">`)
+		for i := 0; i < d.n; i++ {
+			v := s.Num[i]
+			if isBlank(v) {
+				continue
+			}
+			x, y := at(cat.center(i), v)
+			w.s(`<circle`)
+			w.af("cx", x)
+			w.af("cy", y)
+			w.af("r", r)
+			w.s(`/>`)
+		}
+		w.s(`</g>`)
+	}
+	c.endClip(clip)
+	if st.Labels.Show {
+		d.drawLabels(c, cat, val, r)
+	}
+	c.drawAxisLabels(f)
+}
+
+// drawLabels writes values beside the dots: after the dot for one series,
+// above it for several, skipping labels that would collide in a row.
+func (d *dotplotChart) drawLabels(c *canvas, cat, val *axis, r float64) {
+	fs := c.fsLabel
+	w := &c.w
+	w.s(`<g class="labels">`)
+	type span struct{ lo, hi float64 }
+	var taken []span
+	for i := 0; i < d.n; i++ {
+		taken = taken[:0]
+		m := cat.center(i)
+		for si, s := range d.series {
+			v := s.Num[i]
+			if isBlank(v) {
+				continue
+			}
+			txt := c.value(v, d.format)
+			tw := c.measureBytes(txt, fs, false)
+			st := textStyle{size: fs, fill: inkLabel}
+			var x, y, lo, hi float64
+			switch {
+			case d.horizontal && len(d.series) == 1:
+				x, y = val.pos(v)+r+4*c.k, m+c.mid(fs)
+				lo, hi = x, x+tw
+			case d.horizontal:
+				x, y = val.pos(v), m-r-3*c.k
+				st.anchor = "middle"
+				lo, hi = x-tw/2, x+tw/2
+			default:
+				x, y = m+r+4*c.k, val.pos(v)+c.mid(fs)
+				lo, hi = y-fs, y
+			}
+			clash := false
+			for _, t := range taken {
+				if lo < t.hi+2 && hi > t.lo-2 {
+					clash = true
+				}
+			}
+			if clash {
+				continue
+			}
+			taken = append(taken, span{lo, hi})
+			st.fill = d.colors[si]
+			if len(d.series) == 1 {
+				st.fill = inkLabel
+			}
+			c.textBytes(x, y, txt, st)
+		}
+	}
+	w.s(`</g>`)
+}

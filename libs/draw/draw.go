@@ -1,0 +1,376 @@
+// Package draw turns a chart spec and its table (after steps) into an SVG:
+// a pure function with one file per chart type. Text is laid out with the
+// metrics of the one embedded font family (see Fonts), every user string is
+// escaped, the document references nothing outside itself and describes
+// itself for screen readers (role="img", <title>, <desc>).
+package draw
+
+import (
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"strconv"
+
+	"chartd.dev/libs/chartspec"
+	"chartd.dev/libs/dataset"
+)
+
+// Input is everything that determines one picture.
+type Input struct {
+	// Spec is the chart; its Steps are already applied to Table.
+	Spec *chartspec.Spec
+	// Table is the data after steps.
+	Table *dataset.Table
+	// Width and Height are the canvas in CSS pixels (100..4000); 0 takes
+	// the spec's style.size.
+	Width, Height int
+	// Transparent leaves the background unpainted.
+	Transparent bool
+	// Watermark adds the small "chartd" service mark of free-plan pictures.
+	Watermark bool
+	// Fonts are the metrics from LoadFonts, loaded once by the caller.
+	Fonts *Fonts
+}
+
+// Size limits of a canvas side, as the API allows them.
+const (
+	MinSide = 100
+	MaxSide = 4000
+)
+
+// SVG draws the chart. It fails only for input that cannot be drawn at all
+// (no spec, an unknown type, a required role with no fitting column), with
+// a message saying what to fix; data that is merely empty or blank draws a
+// chart frame that says so.
+func SVG(in Input) ([]byte, error) {
+	if in.Spec == nil {
+		return nil, errors.New("draw: no chart spec given")
+	}
+	if in.Table == nil {
+		return nil, errors.New("draw: no table given; pass the chart's data after steps")
+	}
+	if in.Fonts == nil {
+		return nil, errors.New("draw: no font metrics given; load them once with draw.LoadFonts")
+	}
+	sw, sh := in.Spec.Style.Dimensions()
+	w, h := in.Width, in.Height
+	if w == 0 {
+		w = sw
+	}
+	if h == 0 {
+		h = sh
+	}
+	if w < MinSide || w > MaxSide || h < MinSide || h > MaxSide {
+		return nil, fmt.Errorf("draw: size %d×%d: width and height must be %d to %d pixels", w, h, MinSide, MaxSide)
+	}
+	roles, err := resolveRoles(in.Spec.Type, in.Spec.Mapping, in.Table)
+	if err != nil {
+		return nil, fmt.Errorf("draw %s chart: %w", in.Spec.Type, err)
+	}
+	c := newCanvas(in, float64(w), float64(h))
+	ch, err := newChart(c, roles)
+	if err != nil {
+		return nil, fmt.Errorf("draw %s chart: %w", in.Spec.Type, err)
+	}
+	c.render(ch, in.Watermark)
+	return c.w.b, nil
+}
+
+// chart is one chart type's drawing, built from the resolved roles.
+type chart interface {
+	// summary is a short generated name ("Bar chart of Sales by Country")
+	// and the one-line description for <desc>.
+	summary() (name, desc string)
+	// empty reports that no value can be drawn.
+	empty() bool
+	// legend draws the chart's legend (if any) into area and answers the rest.
+	legend(c *canvas, area rect) rect
+	// draw draws the chart into area.
+	draw(c *canvas, area rect)
+}
+
+// newChart builds the chart for the spec's type.
+func newChart(c *canvas, r roleColumns) (chart, error) {
+	switch c.spec.Type {
+	case "bar":
+		return newBar(c, r), nil
+	case "line":
+		return newLine(c, r), nil
+	case "pie":
+		return newPie(c, r), nil
+	case "scatter":
+		return newScatter(c, r), nil
+	case "histogram":
+		return newHistogram(c, r), nil
+	case "boxplot":
+		return newBoxplot(c, r), nil
+	case "dotplot":
+		return newDotplot(c, r), nil
+	case "sankey":
+		return newSankey(c, r), nil
+	case "radar":
+		return newRadar(c, r), nil
+	case "heatmap":
+		return newHeatmap(c, r), nil
+	}
+	return nil, fmt.Errorf("unknown chart type %q", c.spec.Type)
+}
+
+// rect is an area of the canvas.
+type rect struct{ x, y, w, h float64 }
+
+func (r rect) right() float64  { return r.x + r.w }
+func (r rect) bottom() float64 { return r.y + r.h }
+
+// Colours of the chart furniture: quiet greys so the data stands out.
+const (
+	inkTitle    = "#1F2328"
+	inkSubtitle = "#59636E"
+	inkTick     = "#59636E"
+	inkLabel    = "#3D444D"
+	inkGrid     = "#E6E9ED"
+	inkAxis     = "#8C959F"
+	inkMuted    = "#9AA3AD"
+	background  = "#FFFFFF"
+)
+
+// canvas is the state of one drawing: the output, the sizes and the style.
+type canvas struct {
+	w           svgWriter
+	fonts       *Fonts
+	spec        *chartspec.Spec
+	style       *chartspec.Style
+	table       *dataset.Table
+	colors      colors
+	width       float64
+	height      float64
+	transparent bool
+	// id prefixes element ids, unique per picture so two inline SVGs on
+	// one page do not share clip paths or gradients.
+	id string
+	// scratch formats numbers without allocating.
+	scratch []byte
+	// font sizes and spacing, scaled with the canvas
+	k                                  float64
+	pad                                float64
+	fsTitle, fsSub, fsTick, fsLabel    float64
+	fsLegend, fsAxisTitle, fsWatermark float64
+}
+
+// newCanvas sizes type and spacing for the canvas: 1.0 at 800×600, smaller
+// on small pictures, larger on big ones.
+func newCanvas(in Input, w, h float64) *canvas {
+	k := math.Sqrt(math.Min(w/chartspec.DefaultWidth, h/chartspec.DefaultHeight))
+	k = math.Max(0.75, math.Min(k, 1.5))
+	st := &in.Spec.Style
+	c := &canvas{
+		fonts: in.Fonts, spec: in.Spec, style: st, table: in.Table,
+		colors: newColors(st.Palette, st.SeriesColors),
+		width:  w, height: h, transparent: in.Transparent, k: k,
+		pad:     math.Round(16 * k),
+		fsTitle: round1(18 * k), fsSub: round1(13 * k), fsTick: round1(12 * k), fsLabel: round1(11 * k),
+		fsLegend: round1(12 * k), fsAxisTitle: round1(12 * k), fsWatermark: round1(10 * k),
+	}
+	rows := in.Table.Rows * max(1, len(in.Table.Columns))
+	c.w.b = make([]byte, 0, 4096+min(rows, 200000)*48)
+	c.scratch = make([]byte, 0, 64)
+	return c
+}
+
+func round1(v float64) float64 { return math.Round(v*2) / 2 }
+
+// render writes the whole document.
+func (c *canvas) render(ch chart, watermark bool) {
+	name, desc := ch.summary()
+	title := name
+	if c.style.Title.Show && c.style.Title.Text != "" {
+		title = c.style.Title.Text
+	}
+	hsh := fnv.New32a()
+	hsh.Write([]byte(desc))
+	c.id = "chartd-" + strconv.FormatUint(uint64(hsh.Sum32()), 36) + "-"
+
+	w := &c.w
+	w.s(`<svg xmlns="http://www.w3.org/2000/svg" version="1.1"`)
+	w.af("width", c.width)
+	w.af("height", c.height)
+	w.s(` viewBox="0 0 `)
+	w.pt(c.width, c.height)
+	w.s(`" role="img" aria-labelledby="`)
+	w.s(c.id)
+	w.s(`title `)
+	w.s(c.id)
+	w.s(`desc" font-family="`)
+	w.esc(c.fonts.Family)
+	w.s(`" font-size="12"><title id="`)
+	w.s(c.id)
+	w.s(`title">`)
+	w.esc(title)
+	w.s(`</title><desc id="`)
+	w.s(c.id)
+	w.s(`desc">`)
+	w.esc(desc)
+	w.s(`</desc>`)
+	if !c.transparent {
+		w.s(`<rect width="100%" height="100%" fill="` + background + `"/>`)
+	}
+	area := c.titles(rect{c.pad, c.pad, c.width - 2*c.pad, c.height - 2*c.pad})
+	if ch.empty() {
+		c.noData(area)
+	} else {
+		area = ch.legend(c, area)
+		ch.draw(c, area)
+	}
+	if watermark {
+		c.watermark()
+	}
+	w.s(`</svg>`)
+}
+
+// titles draws title and subtitle (wrapped to two lines each) at the top
+// left and answers the area below them.
+func (c *canvas) titles(area rect) rect {
+	y := area.y
+	drew := false
+	if t := c.style.Title; t.Show && t.Text != "" {
+		for _, line := range c.wrap(t.Text, c.fsTitle, true, area.w, 2) {
+			y += c.fonts.CapHeight(c.fsTitle)
+			c.text(area.x, y, line, textStyle{size: c.fsTitle, bold: true, fill: inkTitle})
+			y += c.fsTitle * 0.45
+		}
+		drew = true
+	}
+	if t := c.style.Subtitle; t.Show && t.Text != "" {
+		if drew {
+			y += c.fsSub * 0.35
+		}
+		for _, line := range c.wrap(t.Text, c.fsSub, false, area.w, 2) {
+			y += c.fsSub * 1.05
+			c.text(area.x, y, line, textStyle{size: c.fsSub, fill: inkSubtitle})
+			y += c.fsSub * 0.3
+		}
+		drew = true
+	}
+	if drew {
+		y += 14 * c.k
+	}
+	return rect{area.x, y, area.w, area.bottom() - y}
+}
+
+// noData says plainly that there is nothing to draw, instead of drawing zeros.
+func (c *canvas) noData(area rect) {
+	msg := "No data to show"
+	c.text(area.x+area.w/2, area.y+area.h/2, msg, textStyle{size: c.fsTitle * 0.8, fill: inkMuted, anchor: "middle"})
+}
+
+// watermark draws the free plan's service mark, small and quiet, in the
+// bottom-right padding where no chart content goes.
+func (c *canvas) watermark() {
+	c.w.s(`<text`)
+	c.w.af("x", c.width-c.pad*0.5)
+	c.w.af("y", c.height-c.pad*0.35)
+	c.w.af("font-size", c.fsWatermark)
+	c.w.s(` font-weight="bold" fill="#8C959F" fill-opacity="0.75" text-anchor="end">chartd</text>`)
+}
+
+// textStyle is how one text element looks.
+type textStyle struct {
+	size   float64
+	bold   bool
+	fill   string
+	anchor string // "", "middle" or "end"
+	// rotate turns the text about its anchor point, in degrees.
+	rotate float64
+}
+
+// openText writes a <text> start tag.
+func (c *canvas) openText(x, y float64, st textStyle) {
+	w := &c.w
+	w.s(`<text`)
+	w.af("x", x)
+	w.af("y", y)
+	w.af("font-size", st.size)
+	if st.bold {
+		w.s(` font-weight="bold"`)
+	}
+	if st.fill != "" {
+		w.s(` fill="`)
+		w.s(st.fill)
+		w.s(`"`)
+	}
+	if st.anchor != "" {
+		w.s(` text-anchor="`)
+		w.s(st.anchor)
+		w.s(`"`)
+	}
+	if st.rotate != 0 {
+		w.s(` transform="rotate(`)
+		w.f(st.rotate)
+		w.s(` `)
+		w.pt(x, y)
+		w.s(`)"`)
+	}
+	w.s(`>`)
+}
+
+// text draws user or generated text, escaped.
+func (c *canvas) text(x, y float64, s string, st textStyle) {
+	if s == "" {
+		return
+	}
+	c.openText(x, y, st)
+	c.w.esc(s)
+	c.w.s(`</text>`)
+}
+
+// textBytes draws formatted text from a scratch buffer (numbers with a
+// user prefix or suffix), escaped.
+func (c *canvas) textBytes(x, y float64, b []byte, st textStyle) {
+	c.openText(x, y, st)
+	c.w.b = appendEscapedBytes(c.w.b, b)
+	c.w.s(`</text>`)
+}
+
+// measure is the width of s in pixels.
+func (c *canvas) measure(s string, size float64, bold bool) float64 {
+	return c.fonts.Width(s, size, bold)
+}
+
+// measureBytes is the width of formatted text in pixels.
+func (c *canvas) measureBytes(b []byte, size float64, bold bool) float64 {
+	return c.fonts.face(bold).widthBytesEm(b) * size
+}
+
+// mid is the offset from a line's vertical centre to its baseline.
+func (c *canvas) mid(size float64) float64 { return c.fonts.CapHeight(size) / 2 }
+
+// value formats v into the scratch buffer; the result is valid until the next call.
+func (c *canvas) value(v float64, f numFormat) []byte {
+	c.scratch = appendValue(c.scratch[:0], v, f)
+	return c.scratch
+}
+
+// wrap breaks s into at most maxLines lines of at most maxW pixels at word
+// boundaries; the last line ends in an ellipsis when text is left over.
+func (c *canvas) wrap(s string, size float64, bold bool, maxW float64, maxLines int) []string {
+	if c.measure(s, size, bold) <= maxW || maxLines <= 1 {
+		return []string{c.fonts.Truncate(s, size, bold, maxW)}
+	}
+	var lines []string
+	rest := s
+	for len(lines) < maxLines-1 && rest != "" {
+		cut := 0
+		for i := 0; i < len(rest); i++ {
+			if rest[i] == ' ' && c.measure(rest[:i], size, bold) <= maxW {
+				cut = i
+			}
+		}
+		if cut == 0 {
+			break
+		}
+		lines = append(lines, rest[:cut])
+		rest = rest[cut+1:]
+	}
+	return append(lines, c.fonts.Truncate(rest, size, bold, maxW))
+}

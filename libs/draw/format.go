@@ -1,0 +1,297 @@
+package draw
+
+import (
+	"math"
+	"strconv"
+	"time"
+
+	"chartd.dev/libs/chartspec"
+	"chartd.dev/libs/dataset"
+)
+
+// numFormat says how values read in labels and ticks: style.numberFormat,
+// completed with what the data itself says (a currency or percent column).
+type numFormat struct {
+	// decimals is fixed when ≥ 0, automatic when -1.
+	decimals int
+	prefix   string
+	suffix   string
+	// compact forces 1.2k/3.4M; plain forbids it; neither is automatic
+	// (compact from 10,000 up).
+	compact bool
+	plain   bool
+	// scale multiplies values first (100 for fractions shown as percent).
+	scale float64
+}
+
+// minus is the typographic minus sign, as wide as a plus and easier to read than a hyphen.
+const minus = "−"
+
+// baseFormat derives the value format from the style and the value columns:
+// explicit style wins; otherwise a shared currency becomes the prefix and
+// percent columns get a % suffix.
+func baseFormat(st *chartspec.Style, cols []*dataset.Column) numFormat {
+	f := numFormat{decimals: -1, scale: 1}
+	if nf := st.NumberFormat; nf != nil {
+		if nf.Decimals != nil && *nf.Decimals >= 0 {
+			f.decimals = min(*nf.Decimals, 10)
+		}
+		f.prefix, f.suffix, f.compact = nf.Prefix, nf.Suffix, nf.Compact
+		if nf.Prefix != "" || nf.Suffix != "" {
+			return f
+		}
+	}
+	if len(cols) == 0 {
+		return f
+	}
+	cur, pct := cols[0].Currency, cols[0].Percent
+	for _, c := range cols[1:] {
+		if c.Currency != cur {
+			cur = ""
+		}
+		pct = pct && c.Percent
+	}
+	f.prefix = cur
+	if pct {
+		f.suffix = "%"
+	}
+	return f
+}
+
+// withTickMode applies an axis tickFormat ("auto", "number", "compact",
+// "percent") to a value format. percent treats values as fractions
+// (0.12 → 12%) unless the data was written as percentages.
+func (f numFormat) withTickMode(mode string) numFormat {
+	switch mode {
+	case "number":
+		f.plain, f.compact = true, false
+	case "compact":
+		f.compact, f.plain = true, false
+	case "percent":
+		if f.suffix != "%" {
+			f.scale = 100
+			f.suffix = "%"
+		}
+		f.prefix = ""
+	}
+	return f
+}
+
+// compactUnit picks the k/M/B/T unit for a magnitude.
+func compactUnit(a float64) (float64, string) {
+	switch {
+	case a >= 1e12:
+		return 1e12, "T"
+	case a >= 1e9:
+		return 1e9, "B"
+	case a >= 1e6:
+		return 1e6, "M"
+	case a >= 1e3:
+		return 1e3, "k"
+	}
+	return 1, ""
+}
+
+// tickFormat formats the ticks of one axis alike: the same unit and the same
+// number of decimals on every tick.
+type tickFormat struct {
+	base     numFormat
+	unit     float64
+	unitName string
+	decimals int
+	// perTick formats each tick on its own (log axes).
+	perTick bool
+}
+
+// newTickFormat chooses unit and decimals from the tick step and the largest tick.
+func newTickFormat(base numFormat, ticks []float64, step float64) tickFormat {
+	tf := tickFormat{base: base, unit: 1}
+	maxAbs := 0.0
+	for _, t := range ticks {
+		maxAbs = math.Max(maxAbs, math.Abs(t*base.scale))
+	}
+	if base.compact || (!base.plain && maxAbs >= 10000) {
+		tf.unit, tf.unitName = compactUnit(maxAbs)
+	}
+	if base.decimals >= 0 {
+		tf.decimals = base.decimals
+		return tf
+	}
+	s := step * base.scale / tf.unit
+	if s > 0 && s < 1 {
+		tf.decimals = min(int(math.Ceil(-math.Log10(s)-1e-9)), 8)
+	}
+	return tf
+}
+
+// appendTick formats one tick value.
+func (tf tickFormat) appendTick(b []byte, v float64) []byte {
+	if tf.perTick {
+		return appendValue(b, v, tf.base)
+	}
+	v *= tf.base.scale
+	return appendNumber(b, v/tf.unit, tf.decimals, tf.base.prefix, tf.unitName+tf.base.suffix)
+}
+
+// appendValue formats a data value for a label: compact from 10,000 up
+// (4.2M), whole numbers from 1,000, up to two decimals from 1, and three
+// significant digits below 1.
+func appendValue(b []byte, v float64, f numFormat) []byte {
+	v *= f.scale
+	a := math.Abs(v)
+	if f.compact || (!f.plain && a >= 10000) {
+		unit, name := compactUnit(a)
+		s := v / unit
+		d := f.decimals
+		if d < 0 {
+			d = 1
+			if math.Abs(s) >= 100 {
+				d = 0
+			}
+			return appendTrimmed(b, s, d, f.prefix, name+f.suffix)
+		}
+		return appendNumber(b, s, d, f.prefix, name+f.suffix)
+	}
+	if f.decimals >= 0 {
+		return appendNumber(b, v, f.decimals, f.prefix, f.suffix)
+	}
+	switch {
+	case a >= 1000 || a == 0:
+		return appendNumber(b, v, 0, f.prefix, f.suffix)
+	case a >= 1:
+		return appendTrimmed(b, v, 2, f.prefix, f.suffix)
+	}
+	d := min(int(math.Ceil(-math.Log10(a)))+2, 10)
+	return appendTrimmed(b, v, d, f.prefix, f.suffix)
+}
+
+// appendTrimmed formats like appendNumber and drops trailing fractional zeros.
+func appendTrimmed(b []byte, v float64, decimals int, prefix, suffix string) []byte {
+	var tmp [48]byte
+	digits := strconv.AppendFloat(tmp[:0], v, 'f', decimals, 64)
+	for decimals > 0 && digits[len(digits)-1] == '0' {
+		digits = digits[:len(digits)-1]
+		decimals--
+	}
+	return appendNumber(b, v, decimals, prefix, suffix)
+}
+
+// appendNumber writes prefix, sign, digits with thousands separators, a
+// fixed number of decimals and suffix; −0 is written 0.
+func appendNumber(b []byte, v float64, decimals int, prefix, suffix string) []byte {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return append(b, "–"...)
+	}
+	var tmp [48]byte
+	digits := strconv.AppendFloat(tmp[:0], math.Abs(v), 'f', decimals, 64)
+	neg := v < 0
+	if neg {
+		neg = false
+		for _, c := range digits {
+			if c >= '1' && c <= '9' {
+				neg = true
+				break
+			}
+		}
+	}
+	if neg {
+		b = append(b, minus...)
+	}
+	b = append(b, prefix...)
+	intLen := len(digits)
+	for i, c := range digits {
+		if c == '.' {
+			intLen = i
+			break
+		}
+	}
+	for i := 0; i < intLen; i++ {
+		if i > 0 && (intLen-i)%3 == 0 {
+			b = append(b, ',')
+		}
+		b = append(b, digits[i])
+	}
+	b = append(b, digits[intLen:]...)
+	return append(b, suffix...)
+}
+
+// formatValue is appendValue as a string, for descriptions.
+func formatValue(v float64, f numFormat) string {
+	var tmp [64]byte
+	return string(appendValue(tmp[:0], v, f))
+}
+
+// monthNames are the short English month names used on date axes.
+func monthName(m time.Month) string {
+	return [...]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}[m-1]
+}
+
+// dateLabels turns date cells into category labels labelled by their range:
+// the year is written on the first label and where it changes, so a monthly
+// axis reads "Jan 2024, Feb, Mar, …, Jan 2025".
+func dateLabels(c *dataset.Column) []string {
+	out := make([]string, len(c.Num))
+	prevYear := math.MinInt
+	for i, ms := range c.Num {
+		if math.IsNaN(ms) {
+			continue
+		}
+		tm := time.UnixMilli(int64(ms)).UTC()
+		newYear := tm.Year() != prevYear
+		prevYear = tm.Year()
+		y := strconv.Itoa(tm.Year())
+		switch c.DateUnit {
+		case dataset.UnitYear:
+			out[i] = y
+		case dataset.UnitQuarter:
+			out[i] = "Q" + strconv.Itoa((int(tm.Month())+2)/3)
+			if newYear {
+				out[i] += " " + y
+			}
+		case dataset.UnitMonth:
+			out[i] = monthName(tm.Month())
+			if newYear {
+				out[i] += " " + y
+			}
+		case dataset.UnitDay, "":
+			out[i] = monthName(tm.Month()) + " " + strconv.Itoa(tm.Day())
+			if newYear {
+				out[i] += ", " + y
+			}
+		default:
+			out[i] = c.Format(i)
+		}
+	}
+	return out
+}
+
+// columnLabels is the display text of every cell of a category column.
+func columnLabels(c *dataset.Column) []string {
+	switch c.Kind {
+	case dataset.Text:
+		return c.Text
+	case dataset.Date:
+		return dateLabels(c)
+	}
+	out := make([]string, len(c.Num))
+	for i := range c.Num {
+		out[i] = c.Format(i)
+	}
+	return out
+}
+
+// formatDate writes one instant for descriptions at the column's unit.
+func formatDate(ms float64, unit string) string {
+	tm := time.UnixMilli(int64(ms)).UTC()
+	switch unit {
+	case dataset.UnitYear:
+		return strconv.Itoa(tm.Year())
+	case dataset.UnitQuarter:
+		return "Q" + strconv.Itoa((int(tm.Month())+2)/3) + " " + strconv.Itoa(tm.Year())
+	case dataset.UnitMonth:
+		return monthName(tm.Month()) + " " + strconv.Itoa(tm.Year())
+	case dataset.UnitTime:
+		return tm.Format("Jan 2, 2006 15:04")
+	}
+	return monthName(tm.Month()) + " " + strconv.Itoa(tm.Day()) + ", " + strconv.Itoa(tm.Year())
+}

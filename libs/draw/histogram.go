@@ -1,0 +1,129 @@
+package draw
+
+import (
+	"math"
+
+	"chartd.dev/libs/dataset"
+)
+
+// histogramChart counts one number column's values into bins.
+type histogramChart struct {
+	value  *dataset.Column
+	sorted []float64
+	edges  []float64
+	counts []int
+	rule   binRule
+	format numFormat
+	color  string
+}
+
+func newHistogram(c *canvas, r roleColumns) *histogramChart {
+	h := &histogramChart{value: r.one("value")}
+	rows := make([]int, c.table.Rows)
+	for i := range rows {
+		rows[i] = i
+	}
+	h.sorted = finite(h.value.Num, rows)
+	h.format = baseFormat(c.style, []*dataset.Column{h.value})
+	h.color = c.colors.of(h.value.ID, 0)
+	if len(h.sorted) > 0 {
+		bins := int(optNumber(c.spec.Options, "bins", 0, 0, 100))
+		if bins == 1 {
+			bins = 2
+		}
+		h.edges, h.rule = histogramBins(h.sorted, bins)
+		h.counts = binCounts(h.sorted, h.edges)
+	}
+	return h
+}
+
+func (h *histogramChart) empty() bool { return len(h.sorted) == 0 }
+
+func (h *histogramChart) summary() (string, string) {
+	name := "Histogram of " + h.value.Name
+	if h.empty() {
+		return name, name + ", no values to show"
+	}
+	most := 0
+	for i, n := range h.counts {
+		if n > h.counts[most] {
+			most = i
+		}
+	}
+	desc := name + ", " + plural(len(h.sorted), "value", "values") + " in " + plural(len(h.counts), "bin", "bins") +
+		" (" + string(h.rule) + ") from " + formatValue(h.edges[0], h.format) + " to " + formatValue(h.edges[len(h.edges)-1], h.format) +
+		", most in " + formatValue(h.edges[most], h.format) + "–" + formatValue(h.edges[most+1], h.format) +
+		" (" + plural(h.counts[most], "value", "values") + ")"
+	return name, desc
+}
+
+func (h *histogramChart) legend(c *canvas, area rect) rect {
+	if !c.legendVisible(false) {
+		return area
+	}
+	return c.placeLegend([]legendItem{{label: h.value.Name, color: h.color}}, area)
+}
+
+func (h *histogramChart) draw(c *canvas, area rect) {
+	st := c.style
+	x := newValueAxis(c, st.XAxis, h.format)
+	x.exact = true
+	x.extend(h.edges[0])
+	x.extend(h.edges[len(h.edges)-1])
+	x.title = axisTitle(st.XAxisTitle, h.value.Name)
+	x.log = false // bins are linear
+	y := newValueAxis(c, st.YAxis, numFormat{decimals: -1, scale: 1})
+	y.log = false
+	y.zero, y.grid, y.baseline, y.integer = true, true, true, true
+	y.title = axisTitle(st.YAxisTitle, "Count")
+	for _, n := range h.counts {
+		y.extend(float64(n))
+	}
+	if st.Labels.Show {
+		y.headroom = 0.08
+	}
+	f := c.layoutFrame(area, x, y)
+	c.drawGrid(f)
+	clip := x.clipped() || y.clipped()
+	c.beginClip(f.plot, clip)
+	w := &c.w
+	w.s(`<g fill="`)
+	w.s(h.color)
+	w.s(`">`)
+	gap := math.Min(1, (x.pos(h.edges[1])-x.pos(h.edges[0]))*0.1)
+	base := y.pos(0)
+	for i, n := range h.counts {
+		if n == 0 {
+			continue
+		}
+		x0, x1 := x.pos(h.edges[i])+gap/2, x.pos(h.edges[i+1])-gap/2
+		top := y.pos(float64(n))
+		w.s(`<rect`)
+		w.af("x", x0)
+		w.af("y", top)
+		w.af("width", math.Max(x1-x0, 0.5))
+		w.af("height", base-top)
+		w.s(`/>`)
+	}
+	w.s(`</g>`)
+	c.endClip(clip)
+	c.drawBaselines(f)
+	if st.Labels.Show {
+		fs := c.fsLabel
+		count := numFormat{decimals: -1, scale: 1}
+		w.s(`<g class="labels">`)
+		for i, n := range h.counts {
+			if n == 0 {
+				continue
+			}
+			x0, x1 := x.pos(h.edges[i]), x.pos(h.edges[i+1])
+			txt := c.value(float64(n), count)
+			if c.measureBytes(txt, fs, false) > x1-x0 {
+				continue
+			}
+			c.textBytes((x0+x1)/2, y.pos(float64(n))-4*c.k, txt, textStyle{size: fs, fill: inkLabel, anchor: "middle"})
+		}
+		w.s(`</g>`)
+	}
+	c.drawAxisLabels(f)
+}

@@ -1,0 +1,244 @@
+package draw
+
+import (
+	"math"
+	"strconv"
+
+	"chartd.dev/libs/chartspec"
+)
+
+// legendShape is the key drawn before a legend label.
+type legendShape int
+
+const (
+	shapeSquare legendShape = iota
+	shapeLine
+	shapeCircle
+)
+
+// legendItem is one legend entry.
+type legendItem struct {
+	label string
+	color string
+	shape legendShape
+}
+
+// legendVisible applies style.legend.show: "on" and "off" decide, "auto"
+// takes the chart's own rule (more than one series).
+func (c *canvas) legendVisible(auto bool) bool {
+	switch c.style.Legend.Show {
+	case chartspec.On:
+		return true
+	case chartspec.Off:
+		return false
+	}
+	return auto
+}
+
+// legendPlacement reads style.legend.position: y top|bottom gives a
+// horizontal legend above or below the chart aligned by x; y middle gives a
+// column at the left or right side.
+func (c *canvas) legendPlacement() (x, y string) {
+	x, y = c.style.Legend.Position.X, c.style.Legend.Position.Y
+	switch x {
+	case "left", "center", "right":
+	default:
+		x = "right"
+	}
+	switch y {
+	case "top", "middle", "bottom":
+	default:
+		y = "top"
+	}
+	return x, y
+}
+
+// placeLegend draws the items where the style puts them and answers the
+// area left for the chart.
+func (c *canvas) placeLegend(items []legendItem, area rect) rect {
+	if len(items) == 0 {
+		return area
+	}
+	px, py := c.legendPlacement()
+	if py == "middle" {
+		return c.legendColumn(items, area, px)
+	}
+	return c.legendRows(items, area, px, py)
+}
+
+// legend metrics
+func (c *canvas) swatchW(s legendShape) float64 {
+	if s == shapeLine {
+		return 18 * c.k
+	}
+	return 10 * c.k
+}
+
+// legendRows flows the items into at most three rows.
+func (c *canvas) legendRows(items []legendItem, area rect, px, py string) rect {
+	fs := c.fsLegend
+	rowH := fs * 1.6
+	gap, itemGap := 6*c.k, 18*c.k
+	maxLabel := math.Min(180*c.k, area.w*0.45)
+	maxRows := 3
+	if area.h < 300*c.k {
+		maxRows = 2
+	}
+	type placed struct {
+		item  legendItem
+		label string
+		w     float64
+	}
+	var rows [][]placed
+	var rowW []float64
+	cur, curW := []placed(nil), 0.0
+	more := 0
+	for i, it := range items {
+		label := c.fonts.Truncate(it.label, fs, false, maxLabel)
+		w := c.swatchW(it.shape) + gap + c.measure(label, fs, false)
+		add := w
+		if len(cur) > 0 {
+			add += itemGap
+		}
+		if len(cur) > 0 && curW+add > area.w {
+			if len(rows) == maxRows-1 {
+				more = len(items) - i
+				break
+			}
+			rows = append(rows, cur)
+			rowW = append(rowW, curW)
+			cur, curW, add = nil, 0, w
+		}
+		cur = append(cur, placed{it, label, w})
+		curW += add
+	}
+	if more > 0 {
+		// make room for "+N more" at the end of the last row
+		moreText := "+" + strconv.Itoa(more) + " more"
+		mw := c.measure(moreText, fs, false) + itemGap
+		for len(cur) > 1 && curW+mw > area.w {
+			curW -= cur[len(cur)-1].w + itemGap
+			cur = cur[:len(cur)-1]
+			more++
+			moreText = "+" + strconv.Itoa(more) + " more"
+			mw = c.measure(moreText, fs, false) + itemGap
+		}
+		cur = append(cur, placed{legendItem{label: moreText}, moreText, mw - itemGap})
+		curW += mw
+	}
+	rows = append(rows, cur)
+	rowW = append(rowW, curW)
+	height := float64(len(rows)) * rowH
+	y := area.y
+	if py == "bottom" {
+		y = area.bottom() - height
+	}
+	c.w.s(`<g class="legend">`)
+	for r, row := range rows {
+		x := area.x
+		switch px {
+		case "center":
+			x = area.x + (area.w-rowW[r])/2
+		case "right":
+			x = area.right() - rowW[r]
+		}
+		cy := y + float64(r)*rowH + rowH/2
+		for _, p := range row {
+			if p.item.color == "" {
+				c.text(x, cy+c.mid(fs), p.label, textStyle{size: fs, fill: inkSubtitle})
+			} else {
+				c.legendEntry(x, cy, p.item, p.label)
+			}
+			x += p.w + itemGap
+		}
+	}
+	c.w.s(`</g>`)
+	space := height + 8*c.k
+	if py == "bottom" {
+		return rect{area.x, area.y, area.w, area.h - space}
+	}
+	return rect{area.x, area.y + space, area.w, area.h - space}
+}
+
+// legendColumn stacks the items at the left or right side.
+func (c *canvas) legendColumn(items []legendItem, area rect, px string) rect {
+	fs := c.fsLegend
+	rowH := fs * 1.7
+	gap := 6 * c.k
+	maxLabel := math.Min(area.w*0.25, 200*c.k)
+	fit := max(1, int(area.h/rowH))
+	n, more := len(items), 0
+	if n > fit {
+		n, more = fit-1, len(items)-(fit-1)
+	}
+	colW := 0.0
+	labels := make([]string, n)
+	for i := 0; i < n; i++ {
+		labels[i] = c.fonts.Truncate(items[i].label, fs, false, maxLabel)
+		colW = math.Max(colW, c.swatchW(items[i].shape)+gap+c.measure(labels[i], fs, false))
+	}
+	moreText := ""
+	if more > 0 {
+		moreText = "+" + strconv.Itoa(more) + " more"
+		colW = math.Max(colW, c.measure(moreText, fs, false))
+	}
+	rowsN := n
+	if more > 0 {
+		rowsN++
+	}
+	x := area.right() - colW
+	if px == "left" {
+		x = area.x
+	}
+	y := area.y + (area.h-float64(rowsN)*rowH)/2
+	c.w.s(`<g class="legend">`)
+	for i := 0; i < n; i++ {
+		c.legendEntry(x, y+float64(i)*rowH+rowH/2, items[i], labels[i])
+	}
+	if more > 0 {
+		c.text(x, y+float64(n)*rowH+rowH/2+c.mid(fs), moreText, textStyle{size: fs, fill: inkSubtitle})
+	}
+	c.w.s(`</g>`)
+	space := colW + 20*c.k
+	if px == "left" {
+		return rect{area.x + space, area.y, area.w - space, area.h}
+	}
+	return rect{area.x, area.y, area.w - space, area.h}
+}
+
+// legendEntry draws one key and its label centred on line cy.
+func (c *canvas) legendEntry(x, cy float64, it legendItem, label string) {
+	w := &c.w
+	sw := c.swatchW(it.shape)
+	switch it.shape {
+	case shapeLine:
+		w.s(`<line`)
+		w.af("x1", x)
+		w.af("y1", cy)
+		w.af("x2", x+sw)
+		w.af("y2", cy)
+		w.s(` stroke="`)
+		w.s(it.color)
+		w.s(`" stroke-width="`)
+		w.f(2.5 * c.k)
+		w.s(`" stroke-linecap="round"/>`)
+	case shapeCircle:
+		w.s(`<circle`)
+		w.af("cx", x+sw/2)
+		w.af("cy", cy)
+		w.af("r", sw/2)
+		w.s(` fill="`)
+		w.s(it.color)
+		w.s(`"/>`)
+	default:
+		w.s(`<rect`)
+		w.af("x", x)
+		w.af("y", cy-sw/2)
+		w.af("width", sw)
+		w.af("height", sw)
+		w.s(` rx="2" fill="`)
+		w.s(it.color)
+		w.s(`"/>`)
+	}
+	c.text(x+sw+6*c.k, cy+c.mid(c.fsLegend), label, textStyle{size: c.fsLegend, fill: inkLabel})
+}

@@ -1,0 +1,211 @@
+package draw
+
+import (
+	"fmt"
+	"strings"
+
+	"chartd.dev/libs/chartspec"
+	"chartd.dev/libs/dataset"
+)
+
+// roleRule says which columns fit one role of a chart type, best kind first.
+type roleRule struct {
+	name     string
+	label    string // how the role is named in error messages
+	multi    bool
+	required bool
+	kinds    []dataset.Kind
+	// guess picks an optional role automatically only when the column looks
+	// right for it (scatter groups, boxplot groups).
+	guess func(c *dataset.Column, rows int) bool
+}
+
+// roleRules lists a chart type's roles in the order they are filled; the
+// catalog (charts/types.json) names the same roles.
+func roleRules(chartType string) []roleRule {
+	const (
+		T = dataset.Text
+		N = dataset.Number
+		D = dataset.Date
+	)
+	cat := []dataset.Kind{T, D, N}
+	switch chartType {
+	case "bar":
+		return []roleRule{{name: "category", label: "category", required: true, kinds: cat},
+			{name: "values", label: "values", multi: true, required: true, kinds: []dataset.Kind{N}}}
+	case "line":
+		return []roleRule{{name: "x", label: "x axis", required: true, kinds: []dataset.Kind{D, T, N}},
+			{name: "values", label: "values", multi: true, required: true, kinds: []dataset.Kind{N}}}
+	case "pie":
+		return []roleRule{{name: "label", label: "slice label", required: true, kinds: cat},
+			{name: "value", label: "slice value", required: true, kinds: []dataset.Kind{N}}}
+	case "scatter":
+		return []roleRule{{name: "x", label: "x", required: true, kinds: []dataset.Kind{N}},
+			{name: "y", label: "y", required: true, kinds: []dataset.Kind{N}},
+			{name: "size", label: "size", kinds: []dataset.Kind{N}, guess: func(*dataset.Column, int) bool { return false }},
+			{name: "group", label: "group", kinds: []dataset.Kind{T}, guess: fewDistinct(12)}}
+	case "histogram":
+		return []roleRule{{name: "value", label: "value", required: true, kinds: []dataset.Kind{N}}}
+	case "boxplot":
+		return []roleRule{{name: "group", label: "group", kinds: cat, guess: fewDistinct(30)},
+			{name: "value", label: "value", required: true, kinds: []dataset.Kind{N}}}
+	case "dotplot":
+		return []roleRule{{name: "category", label: "category", required: true, kinds: cat},
+			{name: "values", label: "values", multi: true, required: true, kinds: []dataset.Kind{N}}}
+	case "sankey":
+		return []roleRule{{name: "source", label: "source", required: true, kinds: cat},
+			{name: "target", label: "target", required: true, kinds: cat},
+			{name: "value", label: "flow value", required: true, kinds: []dataset.Kind{N}}}
+	case "radar":
+		return []roleRule{{name: "axis", label: "axis", required: true, kinds: cat},
+			{name: "values", label: "values", multi: true, required: true, kinds: []dataset.Kind{N}}}
+	case "heatmap":
+		return []roleRule{{name: "x", label: "x", required: true, kinds: cat},
+			{name: "y", label: "y", required: true, kinds: cat},
+			{name: "value", label: "cell value", required: true, kinds: []dataset.Kind{N}}}
+	}
+	return nil
+}
+
+// fewDistinct accepts a text column with 2..n distinct values, fewer than
+// the rows (a column of unique names is no grouping).
+func fewDistinct(n int) func(c *dataset.Column, rows int) bool {
+	return func(c *dataset.Column, rows int) bool {
+		seen := map[string]bool{}
+		for i := 0; i < rows; i++ {
+			v := c.Format(i)
+			if v == "" {
+				continue
+			}
+			seen[v] = true
+			if len(seen) > n {
+				return false
+			}
+		}
+		return len(seen) >= 2 && len(seen) < rows
+	}
+}
+
+// AutoMapping completes no mapping at all: it picks a column for every role
+// of chartType from the table (first text column as category, the number
+// columns as values, …), the same choice SVG makes for roles a spec leaves
+// unmapped. Services reuse it to show what a chart without mapping draws.
+func AutoMapping(chartType string, t *dataset.Table) chartspec.Mapping {
+	roles, _ := resolveRoles(chartType, nil, t)
+	return roles.mapping(chartType)
+}
+
+// roleColumns is a resolved mapping: role → the columns drawn for it.
+type roleColumns map[string][]*dataset.Column
+
+// one answers the single column of a role, or nil.
+func (r roleColumns) one(role string) *dataset.Column {
+	if cs := r[role]; len(cs) > 0 {
+		return cs[0]
+	}
+	return nil
+}
+
+// mapping writes the resolved roles back as a chartspec mapping.
+func (r roleColumns) mapping(chartType string) chartspec.Mapping {
+	m := chartspec.Mapping{}
+	for _, rule := range roleRules(chartType) {
+		cols := r[rule.name]
+		if len(cols) == 0 {
+			continue
+		}
+		ids := make([]string, len(cols))
+		for i, c := range cols {
+			ids[i] = c.ID
+		}
+		if rule.multi {
+			m[rule.name] = chartspec.Many(ids...)
+		} else {
+			m[rule.name] = chartspec.One(ids[0])
+		}
+	}
+	return m
+}
+
+// resolveRoles keeps the mapped columns that exist and fit their role and
+// fills every role left empty from unused columns. It fails only when a
+// required role finds no column at all, saying which kind is missing.
+func resolveRoles(chartType string, given chartspec.Mapping, t *dataset.Table) (roleColumns, error) {
+	rules := roleRules(chartType)
+	if rules == nil {
+		return nil, fmt.Errorf("unknown chart type %q; use one of bar, line, pie, scatter, histogram, boxplot, dotplot, sankey, radar, heatmap", chartType)
+	}
+	out := roleColumns{}
+	used := map[*dataset.Column]bool{}
+	fits := func(rule roleRule, c *dataset.Column) bool {
+		for _, k := range rule.kinds {
+			if c.Kind == k {
+				return true
+			}
+		}
+		return false
+	}
+	// mapped columns first, so automatic picks never take them
+	for _, rule := range rules {
+		for _, id := range given.Cols(rule.name) {
+			c, ok := t.Column(id)
+			if !ok || !fits(rule, c) || (used[c] && !rule.multi) {
+				continue
+			}
+			out[rule.name] = append(out[rule.name], c)
+			used[c] = true
+			if !rule.multi {
+				break
+			}
+		}
+	}
+	for _, rule := range rules {
+		if len(out[rule.name]) > 0 {
+			continue
+		}
+		if !rule.required {
+			// an optional role the spec names (even as null) is the person's choice
+			if _, named := given[rule.name]; named || rule.guess == nil {
+				continue
+			}
+		}
+	pick:
+		for _, k := range rule.kinds {
+			for _, c := range t.Columns {
+				if used[c] || c.Kind != k || (rule.guess != nil && !rule.guess(c, t.Rows)) {
+					continue
+				}
+				out[rule.name] = append(out[rule.name], c)
+				used[c] = true
+				if !rule.multi {
+					break pick
+				}
+			}
+			if rule.multi && len(out[rule.name]) > 0 {
+				break
+			}
+		}
+		if rule.required && len(out[rule.name]) == 0 {
+			return nil, missingRole(chartType, rule, t)
+		}
+	}
+	return out, nil
+}
+
+// missingRole explains which column a chart still needs.
+func missingRole(chartType string, rule roleRule, t *dataset.Table) error {
+	kinds := make([]string, len(rule.kinds))
+	for i, k := range rule.kinds {
+		kinds[i] = string(k)
+	}
+	have := make([]string, 0, len(t.Columns))
+	for _, c := range t.Columns {
+		have = append(have, fmt.Sprintf("%q (%s)", c.Name, c.Kind))
+	}
+	data := "the data has no columns"
+	if len(have) > 0 {
+		data = "the data has " + strings.Join(have, ", ")
+	}
+	return fmt.Errorf("a %s chart needs a %s column for its %s role (%s); %s: add such a column or change the chart type",
+		chartType, strings.Join(kinds, " or "), rule.label, rule.name, data)
+}

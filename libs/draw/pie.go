@@ -1,0 +1,297 @@
+package draw
+
+import (
+	"math"
+	"slices"
+
+	"chartd.dev/libs/dataset"
+)
+
+// pieChart draws one slice per row with a positive value, clockwise from
+// twelve o'clock in data order; a donut leaves a hole showing the total.
+type pieChart struct {
+	label  *dataset.Column
+	value  *dataset.Column
+	names  []string
+	rows   []int // rows with a positive value
+	colors []string
+	total  float64
+	donut  float64
+	format numFormat
+}
+
+func newPie(c *canvas, r roleColumns) *pieChart {
+	p := &pieChart{label: r.one("label"), value: r.one("value")}
+	p.names = columnLabels(p.label)
+	p.donut = optNumber(c.spec.Options, "donut", 0, 0, 0.9)
+	p.format = baseFormat(c.style, []*dataset.Column{p.value})
+	for i := 0; i < c.table.Rows; i++ {
+		if v := p.value.Num[i]; !isBlank(v) && v > 0 {
+			p.rows = append(p.rows, i)
+			p.total += v
+		}
+	}
+	for k, i := range p.rows {
+		p.colors = append(p.colors, c.colors.of(p.names[i], k))
+	}
+	return p
+}
+
+func (p *pieChart) empty() bool { return len(p.rows) == 0 }
+
+// share is the slice's percentage as text, one decimal below 10 %.
+func (p *pieChart) share(b []byte, v float64) []byte {
+	pct := v / p.total * 100
+	if pct < 10 {
+		return appendTrimmed(b, pct, 1, "", "%")
+	}
+	return appendNumber(b, pct, 0, "", "%")
+}
+
+func (p *pieChart) summary() (string, string) {
+	kind := "Pie chart"
+	if p.donut > 0 {
+		kind = "Donut chart"
+	}
+	name := kind + " of " + p.value.Name + " by " + p.label.Name
+	if p.empty() {
+		return name, name + ", no positive values to show"
+	}
+	best := p.rows[0]
+	for _, i := range p.rows {
+		if p.value.Num[i] > p.value.Num[best] {
+			best = i
+		}
+	}
+	v := p.value.Num[best]
+	return name, name + ", " + plural(len(p.rows), "slice", "slices") + ", largest " + p.names[best] + " " +
+		string(p.share(nil, v)) + " (" + formatValue(v, p.format) + ")" + ", total " + formatValue(p.total, p.format)
+}
+
+func (p *pieChart) legend(c *canvas, area rect) rect {
+	if !c.legendVisible(!c.style.Labels.Show && len(p.rows) > 1) {
+		return area
+	}
+	items := make([]legendItem, len(p.rows))
+	for k, i := range p.rows {
+		items[k] = legendItem{label: p.names[i], color: p.colors[k]}
+	}
+	return c.placeLegend(items, area)
+}
+
+// pieLabel is an outside label and where it ended up.
+type pieLabel struct {
+	slice int // index into rows
+	angle float64
+	y     float64
+	right bool
+	name  string
+}
+
+func (p *pieChart) draw(c *canvas, area rect) {
+	labels := c.style.Labels.Show
+	fs := c.fsLabel
+	side := 0.0
+	if labels {
+		maxW := 0.0
+		for k, i := range p.rows {
+			w := c.measure(p.names[i], fs, false) + c.measureBytes(p.share(c.scratch[:0], p.value.Num[p.rows[k]]), fs, true)
+			maxW = math.Max(maxW, w)
+		}
+		side = math.Min(maxW+30*c.k, area.w*0.3)
+	}
+	r := math.Min(area.h/2-4*c.k, area.w/2-side)
+	if labels {
+		r = math.Min(r, area.h/2-fs)
+	}
+	r = math.Max(r, 10)
+	cx, cy := area.x+area.w/2, area.y+area.h/2
+	inner := r * p.donut
+	w := &c.w
+	w.s(`<g stroke="`)
+	if c.transparent {
+		w.s(`none`)
+	} else {
+		w.s(background)
+	}
+	w.s(`" stroke-width="`)
+	w.f(math.Max(1, 1.5*c.k))
+	w.s(`" stroke-linejoin="round">`)
+	a0 := -math.Pi / 2
+	angles := make([]float64, len(p.rows))
+	for k, i := range p.rows {
+		sweep := p.value.Num[i] / p.total * 2 * math.Pi
+		a1 := a0 + sweep
+		angles[k] = a0 + sweep/2
+		w.s(`<path fill="`)
+		w.s(p.colors[k])
+		w.s(`" d="`)
+		if sweep >= 2*math.Pi-1e-9 {
+			appendRing(w, cx, cy, r, inner)
+			w.s(`" fill-rule="evenodd"/>`)
+			a0 = a1
+			continue
+		}
+		large := "0"
+		if sweep > math.Pi {
+			large = "1"
+		}
+		w.s("M")
+		w.pt(cx+r*math.Cos(a0), cy+r*math.Sin(a0))
+		w.s("A")
+		w.pt(r, r)
+		w.s(" 0 " + large + " 1 ")
+		w.pt(cx+r*math.Cos(a1), cy+r*math.Sin(a1))
+		if inner > 0 {
+			w.s("L")
+			w.pt(cx+inner*math.Cos(a1), cy+inner*math.Sin(a1))
+			w.s("A")
+			w.pt(inner, inner)
+			w.s(" 0 " + large + " 0 ")
+			w.pt(cx+inner*math.Cos(a0), cy+inner*math.Sin(a0))
+		} else {
+			w.s("L")
+			w.pt(cx, cy)
+		}
+		w.s(`Z"/>`)
+		a0 = a1
+	}
+	w.s(`</g>`)
+	if inner >= 36*c.k {
+		p.drawTotal(c, cx, cy, inner)
+	}
+	if labels {
+		p.drawLabels(c, area, cx, cy, r, angles, side)
+	}
+}
+
+// appendRing writes a full disc (or ring) as two half arcs per circle.
+func appendRing(w *svgWriter, cx, cy, r, inner float64) {
+	for _, rr := range []float64{r, inner} {
+		if rr <= 0 {
+			continue
+		}
+		w.s("M")
+		w.pt(cx-rr, cy)
+		w.s("a")
+		w.pt(rr, rr)
+		w.s(" 0 1 0 ")
+		w.pt(2*rr, 0)
+		w.s("a")
+		w.pt(rr, rr)
+		w.s(" 0 1 0 ")
+		w.pt(-2*rr, 0)
+		w.s("Z")
+	}
+}
+
+// drawTotal writes the total in the donut's hole.
+func (p *pieChart) drawTotal(c *canvas, cx, cy, inner float64) {
+	txt := c.value(p.total, p.format)
+	size := math.Min(22*c.k, inner*0.38)
+	for size > 8 && c.measureBytes(txt, size, true) > inner*1.6 {
+		size--
+	}
+	c.text(cx, cy-size*0.45, "Total", textStyle{size: c.fsLabel, fill: inkSubtitle, anchor: "middle"})
+	c.textBytes(cx, cy+size*0.75, c.value(p.total, p.format), textStyle{size: size, bold: true, fill: inkTitle, anchor: "middle"})
+}
+
+// drawLabels writes "name share" outside the pie with leader lines; labels
+// on each side are spread so none overlap, and the smallest slices lose
+// their label when a side is full.
+func (p *pieChart) drawLabels(c *canvas, area rect, cx, cy, r float64, angles []float64, side float64) {
+	fs := c.fsLabel
+	lineH := fs * 1.35
+	var left, right []pieLabel
+	for k, a := range angles {
+		l := pieLabel{slice: k, angle: a, right: math.Cos(a) >= 0, y: cy + (r+10*c.k)*math.Sin(a)}
+		if l.right {
+			right = append(right, l)
+		} else {
+			left = append(left, l)
+		}
+	}
+	capacity := max(1, int(area.h/lineH))
+	w := &c.w
+	w.s(`<g class="labels">`)
+	for _, group := range [][]pieLabel{left, right} {
+		if len(group) > capacity {
+			slices.SortFunc(group, func(a, b pieLabel) int {
+				va, vb := p.value.Num[p.rows[a.slice]], p.value.Num[p.rows[b.slice]]
+				switch {
+				case va > vb:
+					return -1
+				case va < vb:
+					return 1
+				}
+				return 0
+			})
+			group = group[:capacity]
+		}
+		slices.SortFunc(group, func(a, b pieLabel) int {
+			switch {
+			case a.y < b.y:
+				return -1
+			case a.y > b.y:
+				return 1
+			}
+			return 0
+		})
+		top, bottom := area.y+lineH/2, area.bottom()-lineH/2
+		for i := range group {
+			group[i].y = math.Max(group[i].y, top)
+			if i > 0 {
+				group[i].y = math.Max(group[i].y, group[i-1].y+lineH)
+			}
+		}
+		for i := len(group) - 1; i >= 0; i-- {
+			group[i].y = math.Min(group[i].y, bottom)
+			if i < len(group)-1 {
+				group[i].y = math.Min(group[i].y, group[i+1].y-lineH)
+			}
+		}
+		for _, l := range group {
+			p.drawLabel(c, l, cx, cy, r, side)
+		}
+	}
+	w.s(`</g>`)
+}
+
+// drawLabel draws one leader line and label.
+func (p *pieChart) drawLabel(c *canvas, l pieLabel, cx, cy, r, side float64) {
+	fs := c.fsLabel
+	w := &c.w
+	v := p.value.Num[p.rows[l.slice]]
+	cos, sin := math.Cos(l.angle), math.Sin(l.angle)
+	elbowX := cx + (r+12*c.k)*cos
+	textX := cx + r + 20*c.k
+	if !l.right {
+		textX = cx - r - 20*c.k
+	}
+	w.s(`<path fill="none" stroke="` + inkAxis + `" stroke-width="1" d="M`)
+	w.pt(cx+(r+2)*cos, cy+(r+2)*sin)
+	w.s("L")
+	w.pt(elbowX, l.y)
+	w.s("H")
+	if l.right {
+		w.f(textX - 4*c.k)
+	} else {
+		w.f(textX + 4*c.k)
+	}
+	w.s(`"/>`)
+	share := p.share(c.scratch[:0], v)
+	shareW := c.measureBytes(share, fs, true)
+	name := c.fonts.Truncate(p.names[p.rows[l.slice]], fs, false, math.Max(side-shareW-30*c.k, 0))
+	st := textStyle{size: fs, fill: inkLabel}
+	if !l.right {
+		st.anchor = "end"
+	}
+	c.openText(textX, l.y+c.mid(fs), st)
+	if name != "" {
+		w.esc(name)
+		w.s(" ")
+	}
+	w.s(`<tspan font-weight="bold">`)
+	w.b = appendEscapedBytes(w.b, p.share(c.scratch[:0], v))
+	w.s(`</tspan></text>`)
+}

@@ -1,0 +1,249 @@
+package draw
+
+import (
+	"math"
+	"slices"
+
+	"chartd.dev/libs/dataset"
+)
+
+// denseScatter is the number of points in one group above which the group
+// is drawn as a single path of round dots, far cheaper to write and to
+// rasterize than one circle element per point.
+const denseScatter = 400
+
+// scatterChart draws points by x and y, optionally sized by a number
+// column (area proportional to value) and coloured by a group column.
+type scatterChart struct {
+	x, y, size, group *dataset.Column
+	// groups are the group names in order of first appearance; rows[g]
+	// lists the drawable rows of group g.
+	groups    []string
+	rows      [][]int
+	colors    []string
+	pointSize float64
+	opacity   float64
+	n         int
+}
+
+func newScatter(c *canvas, r roleColumns) *scatterChart {
+	s := &scatterChart{x: r.one("x"), y: r.one("y"), size: r.one("size"), group: r.one("group")}
+	s.pointSize = optNumber(c.spec.Options, "pointSize", 4, 1, 20)
+	s.opacity = optNumber(c.spec.Options, "opacity", 0.8, 0.05, 1)
+	index := map[string]int{}
+	var groupText []string
+	if s.group != nil {
+		groupText = columnLabels(s.group)
+	}
+	for i := 0; i < c.table.Rows; i++ {
+		if isBlank(s.x.Num[i]) || isBlank(s.y.Num[i]) {
+			continue
+		}
+		if s.size != nil && isBlank(s.size.Num[i]) {
+			continue
+		}
+		name := ""
+		if groupText != nil {
+			name = groupText[i]
+			if name == "" {
+				name = "(blank)"
+			}
+		}
+		g, ok := index[name]
+		if !ok {
+			g = len(s.groups)
+			index[name] = g
+			s.groups = append(s.groups, name)
+			s.rows = append(s.rows, nil)
+		}
+		s.rows[g] = append(s.rows[g], i)
+		s.n++
+	}
+	for g, name := range s.groups {
+		key := name
+		if s.group == nil {
+			key = s.y.ID
+		}
+		s.colors = append(s.colors, c.colors.of(key, g))
+	}
+	return s
+}
+
+func (s *scatterChart) empty() bool { return s.n == 0 }
+
+func (s *scatterChart) summary() (string, string) {
+	name := "Scatter plot of " + s.y.Name + " against " + s.x.Name
+	if s.empty() {
+		return name, name + ", no points to show"
+	}
+	desc := name + ", " + plural(s.n, "point", "points")
+	if s.group != nil {
+		desc += " in " + plural(len(s.groups), "group", "groups") + " by " + s.group.Name
+	}
+	if s.size != nil {
+		desc += ", sized by " + s.size.Name
+	}
+	if r, ok := s.correlation(); ok {
+		desc += ", correlation " + formatValue(math.Round(r*100)/100, numFormat{decimals: 2, scale: 1})
+	}
+	return name, desc
+}
+
+// correlation is Pearson's r over all drawn points.
+func (s *scatterChart) correlation() (float64, bool) {
+	var n, sx, sy, sxx, syy, sxy float64
+	for _, rows := range s.rows {
+		for _, i := range rows {
+			x, y := s.x.Num[i], s.y.Num[i]
+			n++
+			sx += x
+			sy += y
+			sxx += x * x
+			syy += y * y
+			sxy += x * y
+		}
+	}
+	if n < 3 {
+		return 0, false
+	}
+	den := math.Sqrt(n*sxx-sx*sx) * math.Sqrt(n*syy-sy*sy)
+	if den == 0 || math.IsNaN(den) {
+		return 0, false
+	}
+	return (n*sxy - sx*sy) / den, true
+}
+
+func (s *scatterChart) legend(c *canvas, area rect) rect {
+	if s.group == nil || !c.legendVisible(len(s.groups) > 1) {
+		return area
+	}
+	items := make([]legendItem, len(s.groups))
+	for g, name := range s.groups {
+		items[g] = legendItem{label: name, color: s.colors[g], shape: shapeCircle}
+	}
+	return c.placeLegend(items, area)
+}
+
+func (s *scatterChart) draw(c *canvas, area rect) {
+	st := c.style
+	x := newValueAxis(c, st.XAxis, baseFormat(c.style, []*dataset.Column{s.x}))
+	y := newValueAxis(c, st.YAxis, baseFormat(c.style, []*dataset.Column{s.y}))
+	x.grid, y.grid = true, true
+	x.title = axisTitle(st.XAxisTitle, s.x.Name)
+	y.title = axisTitle(st.YAxisTitle, s.y.Name)
+	maxSize := 0.0
+	for _, rows := range s.rows {
+		for _, i := range rows {
+			x.extend(s.x.Num[i])
+			y.extend(s.y.Num[i])
+			if s.size != nil {
+				maxSize = math.Max(maxSize, math.Abs(s.size.Num[i]))
+			}
+		}
+	}
+	f := c.layoutFrame(area, x, y)
+	c.drawGrid(f)
+	clip := x.clipped() || y.clipped()
+	c.beginClip(f.plot, clip)
+	r := s.pointSize * c.k
+	w := &c.w
+	for g, rows := range s.rows {
+		color := s.colors[g]
+		switch {
+		case s.size != nil:
+			s.drawBubbles(c, x, y, rows, color, maxSize, math.Min(s.pointSize*4*c.k, math.Min(f.plot.w, f.plot.h)*0.08))
+		case len(rows) > denseScatter:
+			// one path of zero-length round-capped segments: a dot per point
+			w.s(`<path fill="none" stroke="`)
+			w.s(color)
+			w.s(`" stroke-opacity="`)
+			w.f(s.opacity)
+			w.s(`" stroke-width="`)
+			w.f(2 * r)
+			w.s(`" stroke-linecap="round" d="`)
+			for _, i := range rows {
+				if x.log && s.x.Num[i] <= 0 || y.log && s.y.Num[i] <= 0 {
+					continue
+				}
+				w.b = append(w.b, 'M')
+				w.b = appendCoord1(w.b, x.pos(s.x.Num[i]))
+				w.b = append(w.b, ' ')
+				w.b = appendCoord1(w.b, y.pos(s.y.Num[i]))
+				w.b = append(w.b, 'h', '0')
+			}
+			w.s(`"/>`)
+		default:
+			w.s(`<g fill="`)
+			w.s(color)
+			w.s(`" fill-opacity="`)
+			w.f(s.opacity)
+			w.s(`">`)
+			for _, i := range rows {
+				if x.log && s.x.Num[i] <= 0 || y.log && s.y.Num[i] <= 0 {
+					continue
+				}
+				w.s(`<circle`)
+				w.af("cx", x.pos(s.x.Num[i]))
+				w.af("cy", y.pos(s.y.Num[i]))
+				w.af("r", r)
+				w.s(`/>`)
+			}
+			w.s(`</g>`)
+		}
+	}
+	c.endClip(clip)
+	if st.Labels.Show && s.n <= 100 {
+		s.drawLabels(c, x, y)
+	}
+	c.drawAxisLabels(f)
+}
+
+// drawBubbles draws sized points, largest first so small ones stay visible.
+func (s *scatterChart) drawBubbles(c *canvas, x, y *axis, rows []int, color string, maxSize, rMax float64) {
+	order := slices.Clone(rows)
+	slices.SortStableFunc(order, func(a, b int) int {
+		va, vb := math.Abs(s.size.Num[a]), math.Abs(s.size.Num[b])
+		switch {
+		case va > vb:
+			return -1
+		case va < vb:
+			return 1
+		}
+		return 0
+	})
+	w := &c.w
+	w.s(`<g fill="`)
+	w.s(color)
+	w.s(`" fill-opacity="`)
+	w.f(s.opacity)
+	w.s(`" stroke="` + background + `" stroke-width="0.75">`)
+	for _, i := range order {
+		if x.log && s.x.Num[i] <= 0 || y.log && s.y.Num[i] <= 0 {
+			continue
+		}
+		r := 1.5 * c.k
+		if maxSize > 0 {
+			r = math.Max(r, rMax*math.Sqrt(math.Abs(s.size.Num[i])/maxSize))
+		}
+		w.s(`<circle`)
+		w.af("cx", x.pos(s.x.Num[i]))
+		w.af("cy", y.pos(s.y.Num[i]))
+		w.af("r", r)
+		w.s(`/>`)
+	}
+	w.s(`</g>`)
+}
+
+// drawLabels writes each point's y value beside it (small plots only).
+func (s *scatterChart) drawLabels(c *canvas, x, y *axis) {
+	fs := c.fsLabel
+	format := baseFormat(c.style, []*dataset.Column{s.y})
+	c.w.s(`<g class="labels">`)
+	for _, rows := range s.rows {
+		for _, i := range rows {
+			px, py := x.pos(s.x.Num[i]), y.pos(s.y.Num[i])
+			c.textBytes(px+s.pointSize*c.k+3*c.k, py+c.mid(fs), c.value(s.y.Num[i], format), textStyle{size: fs, fill: inkLabel})
+		}
+	}
+	c.w.s(`</g>`)
+}

@@ -1,0 +1,95 @@
+package draw
+
+import (
+	"math"
+	"slices"
+)
+
+// finite collects the drawable values of a column, sorted.
+func finite(vals []float64, rows []int) []float64 {
+	out := make([]float64, 0, len(rows))
+	for _, i := range rows {
+		if v := vals[i]; !isBlank(v) {
+			out = append(out, v)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// quantile is the p-quantile of sorted values by linear interpolation
+// between order statistics (R's type 7, the common spreadsheet rule).
+func quantile(sorted []float64, p float64) float64 {
+	n := len(sorted)
+	if n == 0 {
+		return math.NaN()
+	}
+	h := float64(n-1) * p
+	lo := int(math.Floor(h))
+	if lo >= n-1 {
+		return sorted[n-1]
+	}
+	return sorted[lo] + (h-float64(lo))*(sorted[lo+1]-sorted[lo])
+}
+
+// binRule names how histogram bins were chosen, for the description.
+type binRule string
+
+const (
+	ruleFD      binRule = "Freedman–Diaconis"
+	ruleSturges binRule = "Sturges"
+	ruleSet     binRule = "set count"
+)
+
+// histogramBins chooses bin edges for sorted values. With count ≥ 2 the
+// range is cut into exactly count equal bins. With count 0 the width comes
+// from the Freedman–Diaconis rule (2·IQR·n^(−1/3)), falling back to
+// Sturges (⌈log2 n⌉+1 bins) when the IQR is zero, rounded to a 1-2-5 step
+// with edges on multiples of it, and at most 100 bins.
+func histogramBins(sorted []float64, count int) ([]float64, binRule) {
+	n := len(sorted)
+	lo, hi := sorted[0], sorted[n-1]
+	if hi == lo {
+		w := niceStep(math.Max(math.Abs(lo)*0.1, 1))
+		return []float64{lo - w/2, lo + w/2}, ruleSturges
+	}
+	if count >= 2 {
+		edges := make([]float64, count+1)
+		for i := range edges {
+			edges[i] = lo + (hi-lo)*float64(i)/float64(count)
+		}
+		edges[count] = hi
+		return edges, ruleSet
+	}
+	rule := ruleFD
+	width := 2 * (quantile(sorted, 0.75) - quantile(sorted, 0.25)) / math.Cbrt(float64(n))
+	if width <= 0 || n < 4 {
+		rule = ruleSturges
+		width = (hi - lo) / (math.Ceil(math.Log2(float64(n))) + 1)
+	}
+	width = niceStep(width)
+	for (hi-lo)/width > 100 {
+		width = niceStepUp(width * 1.01)
+	}
+	start := math.Floor(lo/width) * width
+	k := int(math.Floor((hi-start)/width)) + 1
+	edges := make([]float64, k+1)
+	for i := range edges {
+		edges[i] = start + float64(i)*width
+	}
+	return edges, rule
+}
+
+// binCounts counts sorted values into bins; each bin holds [edge, next
+// edge) and the last also its upper edge.
+func binCounts(sorted, edges []float64) []int {
+	counts := make([]int, len(edges)-1)
+	b := 0
+	for _, v := range sorted {
+		for b < len(counts)-1 && v >= edges[b+1] {
+			b++
+		}
+		counts[b]++
+	}
+	return counts
+}

@@ -1,0 +1,242 @@
+package draw
+
+import (
+	"math"
+	"strconv"
+	"time"
+)
+
+// niceStep rounds a raw step to 1, 2 or 5 times a power of ten, the steps
+// people count in.
+func niceStep(raw float64) float64 {
+	if raw <= 0 || math.IsNaN(raw) || math.IsInf(raw, 0) {
+		return 1
+	}
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	r := raw / mag
+	switch {
+	case r < 1.5:
+		return mag
+	case r < 3:
+		return 2 * mag
+	case r < 7:
+		return 5 * mag
+	}
+	return 10 * mag
+}
+
+// niceStepUp is the smallest 1-2-5 step not below raw.
+func niceStepUp(raw float64) float64 {
+	if raw <= 0 || math.IsNaN(raw) || math.IsInf(raw, 0) {
+		return 1
+	}
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	for _, m := range [...]float64{1, 2, 5, 10} {
+		if m*mag >= raw*(1-1e-12) {
+			return m * mag
+		}
+	}
+	return 10 * mag
+}
+
+// widen gives an empty range some extent so it can be scaled.
+func widen(lo, hi float64) (float64, float64) {
+	if hi > lo {
+		return lo, hi
+	}
+	if lo == 0 {
+		return 0, 1
+	}
+	d := math.Abs(lo) * 0.1
+	return lo - d, hi + d
+}
+
+// niceTicks covers [lo, hi] with about target ticks on a 1-2-5 step; the
+// domain grows to the outer ticks so the axis ends on a labelled line.
+func niceTicks(lo, hi float64, target int) (ticks []float64, step, d0, d1 float64) {
+	lo, hi = widen(lo, hi)
+	step = niceStep((hi - lo) / float64(max(target, 1)))
+	d0 = math.Floor(lo/step+1e-9) * step
+	d1 = math.Ceil(hi/step-1e-9) * step
+	return stepTicks(d0, d1, step), step, d0, d1
+}
+
+// fixedTicks are 1-2-5 ticks inside a domain the caller fixed (axis min/max, histogram edges).
+func fixedTicks(d0, d1 float64, target int) (ticks []float64, step float64) {
+	lo, hi := widen(d0, d1)
+	step = niceStep((hi - lo) / float64(max(target, 1)))
+	first := math.Ceil(lo/step-1e-9) * step
+	return stepTicks(first, hi, step), step
+}
+
+// stepTicks lists first, first+step, … up to last, snapping float noise.
+func stepTicks(first, last, step float64) []float64 {
+	n := int(math.Floor((last-first)/step+1e-9)) + 1
+	if n < 1 || n > 1000 {
+		return []float64{first}
+	}
+	out := make([]float64, n)
+	k0 := math.Round(first / step)
+	for i := range out {
+		v := (k0 + float64(i)) * step
+		if math.Abs(v) < step*1e-9 {
+			v = 0
+		}
+		out[i] = v
+	}
+	return out
+}
+
+// logTicks places ticks on powers of ten (with 2 and 5 between when the
+// range spans few decades) for a positive domain.
+func logTicks(lo, hi float64, target int) (ticks []float64, d0, d1 float64) {
+	if lo <= 0 {
+		lo = hi / 1000
+	}
+	if hi <= lo {
+		hi = lo * 10
+	}
+	e0 := math.Floor(math.Log10(lo) + 1e-9)
+	e1 := math.Ceil(math.Log10(hi) - 1e-9)
+	if e1 == e0 {
+		e1++
+	}
+	d0, d1 = math.Pow(10, e0), math.Pow(10, e1)
+	decades := int(e1 - e0)
+	every := max(1, int(math.Ceil(float64(decades)/float64(max(target, 1)))))
+	for e := e0; e <= e1; e++ {
+		if int(e-e0)%every != 0 {
+			continue
+		}
+		p := math.Pow(10, e)
+		ticks = append(ticks, p)
+		if decades <= 2 && e < e1 {
+			ticks = append(ticks, 2*p, 5*p)
+		}
+	}
+	return ticks, d0, d1
+}
+
+// timeUnit is a calendar step for date axes.
+type timeUnit struct {
+	// approx is the step's typical length in milliseconds, for choosing.
+	approx float64
+	// months steps by calendar months (1, 3, 6, 12·years); 0 means a fixed duration.
+	months int
+	fixed  time.Duration
+}
+
+// timeUnits are the candidate steps, finest first.
+func timeUnits() []timeUnit {
+	const day = 24 * time.Hour
+	var out []timeUnit
+	for _, d := range []time.Duration{time.Second, 5 * time.Second, 15 * time.Second, 30 * time.Second,
+		time.Minute, 5 * time.Minute, 15 * time.Minute, 30 * time.Minute,
+		time.Hour, 3 * time.Hour, 6 * time.Hour, 12 * time.Hour, day, 2 * day, 7 * day, 14 * day} {
+		out = append(out, timeUnit{approx: float64(d.Milliseconds()), fixed: d})
+	}
+	const month = 30.44 * 24 * 3600 * 1000
+	for _, m := range []int{1, 3, 6, 12, 24, 60, 120, 240, 600, 1200} {
+		out = append(out, timeUnit{approx: float64(m) * month, months: m})
+	}
+	return out
+}
+
+// timeTicks chooses a calendar step giving at most target ticks over
+// [lo, hi] (Unix ms) and lists the ticks inside it.
+func timeTicks(lo, hi float64, target int) ([]float64, timeUnit) {
+	units := timeUnits()
+	u := units[len(units)-1]
+	for _, c := range units {
+		if (hi-lo)/c.approx <= float64(max(target, 1)) {
+			u = c
+			break
+		}
+	}
+	var ticks []float64
+	start := time.UnixMilli(int64(math.Floor(lo))).UTC()
+	if u.months == 0 {
+		step := float64(u.fixed.Milliseconds())
+		origin := 0.0
+		if u.fixed == 7*24*time.Hour || u.fixed == 14*24*time.Hour {
+			origin = 4 * 24 * 3600 * 1000 // 1970-01-05 was a Monday
+		}
+		for v := math.Ceil((lo-origin)/step)*step + origin; v <= hi; v += step {
+			ticks = append(ticks, v)
+		}
+		return ticks, u
+	}
+	// calendar months: start on a month aligned to the step
+	mi := start.Year()*12 + int(start.Month()) - 1
+	mi = (mi + u.months - 1) / u.months * u.months
+	for ; ; mi += u.months {
+		t := time.Date(mi/12, time.Month(mi%12+1), 1, 0, 0, 0, 0, time.UTC)
+		v := float64(t.UnixMilli())
+		if v < lo {
+			continue
+		}
+		if v > hi {
+			break
+		}
+		ticks = append(ticks, v)
+	}
+	return ticks, u
+}
+
+// appendTimeTick labels a date tick by its step, naming the larger unit
+// (year, day) on the first tick and where it changes: "Jan 2024", "Apr",
+// "Jul"; "Mar 5, 2024", "Mar 6"; "09:00", "12:00".
+func appendTimeTick(b []byte, ms float64, u timeUnit, prevMs float64, first bool) []byte {
+	t := time.UnixMilli(int64(ms)).UTC()
+	p := time.UnixMilli(int64(prevMs)).UTC()
+	newYear := first || t.Year() != p.Year()
+	switch {
+	case u.months >= 12:
+		return appendInt(b, t.Year())
+	case u.months == 3 || u.months == 6:
+		b = append(b, 'Q')
+		b = appendInt(b, (int(t.Month())+2)/3)
+		if newYear {
+			b = append(b, ' ')
+			b = appendInt(b, t.Year())
+		}
+		return b
+	case u.months > 0:
+		b = append(b, monthName(t.Month())...)
+		if newYear {
+			b = append(b, ' ')
+			b = appendInt(b, t.Year())
+		}
+		return b
+	case u.fixed >= 24*time.Hour:
+		b = append(b, monthName(t.Month())...)
+		b = append(b, ' ')
+		b = appendInt(b, t.Day())
+		if newYear {
+			b = append(b, ", "...)
+			b = appendInt(b, t.Year())
+		}
+		return b
+	}
+	newDay := first || t.YearDay() != p.YearDay() || t.Year() != p.Year()
+	if newDay {
+		b = append(b, monthName(t.Month())...)
+		b = append(b, ' ')
+		b = appendInt(b, t.Day())
+		b = append(b, ' ')
+	}
+	b = append2(b, t.Hour())
+	b = append(b, ':')
+	b = append2(b, t.Minute())
+	if u.fixed < time.Minute {
+		b = append(b, ':')
+		b = append2(b, t.Second())
+	}
+	return b
+}
+
+// appendInt writes a decimal integer.
+func appendInt(b []byte, n int) []byte { return strconv.AppendInt(b, int64(n), 10) }
+
+// append2 writes a two-digit number.
+func append2(b []byte, n int) []byte { return append(b, byte('0'+n/10), byte('0'+n%10)) }

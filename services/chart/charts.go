@@ -1,0 +1,516 @@
+package chart
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/gorilla/mux"
+
+	"chartd.dev/charts"
+	"chartd.dev/libs/apierr"
+	"chartd.dev/libs/auth"
+	"chartd.dev/libs/chartspec"
+	"chartd.dev/libs/clients"
+	"chartd.dev/libs/dataset"
+	"chartd.dev/libs/httpx"
+	"chartd.dev/libs/plan"
+	"chartd.dev/libs/store"
+)
+
+// MaxCells is the most cells (rows × columns) a chart's data may hold
+// (DESIGN §7); more is too_large.
+const MaxCells = 1_000_000
+
+// CreateRequest is the create_chart body.
+type CreateRequest struct {
+	Type    *string          `json:"type"`
+	Example *string          `json:"example"`
+	Data    jsontext.Value   `json:"data"`
+	Format  *string          `json:"format"`
+	Name    *string          `json:"name"`
+	Ops     []jsontext.Value `json:"ops"`
+}
+
+// CreateAnswer is the create_chart answer.
+type CreateAnswer struct {
+	Chart    Record           `json:"chart"`
+	Columns  []dataset.Column `json:"columns"`
+	Warnings []Problem        `json:"warnings"`
+	Notices  []dataset.Notice `json:"notices"`
+}
+
+func present(v jsontext.Value) bool { return len(v) > 0 && string(v) != "null" }
+
+// parseData reads a request's data and enforces the size limit.
+func parseData(raw jsontext.Value, format string) (*dataset.Table, []dataset.Notice, error) {
+	t, notices, err := dataset.Parse(json.RawMessage(raw), format)
+	if err != nil {
+		var de *dataset.DataError
+		if errors.As(err, &de) {
+			return nil, nil, apierr.New(apierr.InvalidRequest, "data: %s", de.Message)
+		}
+		return nil, nil, fmt.Errorf("parse data: %w", err)
+	}
+	if n := dataset.Cells(t); n > MaxCells {
+		return nil, nil, apierr.New(apierr.TooLarge, "the data has %d cells (%d rows × %d columns); the limit is %d cells", n, t.Rows, len(t.Columns), MaxCells)
+	}
+	if notices == nil {
+		notices = []dataset.Notice{}
+	}
+	return t, notices, nil
+}
+
+func formatOf(f *string) (string, error) {
+	if f == nil {
+		return "", nil
+	}
+	switch *f {
+	case "csv", "tsv", "json":
+		return *f, nil
+	}
+	return "", apierr.New(apierr.InvalidRequest, "format %q: use csv, tsv or json", *f)
+}
+
+func (s *Service) chartType(name string) (charts.ChartType, error) {
+	ct, ok := s.deps.Catalog.Type(name)
+	if !ok {
+		return ct, apierr.New(apierr.InvalidRequest, "type %q is not a chart type; use one of %s (GET /chart-types describes them)", name, s.typeNames())
+	}
+	return ct, nil
+}
+
+func (s *Service) create(w http.ResponseWriter, r *http.Request) error {
+	if err := httpx.CheckQuery(r); err != nil {
+		return err
+	}
+	p, err := auth.Must(r.Context())
+	if err != nil {
+		return err
+	}
+	var req CreateRequest
+	if err := httpx.DecodeJSON(r, &req); err != nil {
+		return err
+	}
+	format, err := formatOf(req.Format)
+	if err != nil {
+		return err
+	}
+	var (
+		ct      charts.ChartType
+		spec    *chartspec.Spec
+		table   *dataset.Table
+		notices []dataset.Notice
+		raw     jsontext.Value
+	)
+	switch {
+	case req.Type != nil && req.Example != nil:
+		return apierr.New(apierr.InvalidRequest, "give either type (with or without data) or example, not both")
+	case req.Example != nil:
+		if present(req.Data) || req.Format != nil {
+			return apierr.New(apierr.InvalidRequest, "an example brings its own data; to chart your data send type and data instead of example")
+		}
+		ex, ok := s.deps.Catalog.Example(*req.Example)
+		if !ok {
+			return apierr.New(apierr.InvalidRequest, "example %q does not exist; GET /examples lists them", *req.Example)
+		}
+		if ct, err = s.chartType(ex.Type); err != nil {
+			return err
+		}
+		raw = jsontext.Value(mustJSON(ex.Data()))
+		format = "csv"
+		if table, notices, err = parseData(raw, format); err != nil {
+			return err
+		}
+		spec = s.exampleSpec(ct, ex, table)
+	case req.Type != nil:
+		if ct, err = s.chartType(*req.Type); err != nil {
+			return err
+		}
+		if present(req.Data) {
+			raw = req.Data
+		} else {
+			if req.Format != nil {
+				return apierr.New(apierr.InvalidRequest, "format is given without data; send data, or leave format out to start from the type's sample data")
+			}
+			sample := s.deps.Catalog.Sample(ct.Type)
+			raw, format = jsontext.Value(mustJSON(sample.Data())), "csv"
+		}
+		if table, notices, err = parseData(raw, format); err != nil {
+			return err
+		}
+		if !present(req.Data) {
+			spec = s.exampleSpec(ct, s.deps.Catalog.Sample(ct.Type), table)
+		} else {
+			spec = chartspec.New(ct, table, s.deps.Catalog.DefaultPalette().Colors)
+		}
+	default:
+		return apierr.New(apierr.InvalidRequest, "give type (a chart type, with data or alone for sample data) or example (a gallery id); GET /chart-types and GET /examples list them")
+	}
+	if len(req.Ops) > 0 {
+		if spec, err = s.applyOps(r.Context(), p, spec, req.Ops, table); err != nil {
+			return err
+		}
+	}
+	name := defaultName(spec, ct.Label)
+	if req.Name != nil {
+		if name, err = checkName(*req.Name); err != nil {
+			return err
+		}
+	}
+	body, err := encodeSpec(spec)
+	if err != nil {
+		return err
+	}
+	c, err := s.deps.Charts.CreateChart(r.Context(), store.Chart{AccountID: p.AccountID, Name: name, Type: spec.Type, Spec: body}, plan.MustOf(p.Plan).SavedCharts)
+	if errors.Is(err, store.ErrLimit) {
+		return s.limitReached(p)
+	}
+	if err != nil {
+		return fmt.Errorf("create chart: %w", err)
+	}
+	if err := s.deps.Data.PutDataset(r.Context(), p, c.ID, clients.Dataset{Format: format, Raw: json.RawMessage(raw)}); err != nil {
+		if derr := s.deps.Charts.DeleteChart(context.WithoutCancel(r.Context()), p.AccountID, c.ID); derr != nil {
+			s.deps.Log.ErrorContext(r.Context(), "undo chart create", "chart", c.ID, "err", derr)
+		}
+		return fmt.Errorf("store data of chart %s: %w", c.ID, err)
+	}
+	httpx.WriteJSON(w, http.StatusCreated, CreateAnswer{
+		Chart:    s.record(c),
+		Columns:  columnsOf(table),
+		Warnings: s.lint(spec, table),
+		Notices:  notices,
+	})
+	return nil
+}
+
+func (s *Service) limitReached(p auth.Principal) error {
+	lim := plan.MustOf(p.Plan).SavedCharts
+	if p.Plan == plan.Free {
+		return apierr.New(apierr.ChartLimitReached, "the free plan holds %d saved charts and this account has reached it; delete a chart or move to the pro plan", lim)
+	}
+	return apierr.New(apierr.ChartLimitReached, "this account holds its limit of %d saved charts; delete charts to make room", lim)
+}
+
+func mustJSON(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// exampleSpec is the spec of a gallery example: its type's defaults with the
+// example's title, options, steps, mapping and palette.
+func (s *Service) exampleSpec(ct charts.ChartType, ex charts.Example, t *dataset.Table) *chartspec.Spec {
+	palette := s.deps.Catalog.DefaultPalette().Colors
+	if p, ok := s.deps.Catalog.Palette(ex.Palette); ok && ex.Palette != "" {
+		palette = p.Colors
+	}
+	spec := chartspec.New(ct, t, palette)
+	for k, v := range ex.Options {
+		spec.Options[k] = v
+	}
+	if ex.Title != "" {
+		spec.Style.Title = chartspec.Text{Show: true, Text: ex.Title}
+	}
+	if ex.Subtitle != "" {
+		spec.Style.Subtitle = chartspec.Text{Show: true, Text: ex.Subtitle}
+	}
+	spec.Steps = append([]json.RawMessage{}, ex.Steps...)
+	if len(ex.Mapping) > 0 {
+		m := chartspec.Mapping{}
+		for role, ids := range ex.Mapping {
+			r, _ := ct.Role(role)
+			m[role] = chartspec.Ref{IDs: append([]string{}, ids...), Multi: r.Multi}
+		}
+		spec.Mapping = m
+	}
+	return spec
+}
+
+// applyOps runs ops on spec against the data before steps; any refusal is
+// invalid_ops with the editor's message.
+func (s *Service) applyOps(ctx context.Context, p auth.Principal, spec *chartspec.Spec, ops []jsontext.Value, t *dataset.Table) (*chartspec.Spec, error) {
+	raws := make([]json.RawMessage, len(ops))
+	for i, o := range ops {
+		raws[i] = json.RawMessage(o)
+	}
+	var brand []string
+	if s.deps.Brand != nil {
+		b, err := s.deps.Brand(ctx, p)
+		if err != nil {
+			return nil, fmt.Errorf("brand palette: %w", err)
+		}
+		brand = b
+	}
+	out, err := s.deps.Editor.ApplyOps(spec, raws, t, brand)
+	if err != nil {
+		var ae *apierr.Error
+		if errors.As(err, &ae) {
+			return nil, ae
+		}
+		return nil, apierr.Wrap(apierr.InvalidOps, err, "%s", err.Error())
+	}
+	return out, nil
+}
+
+func columnsOf(t *dataset.Table) []dataset.Column {
+	out := make([]dataset.Column, len(t.Columns))
+	for i, c := range t.Columns {
+		out[i] = dataset.Column{ID: c.ID, Name: c.Name, Kind: c.Kind}
+	}
+	return out
+}
+
+// loadedChart is a saved chart with its spec and data (before steps).
+type loadedChart struct {
+	c      store.Chart
+	spec   *chartspec.Spec
+	table  *dataset.Table
+	format string
+	raw    json.RawMessage
+}
+
+func (s *Service) loadChart(ctx context.Context, p auth.Principal, id string, withData bool) (loadedChart, error) {
+	if !validID(id) {
+		return loadedChart{}, notFound(id)
+	}
+	c, err := s.deps.Charts.GetChart(ctx, p.AccountID, id)
+	if err != nil {
+		return loadedChart{}, storeErr(id, err, "load chart")
+	}
+	spec, err := decodeSpec(c)
+	if err != nil {
+		return loadedChart{}, err
+	}
+	l := loadedChart{c: c, spec: spec, table: &dataset.Table{}}
+	if !withData {
+		return l, nil
+	}
+	d, err := s.deps.Data.GetDataset(ctx, p, id)
+	var ae *apierr.Error
+	if errors.As(err, &ae) && ae.Code == apierr.NotFound {
+		return l, nil
+	}
+	if err != nil {
+		return loadedChart{}, fmt.Errorf("load data of chart %s: %w", id, err)
+	}
+	t, _, err := dataset.Parse(d.Raw, d.Format)
+	if err != nil {
+		return loadedChart{}, fmt.Errorf("parse stored data of chart %s: %w", id, err)
+	}
+	l.table, l.format, l.raw = t, d.Format, d.Raw
+	return l, nil
+}
+
+// afterSteps runs the spec's steps on t, skipping the ones that fail (lint
+// and query_data report them).
+func afterSteps(spec *chartspec.Spec, t *dataset.Table) *dataset.Table {
+	var steps []dataset.Step
+	for _, raw := range spec.Steps {
+		if st, err := dataset.DecodeStep(raw); err == nil {
+			steps = append(steps, st)
+		}
+	}
+	out, _ := dataset.TryAll(t, steps, dataset.Defaults{ValueColumn: spec.ValueColumn()})
+	return out
+}
+
+// ListAnswer is the list_charts answer.
+type ListAnswer struct {
+	Charts     []Record `json:"charts"`
+	NextCursor *string  `json:"next_cursor"`
+}
+
+func (s *Service) list(w http.ResponseWriter, r *http.Request) error {
+	if err := httpx.CheckQuery(r, "limit", "cursor"); err != nil {
+		return err
+	}
+	p, err := auth.Must(r.Context())
+	if err != nil {
+		return err
+	}
+	limit, err := httpx.QueryInt(r, "limit", 50, 1, 100)
+	if err != nil {
+		return err
+	}
+	cs, next, err := s.deps.Charts.ListCharts(r.Context(), p.AccountID, limit, r.URL.Query().Get("cursor"))
+	if errors.Is(err, store.ErrBadCursor) {
+		return apierr.New(apierr.InvalidRequest, "cursor is not one this API gave out; pass next_cursor from the previous page unchanged, or leave it out for the first page")
+	}
+	if err != nil {
+		return fmt.Errorf("list charts: %w", err)
+	}
+	out := ListAnswer{Charts: make([]Record, 0, len(cs))}
+	for _, c := range cs {
+		out.Charts = append(out.Charts, s.record(c))
+	}
+	if next != "" {
+		out.NextCursor = &next
+	}
+	httpx.WriteJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// GetAnswer is the get_chart answer; Spec only with include=spec.
+type GetAnswer struct {
+	Chart Record    `json:"chart"`
+	State State     `json:"state"`
+	Spec  *FullSpec `json:"spec,omitempty"`
+}
+
+func (s *Service) get(w http.ResponseWriter, r *http.Request) error {
+	if err := httpx.CheckQuery(r, "include"); err != nil {
+		return err
+	}
+	include := r.URL.Query().Get("include")
+	if r.URL.Query().Has("include") && include != "spec" {
+		return apierr.New(apierr.InvalidRequest, "include %q: the only value is spec", include)
+	}
+	p, err := auth.Must(r.Context())
+	if err != nil {
+		return err
+	}
+	l, err := s.loadChart(r.Context(), p, mux.Vars(r)["id"], true)
+	if err != nil {
+		return err
+	}
+	out := GetAnswer{Chart: s.record(l.c), State: s.state(l)}
+	if include == "spec" {
+		out.Spec = fullSpec(l)
+	}
+	httpx.WriteJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// RenameRequest is the rename_chart body.
+type RenameRequest struct {
+	Name *string `json:"name"`
+}
+
+func (s *Service) rename(w http.ResponseWriter, r *http.Request) error {
+	if err := httpx.CheckQuery(r); err != nil {
+		return err
+	}
+	p, err := auth.Must(r.Context())
+	if err != nil {
+		return err
+	}
+	var req RenameRequest
+	if err := httpx.DecodeJSON(r, &req); err != nil {
+		return err
+	}
+	if req.Name == nil {
+		return apierr.New(apierr.InvalidRequest, "name is required: send {\"name\": \"…\"}")
+	}
+	name, err := checkName(*req.Name)
+	if err != nil {
+		return err
+	}
+	l, err := s.loadChart(r.Context(), p, mux.Vars(r)["id"], false)
+	if err != nil {
+		return err
+	}
+	l.c.Name = name
+	c, err := s.deps.Charts.UpdateChart(r.Context(), l.c, nil)
+	if err != nil {
+		return storeErr(l.c.ID, err, "rename chart")
+	}
+	httpx.WriteJSON(w, http.StatusOK, map[string]Record{"chart": s.record(c)})
+	return nil
+}
+
+func (s *Service) duplicate(w http.ResponseWriter, r *http.Request) error {
+	if err := httpx.CheckQuery(r); err != nil {
+		return err
+	}
+	if err := noBody(r); err != nil {
+		return err
+	}
+	p, err := auth.Must(r.Context())
+	if err != nil {
+		return err
+	}
+	id := mux.Vars(r)["id"]
+	l, err := s.loadChart(r.Context(), p, id, false)
+	if err != nil {
+		return err
+	}
+	var data clients.Dataset
+	hasData := true
+	data, err = s.deps.Data.GetDataset(r.Context(), p, id)
+	if ae := (*apierr.Error)(nil); errors.As(err, &ae) && ae.Code == apierr.NotFound {
+		hasData = false
+	} else if err != nil {
+		return fmt.Errorf("load data of chart %s: %w", id, err)
+	}
+	name := "Copy of " + l.c.Name
+	if r := []rune(name); len(r) > 200 {
+		name = string(r[:200])
+	}
+	c, err := s.deps.Charts.CreateChart(r.Context(), store.Chart{AccountID: p.AccountID, Name: name, Type: l.c.Type, Spec: l.c.Spec}, plan.MustOf(p.Plan).SavedCharts)
+	if errors.Is(err, store.ErrLimit) {
+		return s.limitReached(p)
+	}
+	if err != nil {
+		return fmt.Errorf("duplicate chart %s: %w", id, err)
+	}
+	if hasData {
+		if err := s.deps.Data.PutDataset(r.Context(), p, c.ID, data); err != nil {
+			s.deps.Charts.DeleteChart(context.WithoutCancel(r.Context()), p.AccountID, c.ID)
+			return fmt.Errorf("copy data of chart %s: %w", id, err)
+		}
+	}
+	httpx.WriteJSON(w, http.StatusCreated, map[string]Record{"chart": s.record(c)})
+	return nil
+}
+
+// noBody refuses a body on endpoints that take none (an empty JSON object
+// is tolerated, as many clients send one).
+func noBody(r *http.Request) error {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil
+	}
+	buf := make([]byte, 64)
+	n, _ := r.Body.Read(buf)
+	if b := strings.TrimSpace(string(buf[:n])); b != "" && b != "{}" {
+		return apierr.New(apierr.InvalidRequest, "this endpoint takes no body; send none")
+	}
+	return nil
+}
+
+func (s *Service) delete(w http.ResponseWriter, r *http.Request) error {
+	if err := httpx.CheckQuery(r); err != nil {
+		return err
+	}
+	p, err := auth.Must(r.Context())
+	if err != nil {
+		return err
+	}
+	id := mux.Vars(r)["id"]
+	if !validID(id) {
+		return notFound(id)
+	}
+	if err := s.deps.Charts.DeleteChart(r.Context(), p.AccountID, id); err != nil {
+		return storeErr(id, err, "delete chart")
+	}
+	httpx.WriteJSON(w, http.StatusOK, map[string]any{"deleted": true, "id": id})
+	return nil
+}
+
+// getSpec is the internal call the data service makes for summaries and
+// queries.
+func (s *Service) getSpec(w http.ResponseWriter, r *http.Request) error {
+	p, err := auth.Must(r.Context())
+	if err != nil {
+		return err
+	}
+	l, err := s.loadChart(r.Context(), p, mux.Vars(r)["id"], false)
+	if err != nil {
+		return err
+	}
+	httpx.WriteJSON(w, http.StatusOK, clients.ChartSpec{Spec: l.c.Spec, UpdatedAt: s.record(l.c).UpdatedAt})
+	return nil
+}

@@ -1,0 +1,114 @@
+package chart
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"chartd.dev/libs/apierr"
+	"chartd.dev/libs/chartspec"
+	"chartd.dev/libs/store"
+)
+
+// TimeLayout writes timestamps as ISO 8601 with microseconds and a UTC
+// offset (spec §1 rule 5): 2026-11-22T09:41:07.123456+00:00.
+const TimeLayout = "2006-01-02T15:04:05.000000-07:00"
+
+// Record is the chart record of spec §2.
+type Record struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Type      string `json:"type"`
+	URL       string `json:"url"`
+	CreatedAt string `json:"created_at"`
+	UpdatedAt string `json:"updated_at"`
+}
+
+func (s *Service) record(c store.Chart) Record {
+	return Record{
+		ID:        c.ID,
+		Name:      c.Name,
+		Type:      c.Type,
+		URL:       s.siteURL + "/charts/" + c.ID,
+		CreatedAt: c.CreatedAt.UTC().Format(TimeLayout),
+		UpdatedAt: c.UpdatedAt.UTC().Format(TimeLayout),
+	}
+}
+
+// parseExpected reads expected_updated_at: any RFC 3339 time, compared at
+// microseconds.
+func parseExpected(s *string) (*time.Time, error) {
+	if s == nil {
+		return nil, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, *s)
+	if err != nil {
+		return nil, apierr.New(apierr.InvalidRequest, "expected_updated_at %q is not a timestamp; send the chart's updated_at as you read it, e.g. 2026-11-22T09:41:07.123456+00:00", *s)
+	}
+	t = t.UTC().Truncate(time.Microsecond)
+	return &t, nil
+}
+
+// validID tells whether id can name a chart; anything else is not_found.
+func validID(id string) bool {
+	_, err := uuid.Parse(id)
+	return err == nil && len(id) == 36
+}
+
+func notFound(id string) error {
+	return apierr.New(apierr.NotFound, "no chart %s in this account; list your charts with GET /charts", id)
+}
+
+// storeErr maps store errors on chart id to API errors.
+func storeErr(id string, err error, what string) error {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return notFound(id)
+	case errors.Is(err, store.ErrConflict):
+		return apierr.New(apierr.Conflict, "chart %s changed since expected_updated_at; read it again (GET /charts/%s) and retry with its updated_at", id, id)
+	}
+	return fmt.Errorf("%s %s: %w", what, id, err)
+}
+
+func decodeSpec(c store.Chart) (*chartspec.Spec, error) {
+	var spec chartspec.Spec
+	if err := json.Unmarshal(c.Spec, &spec); err != nil {
+		return nil, fmt.Errorf("decode spec of chart %s: %w", c.ID, err)
+	}
+	return &spec, nil
+}
+
+func encodeSpec(spec *chartspec.Spec) ([]byte, error) {
+	b, err := json.Marshal(spec)
+	if err != nil {
+		return nil, fmt.Errorf("encode spec: %w", err)
+	}
+	return b, nil
+}
+
+// checkName validates a chart name.
+func checkName(name string) (string, error) {
+	n := strings.TrimSpace(name)
+	if n == "" {
+		return "", apierr.New(apierr.InvalidRequest, "name is empty; give the chart a name of 1 to 200 characters")
+	}
+	if len([]rune(n)) > 200 {
+		return "", apierr.New(apierr.InvalidRequest, "name is %d characters long; use at most 200", len([]rune(n)))
+	}
+	return n, nil
+}
+
+// defaultName names a chart after its title, or after its type.
+func defaultName(spec *chartspec.Spec, label string) string {
+	if t := strings.TrimSpace(spec.Style.Title.Text); t != "" {
+		if r := []rune(t); len(r) > 200 {
+			return string(r[:200])
+		}
+		return t
+	}
+	return "Untitled " + strings.ToLower(label)
+}

@@ -1,0 +1,146 @@
+package chart
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"chartd.dev/libs/chartspec"
+	"chartd.dev/libs/dataset"
+)
+
+// Problem is a lint problem (spec §2).
+type Problem struct {
+	ID      string `json:"id"`
+	Level   string `json:"level"`
+	Message string `json:"message"`
+}
+
+// State is the chart state of get_chart (spec §2).
+type State struct {
+	Type              string            `json:"type"`
+	Options           map[string]any    `json:"options"`
+	Mapping           chartspec.Mapping `json:"mapping"`
+	Roles             []string          `json:"roles"`
+	Columns           []dataset.Column  `json:"columns"`
+	ColumnCount       int               `json:"columnCount"`
+	Rows              int               `json:"rows"`
+	Steps             []json.RawMessage `json:"steps"`
+	ColumnsAfterSteps []dataset.Column  `json:"columnsAfterSteps"`
+	RowsAfterSteps    int               `json:"rowsAfterSteps"`
+	Style             chartspec.Style   `json:"style"`
+	Warnings          []Problem         `json:"warnings"`
+}
+
+func (s *Service) state(l loadedChart) State {
+	after := afterSteps(l.spec, l.table)
+	steps := l.spec.Steps
+	if steps == nil {
+		steps = []json.RawMessage{}
+	}
+	opts := l.spec.Options
+	if opts == nil {
+		opts = map[string]any{}
+	}
+	mapping := l.spec.Mapping
+	if mapping == nil {
+		mapping = chartspec.Mapping{}
+	}
+	return State{
+		Type:              l.spec.Type,
+		Options:           opts,
+		Mapping:           mapping,
+		Roles:             s.roles(l.spec, after),
+		Columns:           columnsOf(l.table),
+		ColumnCount:       len(l.table.Columns),
+		Rows:              l.table.Rows,
+		Steps:             steps,
+		ColumnsAfterSteps: columnsOf(after),
+		RowsAfterSteps:    after.Rows,
+		Style:             l.spec.Style,
+		Warnings:          s.lint(l.spec, after),
+	}
+}
+
+// roles describes each role of the type and what fills it, for a person:
+// "values (Values, numbers, required): c2 (Sales), c3 (Profit)".
+func (s *Service) roles(spec *chartspec.Spec, t *dataset.Table) []string {
+	ct, ok := s.deps.Catalog.Type(spec.Type)
+	if !ok {
+		return []string{}
+	}
+	out := make([]string, 0, len(ct.Roles))
+	for _, role := range ct.Roles {
+		need := "optional"
+		if role.Required {
+			need = "required"
+		}
+		var cols []string
+		for _, id := range spec.Mapping.Cols(role.Role) {
+			if c, ok := t.Column(id); ok {
+				cols = append(cols, fmt.Sprintf("%s (%s)", id, c.Name))
+			} else {
+				cols = append(cols, id+" (missing)")
+			}
+		}
+		filled := "not set"
+		if len(cols) > 0 {
+			filled = strings.Join(cols, ", ")
+		}
+		out = append(out, fmt.Sprintf("%s — %s, %s: %s", role.Role, role.Label, need, filled))
+	}
+	return out
+}
+
+// lint answers the chart's readability problems, never nil.
+func (s *Service) lint(spec *chartspec.Spec, after *dataset.Table) []Problem {
+	if s.deps.Editor == nil {
+		return []Problem{}
+	}
+	p := s.deps.Editor.Lint(spec, after)
+	if p == nil {
+		return []Problem{}
+	}
+	return p
+}
+
+// FullSpec is the `spec` member of get_chart?include=spec (DESIGN §7).
+type FullSpec struct {
+	Type     string            `json:"type"`
+	Options  map[string]any    `json:"options"`
+	Mapping  chartspec.Mapping `json:"mapping"`
+	Steps    []json.RawMessage `json:"steps"`
+	Style    chartspec.Style   `json:"style"`
+	Data     SpecData          `json:"data"`
+	Advanced *struct{}         `json:"advanced"`
+}
+
+// SpecData is the chart's data inside FullSpec: the parsed table as rows.
+type SpecData struct {
+	Format  string           `json:"format"`
+	Columns []dataset.Column `json:"columns"`
+	Rows    [][]any          `json:"rows"`
+}
+
+func fullSpec(l loadedChart) *FullSpec {
+	steps := l.spec.Steps
+	if steps == nil {
+		steps = []json.RawMessage{}
+	}
+	rows := dataset.Rows(l.table, l.table.Rows)
+	if rows == nil {
+		rows = [][]any{}
+	}
+	format := l.format
+	if format == "" {
+		format = "csv"
+	}
+	return &FullSpec{
+		Type:    l.spec.Type,
+		Options: l.spec.Options,
+		Mapping: l.spec.Mapping,
+		Steps:   steps,
+		Style:   l.spec.Style,
+		Data:    SpecData{Format: format, Columns: columnsOf(l.table), Rows: rows},
+	}
+}
