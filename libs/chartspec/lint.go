@@ -151,7 +151,7 @@ func Lint(spec *Spec, t *dataset.Table, env LintEnv) []Problem {
 	if t == nil {
 		t = &dataset.Table{}
 	}
-	c := &lintCtx{spec: spec, t: t, ct: ct, env: env}
+	c := &lintCtx{spec: spec, t: t, ct: ct, env: env, out: out}
 	c.missingRoles()
 	c.title()
 	if t.Rows == 0 {
@@ -203,20 +203,21 @@ func (c *lintCtx) missingRoles() {
 			continue
 		}
 		cands := columnsOfKinds(c.t, r.Kinds)
-		example := "a column"
-		if len(cands) > 0 {
-			v := strconv.Quote(cands[0].ID)
-			if r.Multi {
-				v = "[" + v + "]"
-			}
-			example = fmt.Sprintf(`{"op":"setMapping","mapping":{%q:%s}}`, r.Role, v)
-		}
 		what := "has no column for"
 		if len(bad) > 0 {
 			what = "maps " + strings.Join(bad, ", ") + ", which the data after steps lacks or cannot use, to"
 		}
-		c.add(CheckMissingRole, Warn, "The %s chart %s %s (%s). Map %s with %s; the candidates are %s.",
-			c.ct.Type, what, r.Role, r.Label, roleTakes(r), example, columnList(cands))
+		if len(cands) == 0 {
+			c.add(CheckMissingRole, Warn, "The %s chart %s %s, and the data has no %s column to map. Send data that has one with set_data, or pick a chart type that fits the data with setType.",
+				c.ct.Type, what, r.Role, strings.Join(r.Kinds, " or "))
+			continue
+		}
+		v := strconv.Quote(cands[0].ID)
+		if r.Multi {
+			v = "[" + v + "]"
+		}
+		c.add(CheckMissingRole, Warn, `The %s chart %s %s. Map %s with {"op":"setMapping","mapping":{%q:%s}}; the candidates are %s.`,
+			c.ct.Type, what, r.Role, roleTakes(r), r.Role, v, columnList(cands))
 	}
 }
 
@@ -451,7 +452,7 @@ func (c *lintCtx) seriesCount() {
 	case "bar", "line", "dotplot", "radar":
 		ids := c.spec.Mapping.Cols("values")
 		if len(ids) > MaxSeries {
-			keep, _ := json3(ids[:3])
+			keep := idList(ids[:3])
 			c.add(CheckTooManySeries, Warn, `%d value columns make %d series, too many colours to tell apart (%d at most reads well). Map fewer with {"op":"setMapping","mapping":{"values":%s}}, or split the data into several charts.`,
 				len(ids), len(ids), MaxSeries, keep)
 		}
@@ -468,13 +469,13 @@ func (c *lintCtx) seriesCount() {
 	}
 }
 
-// json3 writes ids as a JSON list.
-func json3(ids []string) (string, error) {
+// idList writes ids as a JSON list.
+func idList(ids []string) string {
 	q := make([]string, len(ids))
 	for i, id := range ids {
 		q[i] = strconv.Quote(id)
 	}
-	return "[" + strings.Join(q, ",") + "]", nil
+	return "[" + strings.Join(q, ",") + "]"
 }
 
 // categories checks bar count and label length.
@@ -622,7 +623,7 @@ func overplotShare(xs, ys []float64, pointSize float64, st Style) (float64, int)
 	occupied := make([]bool, cols*rows)
 	n, hidden := 0, 0
 	for i := range xs {
-		if math.IsNaN(xs[i]) || math.IsNaN(ys[i]) || i >= len(ys) {
+		if i >= len(ys) || !finite(xs[i]) || !finite(ys[i]) {
 			continue
 		}
 		n++
@@ -637,6 +638,8 @@ func overplotShare(xs, ys []float64, pointSize float64, st Style) (float64, int)
 	}
 	return float64(hidden) / float64(n), n
 }
+
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 
 func nonZero(f float64) float64 {
 	if f == 0 {
@@ -716,8 +719,9 @@ func (c *lintCtx) sankey() {
 	for i, n := range cycle {
 		path[i] = names[n]
 	}
-	c.add(CheckSankeyCycle, Warn, `The flows loop back: %s. A sankey flows one way, so a loop cannot be drawn faithfully. Remove the flow that closes it with {"op":"addTransform","transform":{"type":"filter","column":%q,"operator":"ne","value":%q}} (or a filter on %s), or draw the data as a heatmap: {"op":"setType","type":"heatmap"}.`,
-		strings.Join(path, " → "), src.ID, path[len(path)-2], dst.ID)
+	last := len(path) - 1
+	c.add(CheckSankeyCycle, Warn, `The flows loop back: %s. A sankey flows one way, so a loop cannot be drawn faithfully. Remove the flow %s → %s from the data with set_data (or drop its rows with an addTransform filter on %s or %s), or show the flows as a heatmap: {"op":"setType","type":"heatmap"}.`,
+		strings.Join(path, " → "), path[last-1], path[last], colLabel(src), colLabel(dst))
 }
 
 // findCycle answers one directed cycle as a node path that ends where it

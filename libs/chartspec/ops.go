@@ -3,6 +3,7 @@ package chartspec
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -198,8 +199,12 @@ func (o *Ops) decode(raw json.RawMessage) (Op, *OpError) {
 	}
 	op := d.newOp()
 	if err := json.Unmarshal(raw, op); err != nil {
-		// The schema admitted something the Go type cannot hold: say so
-		// plainly rather than apply half of it.
+		// The schema admitted something the Go type cannot hold, such as
+		// a number beyond float64: say so rather than apply half of it.
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return nil, opErr(te.Field, "%s is out of range for %s; for example %s", te.Value, te.Type, d.example)
+		}
 		return nil, opErr("", "%s could not be read: %v; for example %s", d.name, err, d.example)
 	}
 	return op, nil

@@ -186,6 +186,9 @@ func (a *axis) computeTicks(length, spacing float64) {
 		}
 		a.ticks = inside(a.ticks, a.d0, a.d1)
 		a.tf = tickFormat{base: a.format, perTick: true}
+		if a.d1 >= 10000 && !a.format.plain {
+			a.tf.base.compact = true // 100, 1k, 10k rather than 1,000 next to 10k
+		}
 		return
 	case a.userMin != nil || a.userMax != nil:
 		_, _, d0, d1 := niceTicks(lo, hi, target)
@@ -371,18 +374,28 @@ func (c *canvas) sizeBottom(a *axis, length, areaH float64) (height, overL, over
 	}
 	band := a.step()
 	widths := make([]float64, n)
-	maxW := 0.0
 	for i, l := range a.labels {
 		widths[i] = c.measure(l, c.fsTick, false)
-		maxW = math.Max(maxW, widths[i])
 	}
 	textH := c.fsTick * 1.2
 	capExt := areaH * 0.28
 	a.shown = append(a.shown[:0], a.labels...)
+	flat := true
+	for i := 0; i+1 < n; i++ {
+		if (widths[i]+widths[i+1])/2+6*c.k > band {
+			flat = false
+			break
+		}
+	}
+	if n == 1 {
+		flat = widths[0] <= length
+	}
 	switch {
-	case maxW <= band-6*c.k:
+	case flat:
 		a.mode = labelsFlat
-		return gap + lineH, 0, 0
+		overL = math.Max(0, widths[0]/2-a.center(0))
+		overR = math.Max(0, a.center(n-1)+widths[n-1]/2-length)
+		return gap + lineH, overL, overR
 	case band >= textH*1.45:
 		a.mode = labels45
 	default:
@@ -393,7 +406,7 @@ func (c *canvas) sizeBottom(a *axis, length, areaH float64) (height, overL, over
 	}
 	maxLen := capExt
 	if a.mode == labels45 {
-		maxLen = capExt / math.Sqrt2
+		maxLen = capExt * math.Sqrt2
 	}
 	longest := 0.0
 	for i, l := range a.labels {

@@ -172,8 +172,9 @@ func newCanvas(in Input, w, h float64) *canvas {
 		fsTitle: round1(18 * k), fsSub: round1(13 * k), fsTick: round1(12 * k), fsLabel: round1(11 * k),
 		fsLegend: round1(12 * k), fsAxisTitle: round1(12 * k), fsWatermark: round1(10 * k),
 	}
-	rows := in.Table.Rows * max(1, len(in.Table.Columns))
-	c.w.b = make([]byte, 0, 4096+min(rows, 200000)*48)
+	// about 16 bytes of markup per cell covers dense charts without regrowth
+	cells := in.Table.Rows * max(1, min(len(in.Table.Columns), 4))
+	c.w.b = make([]byte, 0, 6144+min(cells, 1<<20)*16)
 	c.scratch = make([]byte, 0, 64)
 	return c
 }

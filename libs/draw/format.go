@@ -113,23 +113,28 @@ func newTickFormat(base numFormat, ticks []float64, step float64) tickFormat {
 	if base.compact || (!base.plain && maxAbs >= 10000) {
 		tf.unit, tf.unitName = compactUnit(maxAbs)
 	}
-	if base.decimals >= 0 {
-		tf.decimals = base.decimals
-		return tf
-	}
 	s := step * base.scale / tf.unit
 	if s > 0 && s < 1 {
 		tf.decimals = min(int(math.Ceil(-math.Log10(s)-1e-9)), 8)
 	}
+	// fixed decimals may add precision, never hide what tells ticks apart
+	tf.decimals = max(tf.decimals, base.decimals)
 	return tf
 }
 
 // appendTick formats one tick value.
+// Zero is always plain "0"; compact ticks drop trailing zeros (0.5M, 1M).
 func (tf tickFormat) appendTick(b []byte, v float64) []byte {
 	if tf.perTick {
 		return appendValue(b, v, tf.base)
 	}
 	v *= tf.base.scale
+	switch {
+	case v == 0:
+		return appendNumber(b, 0, 0, tf.base.prefix, tf.base.suffix)
+	case tf.unitName != "":
+		return appendTrimmed(b, v/tf.unit, tf.decimals, tf.base.prefix, tf.unitName+tf.base.suffix)
+	}
 	return appendNumber(b, v/tf.unit, tf.decimals, tf.base.prefix, tf.unitName+tf.base.suffix)
 }
 

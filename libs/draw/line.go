@@ -235,27 +235,60 @@ func (l *lineChart) draw(c *canvas, area rect) {
 	c.drawAxisLabels(f)
 }
 
-// drawLabels writes values above the points, skipping any that would
-// overlap the previous label of the same series.
+// drawLabels writes each value on the free side of its point: above a
+// peak, below a trough, beside a rising or falling line; a label that
+// would overlap the previous one of the same series is left out.
 func (l *lineChart) drawLabels(c *canvas, f *frame, xpos func(int) float64) {
 	fs := c.fsLabel
+	off := 6 * c.k
+	capH := c.fonts.CapHeight(fs)
+	p := f.plot
 	c.w.s(`<g class="labels">`)
+	var pts []point
+	var vals []float64
 	for si, s := range l.series {
-		prevRight := math.Inf(-1)
+		pts, vals = pts[:0], vals[:0]
 		for _, i := range l.order {
-			v := s.Num[i]
-			if isBlank(v) {
-				continue
+			if v := s.Num[i]; !isBlank(v) {
+				pts = append(pts, point{xpos(i), f.left.pos(v)})
+				vals = append(vals, v)
 			}
-			txt := c.value(v, l.format)
+		}
+		prevRight := math.Inf(-1)
+		for j, pt := range pts {
+			prevY, nextY := pt.y, pt.y
+			if j > 0 {
+				prevY = pts[j-1].y
+			}
+			if j+1 < len(pts) {
+				nextY = pts[j+1].y
+			}
+			txt := c.value(vals[j], l.format)
 			w := c.measureBytes(txt, fs, false)
-			x := xpos(i)
-			if x-w/2 < prevRight+4*c.k {
+			// screen y grows downwards: a smaller y is higher
+			x, y, anchor, left := pt.x, pt.y-off, "middle", pt.x-w/2
+			switch {
+			case prevY < pt.y && nextY < pt.y: // trough
+				y = pt.y + off + capH
+			case prevY >= pt.y && nextY < pt.y: // rising: upper left is free
+				x, anchor, left = pt.x-off*0.5, "end", pt.x-off*0.5-w
+			case prevY < pt.y && nextY >= pt.y: // falling: upper right is free
+				x, anchor, left = pt.x+off*0.5, "", pt.x+off*0.5
+			}
+			if left < p.x || left+w > p.right() {
+				// at the plot's edge: centre it, below when the line comes from above
+				x, anchor, left = math.Max(p.x+w/2, math.Min(pt.x, p.right()-w/2)), "middle", 0
+				left = x - w/2
+				if prevY < pt.y || nextY < pt.y {
+					y = pt.y + off + capH
+				}
+			}
+			if left < prevRight+4*c.k {
 				continue
 			}
-			prevRight = x + w/2
-			y := math.Max(f.left.pos(v)-7*c.k, f.plot.y+c.fonts.CapHeight(fs))
-			c.textBytes(x, y, txt, textStyle{size: fs, fill: l.colors[si], anchor: "middle"})
+			prevRight = left + w
+			y = math.Max(y, p.y+capH)
+			c.textBytes(x, y, txt, textStyle{size: fs, fill: l.colors[si], anchor: anchor})
 		}
 	}
 	c.w.s(`</g>`)

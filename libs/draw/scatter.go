@@ -12,6 +12,9 @@ import (
 // rasterize than one circle element per point.
 const denseScatter = 400
 
+// denseChunk is how many dots one path of a dense scatter holds.
+const denseChunk = 64
+
 // scatterChart draws points by x and y, optionally sized by a number
 // column (area proportional to value) and coloured by a group column.
 type scatterChart struct {
@@ -35,6 +38,7 @@ func newScatter(c *canvas, r roleColumns) *scatterChart {
 	if s.group != nil {
 		groupText = columnLabels(s.group)
 	}
+	g, last := -1, ""
 	for i := 0; i < c.table.Rows; i++ {
 		if isBlank(s.x.Num[i]) || isBlank(s.y.Num[i]) {
 			continue
@@ -49,12 +53,18 @@ func newScatter(c *canvas, r roleColumns) *scatterChart {
 				name = "(blank)"
 			}
 		}
-		g, ok := index[name]
-		if !ok {
-			g = len(s.groups)
-			index[name] = g
-			s.groups = append(s.groups, name)
-			s.rows = append(s.rows, nil)
+		if g < 0 || name != last {
+			var ok bool
+			if g, ok = index[name]; !ok {
+				g = len(s.groups)
+				index[name] = g
+				s.groups = append(s.groups, name)
+				s.rows = append(s.rows, nil)
+				if groupText == nil {
+					s.rows[g] = make([]int, 0, c.table.Rows)
+				}
+			}
+			last = name
 		}
 		s.rows[g] = append(s.rows[g], i)
 		s.n++
@@ -153,15 +163,23 @@ func (s *scatterChart) draw(c *canvas, area rect) {
 		case s.size != nil:
 			s.drawBubbles(c, x, y, rows, color, maxSize, math.Min(s.pointSize*4*c.k, math.Min(f.plot.w, f.plot.h)*0.08))
 		case len(rows) > denseScatter:
-			// one path of zero-length round-capped segments: a dot per point
-			w.s(`<path fill="none" stroke="`)
+			// paths of zero-length round-capped segments, a dot per point; a
+			// path paints its overlaps once, so points go in chunks whose
+			// overlaps still build up density
+			w.s(`<g fill="none" stroke="`)
 			w.s(color)
 			w.s(`" stroke-opacity="`)
 			w.f(s.opacity)
 			w.s(`" stroke-width="`)
 			w.f(2 * r)
-			w.s(`" stroke-linecap="round" d="`)
-			for _, i := range rows {
+			w.s(`" stroke-linecap="round">`)
+			for k, i := range rows {
+				if k%denseChunk == 0 {
+					if k > 0 {
+						w.s(`"/>`)
+					}
+					w.s(`<path d="`)
+				}
 				if x.log && s.x.Num[i] <= 0 || y.log && s.y.Num[i] <= 0 {
 					continue
 				}
@@ -171,7 +189,7 @@ func (s *scatterChart) draw(c *canvas, area rect) {
 				w.b = appendCoord1(w.b, y.pos(s.y.Num[i]))
 				w.b = append(w.b, 'h', '0')
 			}
-			w.s(`"/>`)
+			w.s(`"/></g>`)
 		default:
 			w.s(`<g fill="`)
 			w.s(color)

@@ -62,7 +62,7 @@ func appendCoord(b []byte, v float64) []byte {
 		b = append(b, '-')
 		n = -n
 	}
-	b = strconv.AppendInt(b, n/100, 10)
+	b = appendSmall(b, n/100)
 	frac := n % 100
 	switch {
 	case frac == 0:
@@ -87,11 +87,27 @@ func appendCoord1(b []byte, v float64) []byte {
 		b = append(b, '-')
 		n = -n
 	}
-	b = strconv.AppendInt(b, n/10, 10)
+	b = appendSmall(b, n/10)
 	if frac := n % 10; frac != 0 {
 		b = append(b, '.', byte('0'+frac))
 	}
 	return b
+}
+
+// appendSmall writes a non-negative integer; pixel coordinates are small,
+// so the common case skips strconv.
+func appendSmall(b []byte, n int64) []byte {
+	switch {
+	case n < 10:
+		return append(b, byte('0'+n))
+	case n < 100:
+		return append(b, byte('0'+n/10), byte('0'+n%10))
+	case n < 1000:
+		return append(b, byte('0'+n/100), byte('0'+n/10%10), byte('0'+n%10))
+	case n < 10000:
+		return append(b, byte('0'+n/1000), byte('0'+n/100%10), byte('0'+n/10%10), byte('0'+n%10))
+	}
+	return strconv.AppendInt(b, n, 10)
 }
 
 // appendEscaped writes text safe for XML 1.0 content and quoted attributes:

@@ -193,14 +193,6 @@ func appendTimeTick(b []byte, ms float64, u timeUnit, prevMs float64, first bool
 	switch {
 	case u.months >= 12:
 		return appendInt(b, t.Year())
-	case u.months == 3 || u.months == 6:
-		b = append(b, 'Q')
-		b = appendInt(b, (int(t.Month())+2)/3)
-		if newYear {
-			b = append(b, ' ')
-			b = appendInt(b, t.Year())
-		}
-		return b
 	case u.months > 0:
 		b = append(b, monthName(t.Month())...)
 		if newYear {

@@ -5,20 +5,19 @@ package chart
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
 
 	"github.com/gorilla/mux"
+	lru "github.com/hashicorp/golang-lru/v2"
 
 	"chartd.dev/charts"
 	"chartd.dev/libs/apierr"
 	"chartd.dev/libs/auth"
 	"chartd.dev/libs/chartspec"
 	"chartd.dev/libs/clients"
-	"chartd.dev/libs/dataset"
 	"chartd.dev/libs/httpx"
 	"chartd.dev/libs/store"
 )
@@ -31,25 +30,14 @@ type Config struct {
 	InternalToken string
 }
 
-// Editor applies ops and lints charts (libs/chartspec behind a small
-// interface, so the service stays thin).
-type Editor interface {
-	// ApplyOps applies ops to spec all-or-nothing against data (before
-	// steps); brand is the account's brand palette or nil. An error is the
-	// refusal, its message says which op and field and what to do.
-	ApplyOps(spec *chartspec.Spec, ops []json.RawMessage, data *dataset.Table, brand []string) (*chartspec.Spec, error)
-	// Lint answers the chart's readability problems on data after steps.
-	Lint(spec *chartspec.Spec, after *dataset.Table) []Problem
-}
-
 // Deps are the parts the service is built from.
 type Deps struct {
 	Charts  store.Charts
 	Catalog *charts.Catalog
 	// Data is the data service, owner of each chart's data.
 	Data clients.Data
-	// Editor applies ops and lints.
-	Editor Editor
+	// Ops validates and applies ops (built once from the catalog).
+	Ops *chartspec.Ops
 	// Brand answers the account's brand palette (nil when none is saved).
 	Brand func(ctx context.Context, p auth.Principal) ([]string, error)
 	Log   *slog.Logger
@@ -61,17 +49,22 @@ type Service struct {
 	deps    Deps
 	siteURL string
 	docsURL string
+	tables  *lru.Cache[string, cachedTable]
 	errs    httpx.Errors
 }
 
 // New builds the service.
 func New(cfg Config, deps Deps) (*Service, error) {
-	if deps.Charts == nil || deps.Catalog == nil || deps.Log == nil || deps.Editor == nil {
-		return nil, fmt.Errorf("chart service: Charts, Catalog, Editor and Log are required")
+	if deps.Charts == nil || deps.Catalog == nil || deps.Log == nil || deps.Ops == nil {
+		return nil, fmt.Errorf("chart service: Charts, Catalog, Ops and Log are required")
 	}
 	site := strings.TrimRight(cfg.PublicURL, "/")
 	docs := site + "/docs"
-	return &Service{cfg: cfg, deps: deps, siteURL: site, docsURL: docs, errs: httpx.Errors{DocsURL: docs}}, nil
+	tables, err := lru.New[string, cachedTable](tableCacheSize)
+	if err != nil {
+		return nil, fmt.Errorf("table cache: %w", err)
+	}
+	return &Service{cfg: cfg, deps: deps, siteURL: site, docsURL: docs, errs: httpx.Errors{DocsURL: docs}, tables: tables}, nil
 }
 
 // Routes registers the service's public routes (under /api/v1) and its
@@ -87,6 +80,9 @@ func (s *Service) Routes(r *mux.Router) {
 	r.Methods(http.MethodDelete).Path("/api/v1/charts/{id}").Handler(s.errs.Wrap(s.delete))
 	r.Methods(http.MethodPost).Path("/api/v1/charts/{id}/duplicate").Handler(s.errs.Wrap(s.duplicate))
 	r.Methods(http.MethodPut).Path("/api/v1/charts/{id}/data").Handler(s.errs.Wrap(s.setData))
+	r.Methods(http.MethodPost).Path("/api/v1/charts/{id}/ops").Handler(s.errs.Wrap(s.applyOpsHandler))
+	r.Methods(http.MethodGet).Path("/api/v1/charts/{id}/lint").Handler(s.errs.Wrap(s.lintHandler))
+	r.Methods(http.MethodGet).Path("/api/v1/ops").Handler(s.errs.Wrap(s.opCatalog))
 	r.Methods(http.MethodGet).Path("/internal/v1/charts/count").Handler(s.errs.Wrap(s.countCharts))
 	r.Methods(http.MethodGet).Path("/internal/v1/charts/{id}/spec").Handler(s.errs.Wrap(s.getSpec))
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/gorilla/mux"
@@ -245,7 +246,7 @@ func (s *Service) applyOps(ctx context.Context, p auth.Principal, spec *chartspe
 		}
 		brand = b
 	}
-	out, err := s.deps.Editor.ApplyOps(spec, raws, t, brand)
+	out, err := s.deps.Ops.Apply(spec, raws, chartspec.Env{Table: t, Brand: brand})
 	if err != nil {
 		var ae *apierr.Error
 		if errors.As(err, &ae) {
@@ -289,6 +290,10 @@ func (s *Service) loadChart(ctx context.Context, p auth.Principal, id string, wi
 	if !withData {
 		return l, nil
 	}
+	if e, ok := s.tables.Get(id); ok && e.updatedAt.Equal(c.UpdatedAt) && e.account == p.AccountID {
+		l.table, l.format, l.raw = e.table, e.format, e.raw
+		return l, nil
+	}
 	d, err := s.deps.Data.GetDataset(ctx, p, id)
 	var ae *apierr.Error
 	if errors.As(err, &ae) && ae.Code == apierr.NotFound {
@@ -302,8 +307,29 @@ func (s *Service) loadChart(ctx context.Context, p auth.Principal, id string, wi
 		return loadedChart{}, fmt.Errorf("parse stored data of chart %s: %w", id, err)
 	}
 	l.table, l.format, l.raw = t, d.Format, d.Raw
+	if dataset.Cells(t) <= maxCachedCells {
+		s.tables.Add(id, cachedTable{account: p.AccountID, updatedAt: c.UpdatedAt, table: t, format: d.Format, raw: d.Raw})
+	}
 	return l, nil
 }
+
+// cachedTable is a chart's parsed data, valid while the chart's updated_at
+// is the same: every data change goes through this service and moves it.
+type cachedTable struct {
+	account   string
+	updatedAt time.Time
+	table     *dataset.Table
+	format    string
+	raw       json.RawMessage
+}
+
+// The parsed-data cache holds up to tableCacheSize charts of at most
+// maxCachedCells cells each (tables are shared read-only: steps never
+// change their input).
+const (
+	tableCacheSize = 256
+	maxCachedCells = 100_000
+)
 
 // afterSteps runs the spec's steps on t, skipping the ones that fail (lint
 // and query_data report them).

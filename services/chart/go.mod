@@ -7,6 +7,7 @@ require (
 	chartd.dev/libs v0.0.0
 	github.com/google/uuid v1.6.0
 	github.com/gorilla/mux v1.8.1
+	github.com/hashicorp/golang-lru/v2 v2.0.7
 )
 
 require (

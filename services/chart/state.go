@@ -10,11 +10,7 @@ import (
 )
 
 // Problem is a lint problem (spec §2).
-type Problem struct {
-	ID      string `json:"id"`
-	Level   string `json:"level"`
-	Message string `json:"message"`
-}
+type Problem = chartspec.Problem
 
 // State is the chart state of get_chart (spec §2).
 type State struct {
@@ -94,10 +90,7 @@ func (s *Service) roles(spec *chartspec.Spec, t *dataset.Table) []string {
 
 // lint answers the chart's readability problems, never nil.
 func (s *Service) lint(spec *chartspec.Spec, after *dataset.Table) []Problem {
-	if s.deps.Editor == nil {
-		return []Problem{}
-	}
-	p := s.deps.Editor.Lint(spec, after)
+	p := chartspec.Lint(spec, after, chartspec.LintEnv{Catalog: s.deps.Catalog})
 	if p == nil {
 		return []Problem{}
 	}

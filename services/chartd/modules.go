@@ -52,7 +52,7 @@ const (
 	modLimiter   = "limiter"
 	modCounter   = "counter"
 	modCatalog   = "catalog"
-	modEditor    = "editor"
+	modOps       = "ops"
 )
 
 // moduleDeps declares, for every module and target, what must be built
@@ -65,8 +65,8 @@ func moduleDeps() map[string][]string {
 		modLimiter:    {modRedis},
 		modCounter:    {modRedis},
 		modCatalog:    nil,
-		modEditor:     {modCatalog},
-		TargetChart:   {modStore, modCatalog, modEditor},
+		modOps:     {modCatalog},
+		TargetChart:   {modStore, modCatalog, modOps},
 		TargetData:    {modStore},
 		TargetBrand:   {modStore},
 		TargetRender:  {modStore, modCounter},
@@ -84,7 +84,7 @@ func (a *App) initFuncs() map[string]func(context.Context) error {
 		modLimiter:    a.initLimiter,
 		modCounter:    a.initCounter,
 		modCatalog:    a.initCatalog,
-		modEditor:     a.initEditor,
+		modOps:     a.initOps,
 		TargetChart:   a.initChart,
 		TargetData:    a.initData,
 		TargetBrand:   a.initBrand,
@@ -133,7 +133,7 @@ type App struct {
 	limiter quota.Limiter
 	counter quota.Counter
 	catalog *charts.Catalog
-	editor  chart.Editor
+	ops     *chartspec.Ops
 
 	// services are the service handlers built in this process, by target.
 	services map[string]http.Handler
@@ -259,19 +259,19 @@ func (a *App) initCatalog(ctx context.Context) error {
 	return nil
 }
 
-func (a *App) initEditor(ctx context.Context) error {
+func (a *App) initOps(ctx context.Context) error {
 	ops, err := chartspec.NewOps(a.catalog)
 	if err != nil {
 		return err
 	}
-	a.editor = chart.SpecEditor{Ops: ops}
+	a.ops = ops
 	return nil
 }
 
 func (a *App) initChart(ctx context.Context) error {
 	s, err := chart.New(chart.Config{PublicURL: a.cfg.PublicURL, InternalToken: a.cfg.InternalToken},
 		chart.Deps{Charts: a.store, Catalog: a.catalog, Log: a.tel.Log, Data: clients.Data{Base: a.client(TargetData)},
-			Editor: a.editor, Brand: a.brandPalette})
+			Ops: a.ops, Brand: a.brandPalette})
 	if err != nil {
 		return err
 	}

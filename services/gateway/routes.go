@@ -37,6 +37,9 @@ func Routes() []Route {
 		{Op: "delete_chart", Method: "DELETE", Path: "/charts/{id}", Service: ServiceChart},
 		{Op: "duplicate_chart", Method: "POST", Path: "/charts/{id}/duplicate", Service: ServiceChart},
 		{Op: "set_data", Method: "PUT", Path: "/charts/{id}/data", Service: ServiceChart},
+		{Op: "apply_ops", Method: "POST", Path: "/charts/{id}/ops", Service: ServiceChart},
+		{Op: "lint_chart", Method: "GET", Path: "/charts/{id}/lint", Service: ServiceChart},
+		{Op: "get_op_catalog", Method: "GET", Path: "/ops", Service: ServiceChart},
 		{Op: "describe_data", Method: "GET", Path: "/charts/{id}/data/summary", Service: ServiceData},
 		{Op: "query_data", Method: "POST", Path: "/charts/{id}/data/query", Service: ServiceData},
 	}

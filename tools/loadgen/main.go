@@ -54,6 +54,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	conc := fs.Int("c", 16, "concurrent connections")
 	dur := fs.Duration("d", 5*time.Second, "how long to send (at most 60s)")
 	max := fs.Int("n", 1_000_000, "at most this many requests")
+	pairs := fs.String("pairs", "", "file of 'KEY URL' lines used in turn instead of -key/-url (one chart per account, so no account's allowance caps the run)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -67,7 +68,28 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err := loopbackOnly(u.Hostname()); err != nil {
 		return err
 	}
-	rep, err := Load(ctx, Options{URL: *target, Method: *method, Body: *body, Key: *key, Concurrency: *conc, Duration: *dur, MaxRequests: *max})
+	o := Options{URL: *target, Method: *method, Body: *body, Key: *key, Concurrency: *conc, Duration: *dur, MaxRequests: *max}
+	if *pairs != "" {
+		b, err := os.ReadFile(*pairs)
+		if err != nil {
+			return err
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			k, u, ok := strings.Cut(strings.TrimSpace(line), " ")
+			if !ok {
+				return fmt.Errorf("-pairs: line %q is not 'KEY URL'", line)
+			}
+			pu, err := url.Parse(u)
+			if err != nil {
+				return err
+			}
+			if err := loopbackOnly(pu.Hostname()); err != nil {
+				return err
+			}
+			o.Pairs = append(o.Pairs, [2]string{k, u})
+		}
+	}
+	rep, err := Load(ctx, o)
 	if err != nil {
 		return err
 	}
@@ -90,7 +112,9 @@ func loopbackOnly(host string) error {
 type Options struct {
 	URL, Method, Body string
 	// Key is one API key or several, comma-separated, used in turn.
-	Key         string
+	Key string
+	// Pairs, when set, are (key, URL) pairs used in turn instead.
+	Pairs       [][2]string
 	Concurrency int
 	Duration    time.Duration
 	MaxRequests int
@@ -112,7 +136,12 @@ func Load(ctx context.Context, o Options) (Report, error) {
 		sent     int
 	)
 	start := time.Now()
-	keys := strings.Split(o.Key, ",")
+	pairs := o.Pairs
+	if len(pairs) == 0 {
+		for _, k := range strings.Split(o.Key, ",") {
+			pairs = append(pairs, [2]string{k, o.URL})
+		}
+	}
 	var wg sync.WaitGroup
 	for range o.Concurrency {
 		wg.Add(1)
@@ -126,13 +155,14 @@ func Load(ctx context.Context, o Options) (Report, error) {
 					break
 				}
 				sent++
-				key := keys[sent%len(keys)]
+				pair := pairs[sent%len(pairs)]
+				key, target := pair[0], pair[1]
 				mu.Unlock()
 				var rb io.Reader
 				if o.Body != "" {
 					rb = strings.NewReader(o.Body)
 				}
-				req, _ := http.NewRequestWithContext(ctx, o.Method, o.URL, rb)
+				req, _ := http.NewRequestWithContext(ctx, o.Method, target, rb)
 				if key != "" {
 					req.Header.Set("Authorization", "Bearer "+key)
 				}

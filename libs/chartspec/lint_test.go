@@ -1,0 +1,277 @@
+package chartspec
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	colorful "github.com/lucasb-eyer/go-colorful"
+)
+
+// lintCase builds a chart from CSV and ops and says whether check id must
+// fire (and at which level) or stay quiet.
+type lintCase struct {
+	name        string
+	typ         string
+	csv         string
+	ops         []string
+	transparent bool
+	id          string
+	level       string // "" = must not fire
+	contains    string // text the message must hold when it fires
+}
+
+func TestLintChecksFireAndStayQuiet(t *testing.T) {
+	f := newFixture(t)
+	longLabels := rowsCSV("Product,Sales", 5, func(i int) string {
+		return fmt.Sprintf("An unusually long product name %d,%d", i, i+3)
+	})
+	points := func(n int) string {
+		return rowsCSV("X,Y", n, func(i int) string { return fmt.Sprintf("%d,%d", (i*37)%100, (i*61)%100) })
+	}
+	normal := func(n int) string {
+		return rowsCSV("Value", n, func(i int) string { return fmt.Sprintf("%.3f", math.Sin(float64(i))*float64(i%17)) })
+	}
+	cases := []lintCase{
+		{name: "missing role fires", typ: "bar", csv: "A,B\nx,y\nz,w\n", id: CheckMissingRole, level: Warn, contains: "set_data"},
+		{name: "missing role quiet", typ: "bar", csv: salesCSV, id: CheckMissingRole},
+		{name: "no data fires", typ: "bar", csv: "Country,Sales\n", id: CheckNoData, level: Warn, contains: "set_data"},
+		{name: "empty after steps fires", typ: "bar", csv: salesCSV,
+			ops: []string{`{"op":"addTransform","transform":{"type":"filter","column":"c2","operator":"gt","value":1000}}`},
+			id:  CheckEmptyAfterSteps, level: Warn, contains: "updateTransform"},
+		{name: "empty after steps quiet", typ: "bar", csv: salesCSV,
+			ops: []string{`{"op":"addTransform","transform":{"type":"filter","column":"c2","operator":"gt","value":6}}`},
+			id:  CheckEmptyAfterSteps},
+		{name: "missing title fires", typ: "bar", csv: salesCSV, id: CheckMissingTitle, level: Info, contains: `"op":"setTitle"`},
+		{name: "missing title quiet", typ: "bar", csv: salesCSV, ops: []string{`{"op":"setTitle","title":{"text":"Sales"}}`}, id: CheckMissingTitle},
+		{name: "pie slices fire", typ: "pie", csv: wideCSV(8, 1), id: CheckPieTooManySlices, level: Warn,
+			contains: `{"op":"addTransform","transform":{"type":"topN","n":5}}`},
+		{name: "pie slices quiet after topN 5", typ: "pie", csv: wideCSV(8, 1),
+			ops: []string{`{"op":"addTransform","transform":{"type":"topN","n":5}}`}, id: CheckPieTooManySlices},
+		{name: "pie negative fires", typ: "pie", csv: "L,V\na,3\nb,-2\nc,4\n", id: CheckPieNegative, level: Warn, contains: `"operator":"gt"`},
+		{name: "pie negative quiet", typ: "pie", csv: "L,V\na,3\nb,2\n", id: CheckPieNegative},
+		{name: "faint colour warns", typ: "bar", csv: salesCSV, ops: []string{`{"op":"setSeriesColor","series":"c2","color":"#FFE066"}`},
+			id: CheckFaintColor, level: Warn, contains: `{"op":"setSeriesColor","series":"c2","color":"#`},
+		{name: "slightly faint colour is info", typ: "bar", csv: salesCSV, ops: []string{`{"op":"setPalette","colors":["#F08A24"]}`},
+			id: CheckFaintColor, level: Info, contains: "2.5:1"},
+		{name: "faint colour quiet when dark", typ: "bar", csv: salesCSV, ops: []string{`{"op":"setPalette","colors":["#1F4E99"]}`}, id: CheckFaintColor},
+		{name: "faint colour quiet when transparent", typ: "bar", csv: salesCSV, transparent: true,
+			ops: []string{`{"op":"setPalette","colors":["#FFE066"]}`}, id: CheckFaintColor},
+		{name: "similar colours warn", typ: "bar", csv: salesCSV, ops: []string{`{"op":"setPalette","colors":["#2F6FDB","#3573E0"]}`},
+			id: CheckSimilarColors, level: Warn, contains: "setSeriesColor"},
+		{name: "same colour twice warns", typ: "bar", csv: wideCSV(3, 3), ops: []string{`{"op":"setPalette","colors":["#1F4E99","#B2182B"]}`},
+			id: CheckSimilarColors, level: Warn, contains: "share the colour #1F4E99 (the palette has 2 colours for 3 series)"},
+		{name: "similar under deuteranopia is info", typ: "bar", csv: wideCSV(3, 5),
+			id: CheckSimilarColors, level: Info, contains: "deuteranopia"},
+		{name: "similar under protanopia is info", typ: "bar", csv: wideCSV(3, 2),
+			ops: []string{`{"op":"setPalette","colors":["#E15759","#9C755F"]}`}, id: CheckSimilarColors, level: Info, contains: "protanopia"},
+		{name: "similar colours quiet with okabe-ito", typ: "bar", csv: wideCSV(3, 7),
+			ops: []string{`{"op":"setPalette","palette":"okabe-ito"}`}, id: CheckSimilarColors},
+		{name: "bar axis not zero fires", typ: "bar", csv: salesCSV, ops: []string{`{"op":"setAxis","axis":"y","min":4}`},
+			id: CheckBarAxisNotZero, level: Warn, contains: `{"op":"setAxis","axis":"y","min":null}`},
+		{name: "bar log axis fires", typ: "bar", csv: salesCSV, ops: []string{`{"op":"setAxis","axis":"y","log":true}`},
+			id: CheckBarAxisNotZero, level: Warn, contains: `"log":false`},
+		{name: "bar axis from zero quiet", typ: "bar", csv: salesCSV, ops: []string{`{"op":"setAxis","axis":"y","min":0,"max":20}`}, id: CheckBarAxisNotZero},
+		{name: "dot plot axis not zero quiet", typ: "dotplot", csv: salesCSV, ops: []string{`{"op":"setAxis","axis":"y","min":4}`}, id: CheckBarAxisNotZero},
+		{name: "log axis with zero fires", typ: "scatter", csv: "X,Y\n1,0\n2,5\n3,9\n", ops: []string{`{"op":"setAxis","axis":"y","log":true}`},
+			id: CheckLogAxisNonPositive, level: Warn, contains: `"axis":"y","log":false`},
+		{name: "log axis positive quiet", typ: "scatter", csv: "X,Y\n1,1\n2,5\n3,9\n", ops: []string{`{"op":"setAxis","axis":"y","log":true}`}, id: CheckLogAxisNonPositive},
+		{name: "too many series fires", typ: "line", csv: "Year" + wideHeader(10) + "\n2020" + strings.Repeat(",1", 10) + "\n2021" + strings.Repeat(",2", 10) + "\n",
+			id: CheckTooManySeries, level: Warn, contains: `{"op":"setMapping","mapping":{"values":["c2","c3","c4"]}}`},
+		{name: "too many series quiet", typ: "bar", csv: wideCSV(3, 3), id: CheckTooManySeries},
+		{name: "too many scatter groups fires", typ: "scatter", csv: rowsCSV("X,Y,G", 40, func(i int) string { return fmt.Sprintf("%d,%d,g%d", i, i, i%10) }),
+			id: CheckTooManySeries, level: Warn, contains: `"group":null`},
+		{name: "too many bars fires", typ: "bar", csv: wideCSV(40, 1), id: CheckTooManyCategories, level: Warn, contains: `"type":"topN","n":20`},
+		{name: "thirty bars quiet", typ: "bar", csv: wideCSV(30, 1), id: CheckTooManyCategories},
+		{name: "long labels fire", typ: "bar", csv: longLabels, id: CheckLongLabels, level: Info,
+			contains: `{"op":"setVariants","variants":{"bar":{"orientation":"horizontal"}}}`},
+		{name: "long labels quiet when horizontal", typ: "bar", csv: longLabels,
+			ops: []string{`{"op":"setVariants","variants":{"bar":{"orientation":"horizontal"}}}`}, id: CheckLongLabels},
+		{name: "short labels quiet", typ: "bar", csv: salesCSV, id: CheckLongLabels},
+		{name: "unsorted line fires", typ: "line", csv: "Year,V\n2021,1\n2020,2\n2022,3\n", id: CheckUnsortedLineX, level: Info,
+			contains: `{"op":"addTransform","transform":{"type":"sort","column":"c1"}}`},
+		{name: "sorted line quiet", typ: "line", csv: "Year,V\n2020,1\n2021,2\n2022,3\n", id: CheckUnsortedLineX},
+		{name: "sorted line quiet after sort step", typ: "line", csv: "Year,V\n2021,1\n2020,2\n2022,3\n",
+			ops: []string{`{"op":"addTransform","transform":{"type":"sort","column":"c1"}}`}, id: CheckUnsortedLineX},
+		{name: "repeated x fires", typ: "line", csv: "Year,V\n2020,1\n2020,2\n2021,3\n", id: CheckDuplicateLineX, level: Warn, contains: `"type":"aggregate"`},
+		{name: "distinct x quiet", typ: "line", csv: "Year,V\n2020,1\n2021,2\n", id: CheckDuplicateLineX},
+		{name: "overplotting fires", typ: "scatter", csv: points(10000), id: CheckOverplotting, level: Warn, contains: `"opacity":0.25`},
+		{name: "few points quiet", typ: "scatter", csv: points(50), id: CheckOverplotting},
+		{name: "overplotting quiet when light", typ: "scatter", csv: points(10000),
+			ops: []string{`{"op":"setVariants","variants":{"scatter":{"pointSize":2,"opacity":0.2}}}`}, id: CheckOverplotting},
+		{name: "radar spokes fire", typ: "radar", csv: wideCSV(12, 2), id: CheckRadarAxes, level: Warn, contains: `"type":"topN"`},
+		{name: "radar spokes quiet", typ: "radar", csv: wideCSV(6, 2), id: CheckRadarAxes},
+		{name: "sankey cycle fires", typ: "sankey", csv: "From,To,V\nA,B,5\nB,C,3\nC,A,1\n", id: CheckSankeyCycle, level: Warn, contains: "A → B → C → A"},
+		{name: "sankey self loop fires", typ: "sankey", csv: "From,To,V\nA,B,5\nB,B,3\n", id: CheckSankeyCycle, level: Warn, contains: "B → B"},
+		{name: "sankey chain quiet", typ: "sankey", csv: "From,To,V\nA,B,5\nB,C,3\nA,C,1\n", id: CheckSankeyCycle},
+		{name: "too few bins fire", typ: "histogram", csv: normal(1000), ops: []string{`{"op":"setVariants","variants":{"histogram":{"bins":3}}}`},
+			id: CheckHistogramBins, level: Warn, contains: `{"op":"setVariants","variants":{"histogram":{"bins":11}}}`},
+		{name: "too many bins fire", typ: "histogram", csv: normal(50), ops: []string{`{"op":"setVariants","variants":{"histogram":{"bins":60}}}`},
+			id: CheckHistogramBins, level: Warn, contains: "too many"},
+		{name: "sensible bins quiet", typ: "histogram", csv: normal(1000), ops: []string{`{"op":"setVariants","variants":{"histogram":{"bins":12}}}`}, id: CheckHistogramBins},
+		{name: "automatic bins quiet", typ: "histogram", csv: normal(50), id: CheckHistogramBins},
+	}
+	ids := map[string]bool{}
+	for _, c := range Checks() {
+		ids[c.ID] = true
+	}
+	fired := map[string]bool{}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tab := parseCSV(t, tc.csv)
+			spec := f.apply(t, f.newSpec(t, tc.typ, tab), tab, tc.ops...)
+			problems := Lint(spec, afterSteps(t, spec, tab), LintEnv{Catalog: f.cat, Transparent: tc.transparent})
+			var got *Problem
+			for i, p := range problems {
+				if !ids[p.ID] {
+					t.Errorf("problem id %q is not listed by Checks()", p.ID)
+				}
+				if !namesAFix(p.Message) {
+					t.Errorf("%s: message names no op: %s", p.ID, p.Message)
+				}
+				if p.ID == tc.id && got == nil {
+					got = &problems[i]
+				}
+			}
+			if tc.level == "" {
+				if got != nil {
+					t.Errorf("%s fired: %s", tc.id, got.Message)
+				}
+				return
+			}
+			if got == nil {
+				t.Fatalf("%s did not fire; problems: %+v", tc.id, problems)
+			}
+			fired[tc.id] = true
+			if got.Level != tc.level {
+				t.Errorf("level %s, want %s: %s", got.Level, tc.level, got.Message)
+			}
+			if !strings.Contains(got.Message, tc.contains) {
+				t.Errorf("message lacks %q: %s", tc.contains, got.Message)
+			}
+		})
+	}
+	for id := range ids {
+		if !fired[id] {
+			t.Errorf("no case shows %s firing", id)
+		}
+	}
+}
+
+// wideHeader writes ",S1,…,Sk".
+func wideHeader(k int) string {
+	var b strings.Builder
+	for j := 1; j <= k; j++ {
+		fmt.Fprintf(&b, ",S%d", j)
+	}
+	return b.String()
+}
+
+// namesAFix reports whether a message names an op or endpoint that fixes it.
+func namesAFix(msg string) bool {
+	for _, w := range []string{`"op":`, "setMapping", "set_data", "updateTransform", "setSeriesColor", "setPalette", "addTransform"} {
+		if strings.Contains(msg, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestLintMissingRoleNamesTheStaleColumn(t *testing.T) {
+	f := newFixture(t)
+	tab := parseCSV(t, salesCSV)
+	spec := f.newSpec(t, "bar", tab)
+	spec.Mapping["values"] = Many("c9") // e.g. stored before set_data replaced the data
+	var got []Problem
+	for _, p := range Lint(spec, tab, LintEnv{Catalog: f.cat}) {
+		if p.ID == CheckMissingRole {
+			got = append(got, p)
+		}
+	}
+	want := `The bar chart maps c9, which the data after steps lacks or cannot use, to values. Map one or more number columns with {"op":"setMapping","mapping":{"values":["c2"]}}; the candidates are c2 (Sales), c3 (Profit).`
+	if len(got) != 1 || got[0].Message != want || got[0].Level != Warn {
+		t.Errorf("got %+v\nwant %s", got, want)
+	}
+}
+
+func TestLintAnswersAnEmptyListAndWarnsFirst(t *testing.T) {
+	f := newFixture(t)
+	tab := parseCSV(t, salesCSV)
+	spec := f.apply(t, f.newSpec(t, "bar", tab), tab,
+		`{"op":"setTitle","title":{"text":"Sales"}}`, `{"op":"setPalette","colors":["#1F4E99","#B2182B"]}`)
+	if p := Lint(spec, tab, LintEnv{Catalog: f.cat}); p == nil || len(p) != 0 {
+		t.Errorf("clean chart: %#v, want an empty non-nil list", p)
+	}
+	spec = f.apply(t, spec, tab, `{"op":"setTitle","title":{"text":""}}`, `{"op":"setAxis","axis":"y","min":3}`)
+	p := Lint(spec, tab, LintEnv{Catalog: f.cat})
+	if len(p) != 2 || p[0].Level != Warn || p[1].Level != Info {
+		t.Errorf("problems %+v, want the warn before the info", p)
+	}
+}
+
+func TestColourScience(t *testing.T) {
+	hex := func(s string) colorful.Color {
+		c, _, ok := ParseColor(s)
+		if !ok {
+			t.Fatalf("parse %s", s)
+		}
+		return c
+	}
+	if r := Contrast(hex("#000000"), hex("#FFFFFF")); math.Abs(r-21) > 0.01 {
+		t.Errorf("black on white %.3f, want 21", r)
+	}
+	// WebAIM's checker gives #767676 on white 4.54:1.
+	if r := Contrast(hex("#767676"), hex("#FFF")); math.Abs(r-4.54) > 0.01 {
+		t.Errorf("#767676 on white %.3f, want 4.54", r)
+	}
+	// Sharma, Wu & Dalal (2005) test data, pair 1: ΔE00 = 2.0425.
+	if d := DeltaE(colorful.Lab(0.50, 0.026772, -0.797751), colorful.Lab(0.50, 0, -0.827485)); math.Abs(d-2.0425) > 0.001 {
+		t.Errorf("CIEDE2000 pair 1 = %.4f, want 2.0425", d)
+	}
+	// Red and green collapse for a deuteranope; blue and yellow do not.
+	if d := DeltaE(Simulate(hex("#D9415B"), Deuteranopia), Simulate(hex("#1FA67A"), Deuteranopia)); d > 12 {
+		t.Errorf("red/green under deuteranopia ΔE %.1f, want small", d)
+	}
+	if d := DeltaE(Simulate(hex("#0072B2"), Protanopia), Simulate(hex("#F0E442"), Protanopia)); d < 40 {
+		t.Errorf("blue/yellow under protanopia ΔE %.1f, want large", d)
+	}
+	if got := Simulate(hex("#808080"), Deuteranopia); DeltaE(got, hex("#808080")) > 1 {
+		t.Errorf("grey changes under simulation: %s", got.Hex())
+	}
+	dark, ok := darkenTo(hex("#FFE066"), hex("#FFFFFF"), 3.1)
+	if !ok || Contrast(dark, hex("#FFFFFF")) < 3.1 {
+		t.Errorf("darkenTo gave %s (%v)", dark.Hex(), ok)
+	}
+	if _, h, ok := ParseColor("#abc"); !ok || h != "#AABBCC" {
+		t.Errorf("ParseColor(#abc) = %s %v", h, ok)
+	}
+	for _, bad := range []string{"", "red", "#12345", "#GGGGGG", "123456"} {
+		if _, _, ok := ParseColor(bad); ok {
+			t.Errorf("ParseColor(%q) accepted", bad)
+		}
+	}
+}
+
+func TestFindCycle(t *testing.T) {
+	cases := []struct {
+		adj  [][]int
+		want string
+	}{
+		{[][]int{{1}, {2}, nil}, ""},
+		{[][]int{{1}, {2}, {0}}, "[0 1 2 0]"},
+		{[][]int{{1, 2}, {2}, {3}, {1}}, "[1 2 3 1]"},
+		{[][]int{{0}}, "[0 0]"},
+		{nil, ""},
+	}
+	for _, tc := range cases {
+		got := findCycle(tc.adj)
+		s := ""
+		if got != nil {
+			s = fmt.Sprint(got)
+		}
+		if s != tc.want {
+			t.Errorf("findCycle(%v) = %s, want %s", tc.adj, s, tc.want)
+		}
+	}
+}
