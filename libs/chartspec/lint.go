@@ -232,19 +232,22 @@ func (c *lintCtx) pie() {
 	if c.spec.Type != "pie" {
 		return
 	}
-	if c.t.Rows > MaxPieSlices {
-		c.add(CheckPieTooManySlices, Warn, `This pie has %d slices; a pie reads best with %d or fewer. Keep the five largest and sum the rest into "Other" with {"op":"addTransform","transform":{"type":"topN","n":5}}, or show the values as bars with {"op":"setType","type":"bar"}.`,
-			c.t.Rows, MaxPieSlices)
-	}
 	v := c.numCol("value")
 	if v == nil {
 		return
 	}
-	neg := 0
+	neg, drawn := 0, 0
 	for _, x := range v.Num[:c.t.Rows] {
-		if x < 0 {
+		switch {
+		case x < 0:
 			neg++
+		case x > 0:
+			drawn++ // blanks (NaN) and zeros draw no slice
 		}
+	}
+	if drawn > MaxPieSlices {
+		c.add(CheckPieTooManySlices, Warn, `This pie has %d slices; a pie reads best with %d or fewer. Keep the five largest and sum the rest into "Other" with {"op":"addTransform","transform":{"type":"topN","n":5}}, or show the values as bars with {"op":"setType","type":"bar"}.`,
+			drawn, MaxPieSlices)
 	}
 	if neg > 0 {
 		c.add(CheckPieNegative, Warn, `%d value%s in %s %s negative, and a pie slice cannot show a negative share. Keep the positive rows with {"op":"addTransform","transform":{"type":"filter","column":%q,"operator":"gt","value":0}}, or use bars: {"op":"setType","type":"bar"}.`,

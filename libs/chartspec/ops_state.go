@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"chartd.dev/charts"
 	"chartd.dev/libs/dataset"
@@ -164,7 +165,7 @@ func columnList(cols []*dataset.Column) string {
 		}
 		parts = append(parts, colLabel(c))
 	}
-	return joinComma(parts)
+	return strings.Join(parts, ", ")
 }
 
 // colLabel renders one column: "c2 (Sales)".
@@ -177,17 +178,6 @@ func columnsOfKinds(t *dataset.Table, kinds []string) []*dataset.Column {
 		if slices.Contains(kinds, string(c.Kind)) {
 			out = append(out, c)
 		}
-	}
-	return out
-}
-
-func joinComma(parts []string) string {
-	out := ""
-	for i, p := range parts {
-		if i > 0 {
-			out += ", "
-		}
-		out += p
 	}
 	return out
 }

@@ -479,3 +479,30 @@ func FuzzApplyOp(f *testing.F) {
 		}
 	})
 }
+
+func TestOpsAreSafeForConcurrentUse(t *testing.T) {
+	f := newFixture(t)
+	tab := parseCSV(t, salesCSV)
+	spec := f.newSpec(t, "bar", tab)
+	done := make(chan error, 8)
+	for g := 0; g < 8; g++ {
+		go func() {
+			var err error
+			for i := 0; i < 50 && err == nil; i++ {
+				_, err = f.ops.Apply(spec, raws(
+					`{"op":"setVariants","variants":{"bar":{"stack":"stacked"}}}`,
+					`{"op":"addTransform","transform":{"type":"sort","column":"c2"}}`,
+					`{"op":"setType","type":"pie"}`), Env{Table: tab})
+				if _, bad := f.ops.Apply(spec, raws(`{"op":"setSize","width":1}`), Env{Table: tab}); bad == nil {
+					err = errors.New("a bad op was applied")
+				}
+			}
+			done <- err
+		}()
+	}
+	for g := 0; g < 8; g++ {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -63,7 +63,9 @@ type SetTitle struct {
 // Name is "setTitle".
 func (SetTitle) Name() string { return "setTitle" }
 
-func (o *SetTitle) apply(st *applyState) *OpError { return o.Title.apply("title", &st.spec.Style.Title) }
+func (o *SetTitle) apply(st *applyState) *OpError {
+	return o.Title.apply("title", &st.spec.Style.Title)
+}
 
 func defSetTitle() opDef {
 	return opDef{

@@ -41,11 +41,16 @@ type axis struct {
 	exact bool
 	// headroom widens the data extent by this fraction (room for labels).
 	headroom float64
+	// margin widens the data extent by this fraction on both sides, so
+	// points never sit on the plot's edge.
+	margin float64
 	log      bool
 	userMin  *float64
 	userMax  *float64
 	format   numFormat
 	integer  bool // counts: no fractional ticks
+	// minStep is a date axis's data unit in ms: ticks are never finer.
+	minStep  float64
 	grid     bool // gridlines across the plot at the ticks
 	baseline bool // a darker line at zero, or at the low end
 
@@ -151,7 +156,7 @@ func (a *axis) computeTicks(length, spacing float64) {
 		lo, hi = 0, 1
 	}
 	if a.kind == axisTime {
-		lo, hi = widenTime(lo, hi)
+		lo, hi = widenTime(lo, hi, a.minStep)
 		if a.userMin != nil {
 			lo = *a.userMin
 		}
@@ -159,11 +164,18 @@ func (a *axis) computeTicks(length, spacing float64) {
 			hi = *a.userMax
 		}
 		a.d0, a.d1 = lo, hi
-		a.ticks, a.tu = timeTicks(lo, hi, target)
+		a.ticks, a.tu = timeTicks(lo, hi, target, a.minStep)
 		return
 	}
 	if a.zero && !a.log {
 		lo, hi = math.Min(lo, 0), math.Max(hi, 0)
+	}
+	if a.margin > 0 && hi > lo {
+		span := hi - lo
+		lo, hi = lo-span*a.margin, hi+span*a.margin
+		if a.log && lo <= 0 {
+			lo = a.lo
+		}
 	}
 	if a.headroom > 0 && hi > lo {
 		span := hi - lo
@@ -221,13 +233,15 @@ func (a *axis) computeTicks(length, spacing float64) {
 	a.tf = newTickFormat(a.format, a.ticks, step)
 }
 
-// widenTime gives a single instant a day either side.
-func widenTime(lo, hi float64) (float64, float64) {
+// widenTime gives a single instant one step of its unit (or a day) either side.
+func widenTime(lo, hi, step float64) (float64, float64) {
 	if hi > lo {
 		return lo, hi
 	}
-	const day = 24 * 3600 * 1000
-	return lo - day, hi + day
+	if step <= 0 {
+		step = 24 * 3600 * 1000
+	}
+	return lo - step, hi + step
 }
 
 // inside keeps the ticks within [d0, d1].
@@ -351,9 +365,16 @@ func (c *canvas) sizeBottom(a *axis, length, areaH float64) (height, overL, over
 	gap := 8 * c.k
 	lineH := c.fonts.CapHeight(c.fsTick) + c.fsTick*0.35
 	if a.kind != axisBand {
+		a.every = 1
 		for spacing := 90 * c.k; ; spacing *= 1.25 {
 			a.computeTicks(length, spacing)
 			if len(a.ticks) <= 2 || c.ticksFit(a, length) {
+				break
+			}
+			if length/spacing < 2 {
+				// the fewest ticks still collide: label every other one (or fewer)
+				for a.every = 2; a.every < len(a.ticks) && !c.ticksFit(a, length); a.every++ {
+				}
 				break
 			}
 		}
@@ -432,6 +453,9 @@ func (c *canvas) ticksFit(a *axis, length float64) bool {
 	a.r0, a.r1 = 0, length
 	prevRight := math.Inf(-1)
 	for i, t := range a.ticks {
+		if i%max(a.every, 1) != 0 {
+			continue
+		}
 		w := c.measureBytes(c.tickLabel(a, i), c.fsTick, false)
 		x := a.pos(t)
 		if x-w/2 < prevRight+12*c.k {
@@ -553,6 +577,9 @@ func (c *canvas) drawAxisLabels(f *frame) {
 		st := tick
 		st.anchor = "middle"
 		for i, t := range b.ticks {
+			if i%max(b.every, 1) != 0 {
+				continue
+			}
 			c.textBytes(b.pos(t), top+c.fonts.CapHeight(c.fsTick), c.tickLabel(b, i), st)
 		}
 	}

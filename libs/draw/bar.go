@@ -6,6 +6,10 @@ import (
 	"chartd.dev/libs/dataset"
 )
 
+// maxBar caps a bar's thickness (at 800×600) so a few categories do not
+// turn into slabs.
+const maxBar = 120
+
 // barChart draws bars per category: grouped side by side, stacked, or
 // stacked to 100 %, vertical or horizontal.
 type barChart struct {
@@ -215,7 +219,8 @@ func (b *barChart) drawGrouped(c *canvas, cat, val *axis, labels bool) {
 	if m > 1 {
 		gap = math.Min(2*c.k, bw/float64(m)*0.1)
 	}
-	sub := (bw - gap*float64(m-1)) / float64(m)
+	sub := math.Min((bw-gap*float64(m-1))/float64(m), maxBar*c.k)
+	inset := (bw - sub*float64(m) - gap*float64(m-1)) / 2 // centres capped bars in their slot
 	base := val.pos(val.base())
 	for si, s := range b.series {
 		c.w.s(`<g fill="`)
@@ -226,7 +231,7 @@ func (b *barChart) drawGrouped(c *canvas, cat, val *axis, labels bool) {
 			if isBlank(v) {
 				continue
 			}
-			b.rect(c, cat.bandStart(i)+float64(si)*(sub+gap), sub, base, val.pos(v))
+			b.rect(c, cat.bandStart(i)+inset+float64(si)*(sub+gap), sub, base, val.pos(v))
 		}
 		c.w.s(`</g>`)
 	}
@@ -263,7 +268,7 @@ func (b *barChart) drawGrouped(c *canvas, cat, val *axis, labels bool) {
 			if isBlank(v) {
 				continue
 			}
-			center := cat.bandStart(i) + float64(si)*(sub+gap) + sub/2
+			center := cat.bandStart(i) + inset + float64(si)*(sub+gap) + sub/2
 			end := val.pos(v)
 			txt := c.value(v, b.format)
 			neg := v < val.base()
@@ -296,7 +301,8 @@ func (b *barChart) drawGrouped(c *canvas, cat, val *axis, labels bool) {
 }
 
 func (b *barChart) drawStacked(c *canvas, cat, val *axis, labels bool) {
-	bw := cat.bandWidth()
+	bw := math.Min(cat.bandWidth(), maxBar*c.k)
+	inset := (cat.bandWidth() - bw) / 2
 	fs := c.fsLabel
 	pos := make([]float64, b.n)
 	neg := make([]float64, b.n)
@@ -326,13 +332,13 @@ func (b *barChart) drawStacked(c *canvas, cat, val *axis, labels bool) {
 			}
 			p0, p1 := val.pos(*acc), val.pos(*acc+v)
 			*acc += v
-			b.rect(c, cat.bandStart(i), bw, p0, p1)
+			b.rect(c, cat.bandStart(i)+inset, bw, p0, p1)
 			if !labels {
 				continue
 			}
 			txtW := c.measureBytes(c.value(v, segFormat), fs, false)
 			length := math.Abs(p1 - p0)
-			across := cat.bandStart(i) + bw/2
+			across := cat.bandStart(i) + inset + bw/2
 			along := (p0 + p1) / 2
 			fits := length >= fs*1.2 && bw >= txtW+4*c.k
 			if b.horizontal {
@@ -367,7 +373,7 @@ func (b *barChart) drawStacked(c *canvas, cat, val *axis, labels bool) {
 			if pos[i] == 0 && neg[i] == 0 {
 				continue
 			}
-			across := cat.bandStart(i) + bw/2
+			across := cat.bandStart(i) + inset + bw/2
 			end := val.pos(pos[i])
 			txt := c.value(t, b.format)
 			if b.horizontal {

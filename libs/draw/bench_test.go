@@ -40,10 +40,10 @@ func benchDraw(b *testing.B, in Input) {
 	}
 }
 
-func BenchmarkBar30(b *testing.B)          { benchDraw(b, bar30(fonts(b))) }
-func BenchmarkScatter10000(b *testing.B)   { benchDraw(b, scatterN(fonts(b), 10000)) }
-func BenchmarkScatter100000(b *testing.B)  { benchDraw(b, scatterN(fonts(b), 100000)) }
-func BenchmarkLine10000(b *testing.B)      { benchDraw(b, lineN(fonts(b), 10000)) }
+func BenchmarkBar30(b *testing.B)         { benchDraw(b, bar30(fonts(b))) }
+func BenchmarkScatter10000(b *testing.B)  { benchDraw(b, scatterN(fonts(b), 10000)) }
+func BenchmarkScatter100000(b *testing.B) { benchDraw(b, scatterN(fonts(b), 100000)) }
+func BenchmarkLine10000(b *testing.B)     { benchDraw(b, lineN(fonts(b), 10000)) }
 func BenchmarkEveryGoldenCase(b *testing.B) {
 	for _, tc := range goldenCases(fonts(b)) {
 		b.Run(tc.name, func(b *testing.B) { benchDraw(b, tc.in) })

@@ -247,7 +247,7 @@ func fallbackEm(r rune) float64 {
 // isZeroWidth reports joiners, variation selectors and combining marks.
 func isZeroWidth(r rune) bool {
 	switch {
-	case r == 0x200B, r == 0x200C, r == 0x200D, r == 0x2060, r == 0xFEFF:
+	case r >= 0x200B && r <= 0x200F, r >= 0x2066 && r <= 0x2069, r == 0x2060, r == 0xFEFF:
 		return true
 	case r >= 0xFE00 && r <= 0xFE0F, r >= 0xE0100 && r <= 0xE01EF:
 		return true

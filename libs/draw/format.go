@@ -37,11 +37,23 @@ func baseFormat(st *chartspec.Style, cols []*dataset.Column) numFormat {
 			f.decimals = min(*nf.Decimals, 10)
 		}
 		f.prefix, f.suffix, f.compact = nf.Prefix, nf.Suffix, nf.Compact
-		if nf.Prefix != "" || nf.Suffix != "" {
-			return f
-		}
 	}
 	if len(cols) == 0 {
+		return f
+	}
+	// one chart, one style: from 10,000 up every label is compact (8.2k
+	// next to 10.3k, not 8,200)
+	if !f.compact {
+		for _, c := range cols {
+			for _, v := range c.Num {
+				if math.Abs(v) >= 10000 && !math.IsInf(v, 0) {
+					f.compact = true
+					break
+				}
+			}
+		}
+	}
+	if nf := st.NumberFormat; nf != nil && (nf.Prefix != "" || nf.Suffix != "") {
 		return f
 	}
 	cur, pct := cols[0].Currency, cols[0].Percent

@@ -146,7 +146,7 @@ func (l *lineChart) draw(c *canvas, area rect) {
 	case l.band:
 		x = newBandAxis(l.labels, 1, 0.5)
 	case l.x.Kind == dataset.Date:
-		x = &axis{kind: axisTime, lo: math.Inf(1), hi: math.Inf(-1)}
+		x = &axis{kind: axisTime, lo: math.Inf(1), hi: math.Inf(-1), minStep: unitStep(l.x.DateUnit)}
 		if st.XAxis != nil {
 			x.userMin, x.userMax = st.XAxis.Min, st.XAxis.Max
 		}

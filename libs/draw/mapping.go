@@ -159,7 +159,26 @@ func resolveRoles(chartType string, given chartspec.Mapping, t *dataset.Table) (
 			}
 		}
 	}
-	for _, rule := range rules {
+	// starves reports whether taking c would leave a later required role
+	// with no column at all.
+	starves := func(later []roleRule, c *dataset.Column) bool {
+		for _, r := range later {
+			if !r.required || len(out[r.name]) > 0 || !fits(r, c) {
+				continue
+			}
+			left := 0
+			for _, o := range t.Columns {
+				if o != c && !used[o] && fits(r, o) {
+					left++
+				}
+			}
+			if left == 0 {
+				return true
+			}
+		}
+		return false
+	}
+	for ri, rule := range rules {
 		if len(out[rule.name]) > 0 {
 			continue
 		}
@@ -172,7 +191,7 @@ func resolveRoles(chartType string, given chartspec.Mapping, t *dataset.Table) (
 	pick:
 		for _, k := range rule.kinds {
 			for _, c := range t.Columns {
-				if used[c] || c.Kind != k || (rule.guess != nil && !rule.guess(c, t.Rows)) {
+				if used[c] || c.Kind != k || (rule.guess != nil && !rule.guess(c, t.Rows)) || starves(rules[ri+1:], c) {
 					continue
 				}
 				out[rule.name] = append(out[rule.name], c)

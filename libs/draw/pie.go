@@ -288,8 +288,10 @@ func (p *pieChart) drawLabel(c *canvas, l pieLabel, cx, cy, r, side float64) {
 	}
 	c.openText(textX, l.y+c.mid(fs), st)
 	if name != "" {
+		// isolate the name so right-to-left text keeps the share after it
+		w.s("\u2068")
 		w.esc(name)
-		w.s(" ")
+		w.s("\u2069 ")
 	}
 	w.s(`<tspan font-weight="bold">`)
 	w.b = appendEscapedBytes(w.b, p.share(c.scratch[:0], v))

@@ -95,7 +95,7 @@ func (d *radarChart) draw(c *canvas, area rect) {
 	if val.lo > 0 {
 		val.lo = 0
 	}
-	val.computeTicks(R, 40*c.k)
+	val.computeTicks(R, math.Max(R/4, 40*c.k))
 	val.r0, val.r1 = 0, R
 	angle := func(i int) float64 { return -math.Pi/2 + 2*math.Pi*float64(i)/float64(max(d.n, 1)) }
 	at := func(i int, r float64) (float64, float64) {

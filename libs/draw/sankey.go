@@ -447,7 +447,9 @@ func (k *sankeyChart) drawLabels(c *canvas, nodeW, colGap float64) {
 				x = nd.x - 6*c.k
 			}
 			c.openText(x, cy+c.mid(fs), st)
+			w.s("\u2068") // isolate: a right-to-left name keeps its value after it
 			w.esc(name)
+			w.s("\u2069")
 			if showValue {
 				w.s(` <tspan font-weight="normal" fill="` + inkSubtitle + `">`)
 				w.b = appendEscapedBytes(w.b, val)

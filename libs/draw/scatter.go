@@ -139,6 +139,7 @@ func (s *scatterChart) draw(c *canvas, area rect) {
 	x := newValueAxis(c, st.XAxis, baseFormat(c.style, []*dataset.Column{s.x}))
 	y := newValueAxis(c, st.YAxis, baseFormat(c.style, []*dataset.Column{s.y}))
 	x.grid, y.grid = true, true
+	x.margin, y.margin = 0.03, 0.03
 	x.title = axisTitle(st.XAxisTitle, s.x.Name)
 	y.title = axisTitle(st.YAxisTitle, s.y.Name)
 	maxSize := 0.0
@@ -211,7 +212,7 @@ func (s *scatterChart) draw(c *canvas, area rect) {
 	}
 	c.endClip(clip)
 	if st.Labels.Show && s.n <= 100 {
-		s.drawLabels(c, x, y)
+		s.drawLabels(c, x, y, f.plot)
 	}
 	c.drawAxisLabels(f)
 }
@@ -253,14 +254,21 @@ func (s *scatterChart) drawBubbles(c *canvas, x, y *axis, rows []int, color stri
 }
 
 // drawLabels writes each point's y value beside it (small plots only).
-func (s *scatterChart) drawLabels(c *canvas, x, y *axis) {
+func (s *scatterChart) drawLabels(c *canvas, x, y *axis, plot rect) {
 	fs := c.fsLabel
 	format := baseFormat(c.style, []*dataset.Column{s.y})
+	off := s.pointSize*c.k + 3*c.k
 	c.w.s(`<g class="labels">`)
 	for _, rows := range s.rows {
 		for _, i := range rows {
 			px, py := x.pos(s.x.Num[i]), y.pos(s.y.Num[i])
-			c.textBytes(px+s.pointSize*c.k+3*c.k, py+c.mid(fs), c.value(s.y.Num[i], format), textStyle{size: fs, fill: inkLabel})
+			txt := c.value(s.y.Num[i], format)
+			st := textStyle{size: fs, fill: inkLabel}
+			tx := px + off
+			if tx+c.measureBytes(txt, fs, false) > plot.right() {
+				st.anchor, tx = "end", px-off // no room on the right: label on the left
+			}
+			c.textBytes(tx, py+c.mid(fs), txt, st)
 		}
 	}
 	c.w.s(`</g>`)

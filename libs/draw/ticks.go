@@ -142,12 +142,33 @@ func timeUnits() []timeUnit {
 	return out
 }
 
+// unitStep is the length in ms of a date column's unit (0 for times).
+func unitStep(unit string) float64 {
+	const day = 24 * 3600 * 1000
+	switch unit {
+	case "day":
+		return day
+	case "month":
+		return 30.44 * day
+	case "quarter":
+		return 91.3 * day
+	case "year":
+		return 365.2 * day
+	}
+	return 0
+}
+
 // timeTicks chooses a calendar step giving at most target ticks over
 // [lo, hi] (Unix ms) and lists the ticks inside it.
-func timeTicks(lo, hi float64, target int) ([]float64, timeUnit) {
+// Steps finer than minStep (ms; the data's own unit, a day for daily data)
+// are never used, so daily data is not labelled by the hour.
+func timeTicks(lo, hi float64, target int, minStep float64) ([]float64, timeUnit) {
 	units := timeUnits()
 	u := units[len(units)-1]
 	for _, c := range units {
+		if c.approx < minStep*0.99 {
+			continue
+		}
 		if (hi-lo)/c.approx <= float64(max(target, 1)) {
 			u = c
 			break

@@ -97,4 +97,13 @@ type Counter interface {
 	// CountUnique answers how many distinct members key holds in the
 	// current window without adding one (for get_account).
 	CountUnique(ctx context.Context, key string, window Window) (int, error)
+	// AddWithin adds n to key's count only if the result stays within
+	// limit, atomically; ok tells whether it was added. The daily render
+	// allowance is checked and taken in one step this way.
+	AddWithin(ctx context.Context, key string, window Window, n, limit int) (count int, ok bool, err error)
+	// AddUniqueWithin records member unless that would make more than limit
+	// distinct members; a member already recorded is always ok. The monthly
+	// image allowance: a picture seen this month costs nothing more, a new
+	// one needs room.
+	AddUniqueWithin(ctx context.Context, key string, window Window, member string, limit int) (count int, ok bool, err error)
 }

@@ -94,3 +94,41 @@ func (c *MemoryCounter) CountUnique(_ context.Context, key string, w Window) (in
 	defer c.mu.Unlock()
 	return len(c.current(w).unique[key]), nil
 }
+
+// AddWithin adds n to key's count if the result stays within limit.
+func (c *MemoryCounter) AddWithin(_ context.Context, key string, w Window, n, limit int) (int, bool, error) {
+	if err := w.Validate(); err != nil {
+		return 0, false, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	mw := c.current(w)
+	if mw.counts[key]+n > limit {
+		return mw.counts[key], false, nil
+	}
+	mw.counts[key] += n
+	return mw.counts[key], true, nil
+}
+
+// AddUniqueWithin records member unless the window is full.
+func (c *MemoryCounter) AddUniqueWithin(_ context.Context, key string, w Window, member string, limit int) (int, bool, error) {
+	if err := w.Validate(); err != nil {
+		return 0, false, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	mw := c.current(w)
+	set := mw.unique[key]
+	if _, seen := set[member]; seen {
+		return len(set), true, nil
+	}
+	if len(set) >= limit {
+		return len(set), false, nil
+	}
+	if set == nil {
+		set = make(map[string]struct{})
+		mw.unique[key] = set
+	}
+	set[member] = struct{}{}
+	return len(set), true, nil
+}

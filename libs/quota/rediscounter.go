@@ -106,3 +106,55 @@ func (c *RedisCounter) CountUnique(ctx context.Context, key string, w Window) (i
 	}
 	return int(n), nil
 }
+
+// addWithinScript adds ARGV[1] to KEYS[1] unless that passes ARGV[2]; the
+// key expires at ARGV[3] (unix seconds). It answers {count, ok}.
+const addWithinScript = `
+local cur = tonumber(redis.call('GET', KEYS[1]) or '0')
+local n = tonumber(ARGV[1])
+if cur + n > tonumber(ARGV[2]) then return {cur, 0} end
+cur = redis.call('INCRBY', KEYS[1], n)
+redis.call('EXPIREAT', KEYS[1], ARGV[3])
+return {cur, 1}`
+
+// addUniqueWithinScript adds ARGV[1] to the set KEYS[1] unless it is new
+// and the set already holds ARGV[2] members; expiry as above. {count, ok}.
+const addUniqueWithinScript = `
+if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 1 then return {redis.call('SCARD', KEYS[1]), 1} end
+local n = redis.call('SCARD', KEYS[1])
+if n >= tonumber(ARGV[2]) then return {n, 0} end
+redis.call('SADD', KEYS[1], ARGV[1])
+redis.call('EXPIREAT', KEYS[1], ARGV[3])
+return {n + 1, 1}`
+
+// AddWithin adds n to key's count if the result stays within limit, in one
+// atomic script.
+func (c *RedisCounter) AddWithin(ctx context.Context, key string, w Window, n, limit int) (int, bool, error) {
+	if err := w.Validate(); err != nil {
+		return 0, false, err
+	}
+	now := c.opts.Clock()
+	ctx, cancel := c.opts.withTimeout(ctx)
+	defer cancel()
+	res, err := redis.NewScript(addWithinScript).Run(ctx, c.client, []string{c.key("usage", key, w, now)}, n, limit, w.End(now).Unix()).Int64Slice()
+	if err != nil {
+		return 0, false, fmt.Errorf("add %d within %d to %s %s usage of %s: %w", n, limit, w, w.ID(now), key, err)
+	}
+	return int(res[0]), res[1] == 1, nil
+}
+
+// AddUniqueWithin records member unless the window is full, in one atomic
+// script.
+func (c *RedisCounter) AddUniqueWithin(ctx context.Context, key string, w Window, member string, limit int) (int, bool, error) {
+	if err := w.Validate(); err != nil {
+		return 0, false, err
+	}
+	now := c.opts.Clock()
+	ctx, cancel := c.opts.withTimeout(ctx)
+	defer cancel()
+	res, err := redis.NewScript(addUniqueWithinScript).Run(ctx, c.client, []string{c.key("uniq", key, w, now)}, member, limit, w.End(now).Unix()).Int64Slice()
+	if err != nil {
+		return 0, false, fmt.Errorf("add within %d to %s %s distinct usage of %s: %w", limit, w, w.ID(now), key, err)
+	}
+	return int(res[0]), res[1] == 1, nil
+}

@@ -11,13 +11,14 @@ import (
 	"strings"
 
 	"github.com/gorilla/mux"
-	lru "github.com/hashicorp/golang-lru/v2"
 
 	"chartd.dev/charts"
 	"chartd.dev/libs/apierr"
 	"chartd.dev/libs/auth"
 	"chartd.dev/libs/chartspec"
 	"chartd.dev/libs/clients"
+	"chartd.dev/libs/dataset"
+	"chartd.dev/libs/docsite"
 	"chartd.dev/libs/httpx"
 	"chartd.dev/libs/store"
 )
@@ -38,6 +39,8 @@ type Deps struct {
 	Data clients.Data
 	// Ops validates and applies ops (built once from the catalog).
 	Ops *chartspec.Ops
+	// Docs answers lookup_docs.
+	Docs *docsite.Site
 	// Brand answers the account's brand palette (nil when none is saved).
 	Brand func(ctx context.Context, p auth.Principal) ([]string, error)
 	Log   *slog.Logger
@@ -49,7 +52,7 @@ type Service struct {
 	deps    Deps
 	siteURL string
 	docsURL string
-	tables  *lru.Cache[string, cachedTable]
+	tables  *dataset.Cache
 	errs    httpx.Errors
 }
 
@@ -60,7 +63,7 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	}
 	site := strings.TrimRight(cfg.PublicURL, "/")
 	docs := site + "/docs"
-	tables, err := lru.New[string, cachedTable](tableCacheSize)
+	tables, err := dataset.NewCache(tableCacheSize, maxCachedCells)
 	if err != nil {
 		return nil, fmt.Errorf("table cache: %w", err)
 	}
@@ -83,6 +86,7 @@ func (s *Service) Routes(r *mux.Router) {
 	r.Methods(http.MethodPost).Path("/api/v1/charts/{id}/ops").Handler(s.errs.Wrap(s.applyOpsHandler))
 	r.Methods(http.MethodGet).Path("/api/v1/charts/{id}/lint").Handler(s.errs.Wrap(s.lintHandler))
 	r.Methods(http.MethodGet).Path("/api/v1/ops").Handler(s.errs.Wrap(s.opCatalog))
+	r.Methods(http.MethodGet).Path("/api/v1/docs/search").Handler(s.errs.Wrap(s.lookupDocs))
 	r.Methods(http.MethodGet).Path("/internal/v1/charts/count").Handler(s.errs.Wrap(s.countCharts))
 	r.Methods(http.MethodGet).Path("/internal/v1/charts/{id}/spec").Handler(s.errs.Wrap(s.getSpec))
 }

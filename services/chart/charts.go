@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/gorilla/mux"
@@ -274,7 +273,20 @@ type loadedChart struct {
 	raw    json.RawMessage
 }
 
-func (s *Service) loadChart(ctx context.Context, p auth.Principal, id string, withData bool) (loadedChart, error) {
+// loadMode says how much of a chart to load.
+type loadMode int
+
+const (
+	// specOnly loads the chart row.
+	specOnly loadMode = iota
+	// withData adds the parsed data (from the cache when it is fresh).
+	withData
+	// withRaw adds the data as sent too (include=spec, restoring data).
+	withRaw
+)
+
+// loadChart loads a chart of p's account as far as mode says.
+func (s *Service) loadChart(ctx context.Context, p auth.Principal, id string, mode loadMode) (loadedChart, error) {
 	if !validID(id) {
 		return loadedChart{}, notFound(id)
 	}
@@ -287,11 +299,11 @@ func (s *Service) loadChart(ctx context.Context, p auth.Principal, id string, wi
 		return loadedChart{}, err
 	}
 	l := loadedChart{c: c, spec: spec, table: &dataset.Table{}}
-	if !withData {
+	if mode == specOnly {
 		return l, nil
 	}
-	if e, ok := s.tables.Get(id); ok && e.updatedAt.Equal(c.UpdatedAt) && e.account == p.AccountID {
-		l.table, l.format, l.raw = e.table, e.format, e.raw
+	if t, ok := s.tables.Get(id, p.AccountID, c.UpdatedAt); ok && mode == withData {
+		l.table = t
 		return l, nil
 	}
 	d, err := s.deps.Data.GetDataset(ctx, p, id)
@@ -307,25 +319,14 @@ func (s *Service) loadChart(ctx context.Context, p auth.Principal, id string, wi
 		return loadedChart{}, fmt.Errorf("parse stored data of chart %s: %w", id, err)
 	}
 	l.table, l.format, l.raw = t, d.Format, d.Raw
-	if dataset.Cells(t) <= maxCachedCells {
-		s.tables.Add(id, cachedTable{account: p.AccountID, updatedAt: c.UpdatedAt, table: t, format: d.Format, raw: d.Raw})
-	}
+	// Valid while the chart's updated_at stays: every data change goes
+	// through this service and moves it.
+	s.tables.Add(id, p.AccountID, c.UpdatedAt, t)
 	return l, nil
 }
 
-// cachedTable is a chart's parsed data, valid while the chart's updated_at
-// is the same: every data change goes through this service and moves it.
-type cachedTable struct {
-	account   string
-	updatedAt time.Time
-	table     *dataset.Table
-	format    string
-	raw       json.RawMessage
-}
-
 // The parsed-data cache holds up to tableCacheSize charts of at most
-// maxCachedCells cells each (tables are shared read-only: steps never
-// change their input).
+// maxCachedCells cells each.
 const (
 	tableCacheSize = 256
 	maxCachedCells = 100_000
@@ -399,7 +400,11 @@ func (s *Service) get(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	l, err := s.loadChart(r.Context(), p, mux.Vars(r)["id"], true)
+	mode := withData
+	if include == "spec" {
+		mode = withRaw
+	}
+	l, err := s.loadChart(r.Context(), p, mux.Vars(r)["id"], mode)
 	if err != nil {
 		return err
 	}
@@ -435,7 +440,7 @@ func (s *Service) rename(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	l, err := s.loadChart(r.Context(), p, mux.Vars(r)["id"], false)
+	l, err := s.loadChart(r.Context(), p, mux.Vars(r)["id"], specOnly)
 	if err != nil {
 		return err
 	}
@@ -460,7 +465,7 @@ func (s *Service) duplicate(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	id := mux.Vars(r)["id"]
-	l, err := s.loadChart(r.Context(), p, id, false)
+	l, err := s.loadChart(r.Context(), p, id, specOnly)
 	if err != nil {
 		return err
 	}
@@ -533,7 +538,7 @@ func (s *Service) getSpec(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	l, err := s.loadChart(r.Context(), p, mux.Vars(r)["id"], false)
+	l, err := s.loadChart(r.Context(), p, mux.Vars(r)["id"], specOnly)
 	if err != nil {
 		return err
 	}

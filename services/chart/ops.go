@@ -57,7 +57,7 @@ func (s *Service) applyOpsHandler(w http.ResponseWriter, r *http.Request) error 
 	}
 	id := mux.Vars(r)["id"]
 	for attempt := 0; ; attempt++ {
-		l, err := s.loadChart(r.Context(), p, id, true)
+		l, err := s.loadChart(r.Context(), p, id, withData)
 		if err != nil {
 			return err
 		}
@@ -94,7 +94,7 @@ func (s *Service) lintHandler(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	l, err := s.loadChart(r.Context(), p, mux.Vars(r)["id"], true)
+	l, err := s.loadChart(r.Context(), p, mux.Vars(r)["id"], withData)
 	if err != nil {
 		return err
 	}

@@ -1,10 +1,12 @@
 package chart
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 
 	"chartd.dev/libs/apierr"
+	"chartd.dev/libs/docsite"
 	"chartd.dev/libs/httpx"
 )
 
@@ -96,4 +98,28 @@ func (s *Service) typeNames() string {
 		names = append(names, t.Type)
 	}
 	return strings.Join(names, ", ")
+}
+
+// DocsAnswer is the lookup_docs answer.
+type DocsAnswer struct {
+	Results []docsite.Result `json:"results"`
+}
+
+func (s *Service) lookupDocs(w http.ResponseWriter, r *http.Request) error {
+	if err := httpx.CheckQuery(r, "q"); err != nil {
+		return err
+	}
+	q := r.URL.Query().Get("q")
+	if err := docsite.CheckQuery(q); err != nil {
+		return apierr.New(apierr.InvalidRequest, "%v", err)
+	}
+	if s.deps.Docs == nil {
+		return fmt.Errorf("lookup_docs: no docs configured")
+	}
+	res := s.deps.Docs.Search(q, 10)
+	if res == nil {
+		res = []docsite.Result{}
+	}
+	httpx.WriteJSON(w, http.StatusOK, DocsAnswer{Results: res})
+	return nil
 }

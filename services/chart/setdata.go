@@ -63,7 +63,7 @@ func (s *Service) setData(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	id := mux.Vars(r)["id"]
-	l, err := s.loadChart(r.Context(), p, id, true)
+	l, err := s.loadChart(r.Context(), p, id, withRaw)
 	if err != nil {
 		return err
 	}

@@ -25,7 +25,7 @@ func scenario(t *testing.T, in instance) {
 
 	t.Run("account", func(t *testing.T) {
 		var rec struct {
-			Plan        string `json:"plan"`
+			Plan        string                    `json:"plan"`
 			SavedCharts struct{ Used, Limit int } `json:"saved_charts"`
 			Requests    struct {
 				Limit, Left, ResetsInSeconds int

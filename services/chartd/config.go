@@ -185,6 +185,8 @@ func calls(target string) []string {
 		return []string{TargetData, TargetBrand}
 	case TargetData:
 		return []string{TargetChart}
+	case TargetRender:
+		return []string{TargetChart, TargetData, TargetBrand}
 	}
 	return nil
 }

@@ -21,6 +21,8 @@ import (
 	"chartd.dev/libs/auth"
 	"chartd.dev/libs/chartspec"
 	"chartd.dev/libs/clients"
+	"chartd.dev/libs/docsite"
+	"chartd.dev/libs/draw"
 	"chartd.dev/libs/httpx"
 	"chartd.dev/libs/quota"
 	"chartd.dev/libs/store"
@@ -53,6 +55,8 @@ const (
 	modCounter   = "counter"
 	modCatalog   = "catalog"
 	modOps       = "ops"
+	modFonts     = "fonts"
+	modDocs      = "docs"
 )
 
 // moduleDeps declares, for every module and target, what must be built
@@ -65,12 +69,14 @@ func moduleDeps() map[string][]string {
 		modLimiter:    {modRedis},
 		modCounter:    {modRedis},
 		modCatalog:    nil,
-		modOps:     {modCatalog},
-		TargetChart:   {modStore, modCatalog, modOps},
+		modOps:        {modCatalog},
+		TargetChart:   {modStore, modCatalog, modOps, modDocs},
 		TargetData:    {modStore},
 		TargetBrand:   {modStore},
-		TargetRender:  {modStore, modCounter},
-		TargetGateway: {modStore, modLimiter},
+		modFonts:      nil,
+		modDocs:       {modCatalog},
+		TargetRender:  {modCounter, modCatalog, modOps, modFonts},
+		TargetGateway: {modStore, modLimiter, modDocs},
 		TargetAll:     {TargetChart, TargetData, TargetBrand, TargetRender, TargetGateway},
 	}
 }
@@ -84,7 +90,9 @@ func (a *App) initFuncs() map[string]func(context.Context) error {
 		modLimiter:    a.initLimiter,
 		modCounter:    a.initCounter,
 		modCatalog:    a.initCatalog,
-		modOps:     a.initOps,
+		modOps:        a.initOps,
+		modFonts:      a.initFonts,
+		modDocs:       a.initDocs,
 		TargetChart:   a.initChart,
 		TargetData:    a.initData,
 		TargetBrand:   a.initBrand,
@@ -134,6 +142,8 @@ type App struct {
 	counter quota.Counter
 	catalog *charts.Catalog
 	ops     *chartspec.Ops
+	fonts   *draw.Fonts
+	docs    *docsite.Site
 
 	// services are the service handlers built in this process, by target.
 	services map[string]http.Handler
@@ -268,10 +278,28 @@ func (a *App) initOps(ctx context.Context) error {
 	return nil
 }
 
+func (a *App) initDocs(ctx context.Context) error {
+	d, err := docsite.New(a.catalog, a.cfg.PublicURL+"/docs", a.cfg.PublicURL+gateway.BasePath, a.cfg.PublicURL)
+	if err != nil {
+		return err
+	}
+	a.docs = d
+	return nil
+}
+
+func (a *App) initFonts(ctx context.Context) error {
+	f, err := draw.LoadFonts()
+	if err != nil {
+		return err
+	}
+	a.fonts = f
+	return nil
+}
+
 func (a *App) initChart(ctx context.Context) error {
 	s, err := chart.New(chart.Config{PublicURL: a.cfg.PublicURL, InternalToken: a.cfg.InternalToken},
 		chart.Deps{Charts: a.store, Catalog: a.catalog, Log: a.tel.Log, Data: clients.Data{Base: a.client(TargetData)},
-			Ops: a.ops, Brand: a.brandPalette})
+			Ops: a.ops, Docs: a.docs, Brand: a.brandPalette})
 	if err != nil {
 		return err
 	}
@@ -300,7 +328,8 @@ func (a *App) initBrand(ctx context.Context) error {
 
 func (a *App) initRender(ctx context.Context) error {
 	s, err := render.New(render.Config{PublicURL: a.cfg.PublicURL, InternalToken: a.cfg.InternalToken},
-		render.Deps{Counter: a.counter, Log: a.tel.Log})
+		render.Deps{Counter: a.counter, Catalog: a.catalog, Ops: a.ops, Fonts: a.fonts, Log: a.tel.Log, Brand: a.brandPalette,
+			Charts: clients.Chart{Base: a.client(TargetChart)}, Data: clients.Data{Base: a.client(TargetData)}})
 	if err != nil {
 		return err
 	}
@@ -376,6 +405,7 @@ func (a *App) initGateway(ctx context.Context) error {
 		Renders:  clients.Render{Base: a.client(TargetRender)},
 		Tel:      a.tel,
 		Ready:    a.ready,
+		Docs:     a.docs,
 	})
 	if err != nil {
 		return err

@@ -106,7 +106,9 @@ func opsScenario(t *testing.T, in instance) {
 			rows += f + ",3\n"
 		}
 		ch, _ := createChart(t, c, map[string]any{"type": "pie", "data": rows})
-		var l struct{ Problems []struct{ ID, Level, Message string } }
+		var l struct {
+			Problems []struct{ ID, Level, Message string }
+		}
 		c.do("GET", "/api/v1/charts/"+ch.ID+"/lint", nil).json(t, &l)
 		found := false
 		for _, p := range l.Problems {

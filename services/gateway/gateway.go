@@ -24,6 +24,7 @@ import (
 	"chartd.dev/libs/apierr"
 	"chartd.dev/libs/auth"
 	"chartd.dev/libs/clients"
+	"chartd.dev/libs/docsite"
 	"chartd.dev/libs/httpx"
 	"chartd.dev/libs/plan"
 	"chartd.dev/libs/quota"
@@ -59,6 +60,8 @@ type Deps struct {
 	Tel      *telemetry.Providers
 	// Ready reports whether every backend and module is up, for /readyz.
 	Ready func(ctx context.Context) error
+	// Docs is the documentation site served at {docs_url}.
+	Docs *docsite.Site
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 }
@@ -110,6 +113,10 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 		}
 		r.Methods(rt.Method).Path(BasePath + rt.Path).Handler(h)
 	}
+	r.Methods(http.MethodGet).Path("/docs").Handler(g.anonymous(g.errs.Wrap(g.docsPage)))
+	r.Methods(http.MethodGet).Path("/docs/").Handler(g.anonymous(g.errs.Wrap(g.docsPage)))
+	r.Methods(http.MethodGet).Path("/docs/{slug}").Handler(g.anonymous(g.errs.Wrap(g.docsPage)))
+	r.Methods(http.MethodGet).Path("/docs/{slug}/").Handler(g.anonymous(g.errs.Wrap(g.docsPage)))
 	r.Methods(http.MethodGet).Path("/healthz").Handler(g.anonymous(g.errs.Wrap(g.healthz)))
 	r.Methods(http.MethodGet).Path("/readyz").Handler(g.anonymous(g.errs.Wrap(g.readyz)))
 	// gorilla/mux reports a wrong method as "not found" once routes with
@@ -373,6 +380,38 @@ func (g *Gateway) readyz(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	httpx.WriteJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+	return nil
+}
+
+// docsPage serves the documentation site: the index at {docs_url}/ and
+// each page at {docs_url}/<slug>/ (a path without the slash is sent there,
+// so the pages' relative links work).
+func (g *Gateway) docsPage(w http.ResponseWriter, r *http.Request) error {
+	if err := httpx.CheckQuery(r); err != nil {
+		return err
+	}
+	if g.deps.Docs == nil {
+		return apierr.New(apierr.NotFound, "no documentation is served here")
+	}
+	slug := mux.Vars(r)["slug"]
+	if !strings.HasSuffix(r.URL.Path, "/") {
+		http.Redirect(w, r, r.URL.Path+"/", http.StatusMovedPermanently)
+		return nil
+	}
+	page := g.deps.Docs.Index()
+	if slug != "" {
+		var ok bool
+		if page, ok = g.deps.Docs.Page(slug); !ok {
+			return apierr.New(apierr.NotFound, "no documentation page %q; the index is at %s/", slug, g.docsURL)
+		}
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(page)))
+	h.Set("Cache-Control", "public, max-age=300")
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.Write(page)
 	return nil
 }
 

@@ -39,7 +39,11 @@ func Routes() []Route {
 		{Op: "set_data", Method: "PUT", Path: "/charts/{id}/data", Service: ServiceChart},
 		{Op: "apply_ops", Method: "POST", Path: "/charts/{id}/ops", Service: ServiceChart},
 		{Op: "lint_chart", Method: "GET", Path: "/charts/{id}/lint", Service: ServiceChart},
+		{Op: "lookup_docs", Method: "GET", Path: "/docs/search", Service: ServiceChart},
 		{Op: "get_op_catalog", Method: "GET", Path: "/ops", Service: ServiceChart},
+		{Op: "render_chart", Method: "GET", Path: "/charts/{id}/render.{format}", Service: ServiceRender},
+		{Op: "render_image", Method: "POST", Path: "/render", Service: ServiceRender},
+		{Op: "render_template", Method: "POST", Path: "/charts/{id}/render", Service: ServiceRender},
 		{Op: "describe_data", Method: "GET", Path: "/charts/{id}/data/summary", Service: ServiceData},
 		{Op: "query_data", Method: "POST", Path: "/charts/{id}/data/query", Service: ServiceData},
 	}

@@ -1,9 +1,10 @@
 // Package render is the render service: it draws charts into images,
-// counts renders against the plan's allowances and serves public image
-// links. It owns the render counters.
+// counts renders against the plan's allowances (it owns the render
+// counters) and will serve public image links.
 package render
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -12,9 +13,13 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"chartd.dev/charts"
 	"chartd.dev/libs/apierr"
 	"chartd.dev/libs/auth"
+	"chartd.dev/libs/chartspec"
 	"chartd.dev/libs/clients"
+	"chartd.dev/libs/dataset"
+	"chartd.dev/libs/draw"
 	"chartd.dev/libs/httpx"
 	"chartd.dev/libs/quota"
 )
@@ -29,7 +34,15 @@ type Config struct {
 type Deps struct {
 	// Counter holds the daily render and monthly image-render counts.
 	Counter quota.Counter
-	Log     *slog.Logger
+	Catalog *charts.Catalog
+	Ops     *chartspec.Ops
+	Fonts   *draw.Fonts
+	// Charts and Data read saved charts from their owners.
+	Charts clients.Chart
+	Data   clients.Data
+	// Brand answers the account's brand palette (nil when none is saved).
+	Brand func(ctx context.Context, p auth.Principal) ([]string, error)
+	Log   *slog.Logger
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 }
@@ -40,6 +53,7 @@ type Service struct {
 	deps    Deps
 	docsURL string
 	errs    httpx.Errors
+	tables  *dataset.Cache
 }
 
 // The counter keys of an account.
@@ -48,18 +62,25 @@ func imagesKey(account string) string  { return "images:" + account }
 
 // New builds the service.
 func New(cfg Config, deps Deps) (*Service, error) {
-	if deps.Counter == nil || deps.Log == nil {
-		return nil, fmt.Errorf("render service: Counter and Log are required")
+	if deps.Counter == nil || deps.Log == nil || deps.Catalog == nil || deps.Ops == nil || deps.Fonts == nil {
+		return nil, fmt.Errorf("render service: Counter, Catalog, Ops, Fonts and Log are required")
 	}
 	if deps.Now == nil {
 		deps.Now = time.Now
 	}
+	tables, err := dataset.NewCache(256, 100_000)
+	if err != nil {
+		return nil, err
+	}
 	docs := strings.TrimRight(cfg.PublicURL, "/") + "/docs"
-	return &Service{cfg: cfg, deps: deps, docsURL: docs, errs: httpx.Errors{DocsURL: docs}}, nil
+	return &Service{cfg: cfg, deps: deps, docsURL: docs, errs: httpx.Errors{DocsURL: docs}, tables: tables}, nil
 }
 
 // Routes registers the service's routes on r.
 func (s *Service) Routes(r *mux.Router) {
+	r.Methods(http.MethodGet).Path("/api/v1/charts/{id}/render.{format}").Handler(s.errs.Wrap(s.renderChart))
+	r.Methods(http.MethodPost).Path("/api/v1/render").Handler(s.errs.Wrap(s.renderImage))
+	r.Methods(http.MethodPost).Path("/api/v1/charts/{id}/render").Handler(s.errs.Wrap(s.renderTemplate))
 	r.Methods(http.MethodGet).Path("/internal/v1/usage").Handler(s.errs.Wrap(s.usage))
 }
 

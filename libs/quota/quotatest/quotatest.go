@@ -297,6 +297,28 @@ func (h counterHarness) countUnique(key string, w quota.Window, want int) {
 	}
 }
 
+func (h counterHarness) addWithin(key string, w quota.Window, n, limit, want int, wantOK bool) {
+	h.t.Helper()
+	got, ok, err := h.c.AddWithin(context.Background(), key, w, n, limit)
+	if err != nil {
+		h.t.Fatalf("AddWithin(%q, %s, %d, %d): %v", key, w, n, limit, err)
+	}
+	if got != want || ok != wantOK {
+		h.t.Errorf("AddWithin(%q, %s, %d, %d) = %d, %v; want %d, %v", key, w, n, limit, got, ok, want, wantOK)
+	}
+}
+
+func (h counterHarness) addUniqueWithin(key string, w quota.Window, member string, limit, want int, wantOK bool) {
+	h.t.Helper()
+	got, ok, err := h.c.AddUniqueWithin(context.Background(), key, w, member, limit)
+	if err != nil {
+		h.t.Fatalf("AddUniqueWithin(%q, %s, %q, %d): %v", key, w, member, limit, err)
+	}
+	if got != want || ok != wantOK {
+		h.t.Errorf("AddUniqueWithin(%q, %s, %q, %d) = %d, %v; want %d, %v", key, w, member, limit, got, ok, want, wantOK)
+	}
+}
+
 var counterCases = []struct {
 	name string
 	// start places the clock relative to the first of a month that is
@@ -333,6 +355,22 @@ var counterCases = []struct {
 		h.get("a", quota.Month, 0)
 		h.countUnique("a", quota.Month, 0)
 		h.addUnique("a", quota.Month, "p1", 1, true)
+	}},
+	{"adding within a limit stops at the limit", midMonth, func(h counterHarness) {
+		h.addWithin("r", quota.Day, 1, 2, 1, true)
+		h.addWithin("r", quota.Day, 1, 2, 2, true)
+		h.addWithin("r", quota.Day, 1, 2, 2, false)
+		h.get("r", quota.Day, 2)
+		h.clock.Advance(24 * time.Hour)
+		h.addWithin("r", quota.Day, 1, 2, 1, true)
+	}},
+	{"distinct members within a limit: seen ones stay free", midMonth, func(h counterHarness) {
+		h.addUniqueWithin("i", quota.Month, "p1", 2, 1, true)
+		h.addUniqueWithin("i", quota.Month, "p2", 2, 2, true)
+		h.addUniqueWithin("i", quota.Month, "p3", 2, 2, false)
+		h.addUniqueWithin("i", quota.Month, "p1", 2, 2, true)
+		h.countUnique("i", quota.Month, 2)
+		h.addUniqueWithin("i", quota.Month, "p3", 2, 2, false)
 	}},
 	{"each different member counts once per window", midMonth, func(h counterHarness) {
 		h.countUnique("a", quota.Month, 0)

@@ -1,0 +1,34 @@
+package dataset
+
+import (
+	"testing"
+	"time"
+)
+
+func TestCache(t *testing.T) {
+	c, err := NewCache(2, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1 := time.Unix(100, 0)
+	small := &Table{Rows: 2, Columns: []*Column{{ID: "c1"}}}
+	c.Add("a", "acct1", v1, small)
+	if got, ok := c.Get("a", "acct1", v1); !ok || got != small {
+		t.Fatal("miss on a fresh entry")
+	}
+	if _, ok := c.Get("a", "acct2", v1); ok {
+		t.Fatal("another owner read the entry")
+	}
+	if _, ok := c.Get("a", "acct1", v1.Add(time.Microsecond)); ok {
+		t.Fatal("a newer version read the old entry")
+	}
+	c.Add("big", "acct1", v1, &Table{Rows: 11, Columns: []*Column{{ID: "c1"}}})
+	if _, ok := c.Get("big", "acct1", v1); ok {
+		t.Fatal("a table over the bound was cached")
+	}
+	c.Add("b", "acct1", v1, small)
+	c.Add("c", "acct1", v1, small)
+	if _, ok := c.Get("a", "acct1", v1); ok {
+		t.Fatal("the oldest entry was not evicted")
+	}
+}

@@ -1,0 +1,230 @@
+package draw
+
+import (
+	"bytes"
+	"encoding/xml"
+	"io"
+	"strings"
+	"testing"
+
+	"chartd.dev/libs/chartspec"
+)
+
+// hostile strings a person might put in titles, column names or cells.
+func hostile() []string {
+	return []string{
+		`<script>alert(1)</script>`,
+		`"/><image href="http://evil.example/x.png"/><text x="`,
+		`'><foreignObject><iframe src="https://evil.example"></iframe></foreignObject>`,
+		`]]><!ENTITY x SYSTEM "file:///etc/passwd">&x;`,
+		"tab\tnew\nline\r\x00nul\x01\x1f\x7f\u0085 \uFFFE \uFFFF end",
+		"bad utf8 \xff\xfe\xed\xa0\x80 end",
+		`url(http://evil.example/font.woff) @import "http://evil.example/x.css";`,
+		`&amp; &lt; &#x3C; &unknown;`,
+	}
+}
+
+// everyType is one spec per chart type, mapped onto the hostile table.
+func everyType() []*chartspec.Spec {
+	var out []*chartspec.Spec
+	for _, typ := range []string{"bar", "line", "pie", "scatter", "histogram", "boxplot", "dotplot", "sankey", "radar", "heatmap"} {
+		out = append(out, testSpec(typ, nil, nil))
+	}
+	return out
+}
+
+// TestHostileStringsNeverBecomeMarkup puts hostile text in every place a
+// person controls and checks the output has exactly the markup we write:
+// well-formed, no script, no foreign elements, no external reference, and
+// the text comes back as text.
+func TestHostileStringsNeverBecomeMarkup(t *testing.T) {
+	f := fonts(t)
+	for _, bad := range hostile() {
+		for _, s := range everyType() {
+			s.Style.Title = chartspec.Text{Show: true, Text: bad}
+			s.Style.Subtitle = chartspec.Text{Show: true, Text: bad}
+			s.Style.XAxisTitle = &chartspec.AxisTitle{Text: bad}
+			s.Style.YAxisTitle = &chartspec.AxisTitle{Text: bad}
+			s.Style.Labels.Show = true
+			s.Style.Legend.Show = chartspec.On
+			s.Style.NumberFormat = &chartspec.NumberFormat{Prefix: bad[:min(len(bad), 6)], Suffix: bad}
+			s.Style.Palette = []string{bad, "#123456"}
+			s.Style.SeriesColors = map[string]string{"c2": bad, bad: bad}
+			s.Style.Legend.Position = chartspec.Position{X: bad, Y: bad}
+			s.Options = map[string]any{"orientation": bad, "curve": bad, "stack": bad, "colorScale": bad, "nodeSort": bad}
+			tbl := table(
+				txt("c1", bad, bad, "b"+bad, "plain", bad+"c"),
+				txt("c2", "to "+bad, "x", bad, "y", "z"+bad),
+				num("c3", bad, 3, 5, 2, 7),
+				num("c4", "n "+bad, 1, 4, 6, 2),
+			)
+			t.Run(s.Type, func(t *testing.T) {
+				out, err := SVG(Input{Spec: s, Table: tbl, Fonts: f, Watermark: true})
+				if err != nil {
+					t.Fatalf("SVG: %v", err)
+				}
+				checkDocument(t, out)
+				checkOnlyOurElements(t, out)
+				if !containsText(t, out, strings.ToValidUTF8(strings.Map(keepXMLChar, bad), "\uFFFD")) {
+					t.Errorf("hostile title does not come back as text")
+				}
+			})
+		}
+	}
+}
+
+// keepXMLChar mirrors appendEscaped: whitespace controls become spaces,
+// other characters XML forbids disappear.
+func keepXMLChar(r rune) rune {
+	switch {
+	case r == '\t' || r == '\n' || r == '\r':
+		return ' '
+	case r < 0x20 || r == 0x7F || (r >= 0x80 && r <= 0x9F) || r == 0xFFFE || r == 0xFFFF:
+		return -1
+	}
+	return r
+}
+
+// checkOnlyOurElements lists every element and attribute name in the
+// document against what this package writes.
+func checkOnlyOurElements(t *testing.T, svg []byte) {
+	t.Helper()
+	elements := map[string]bool{"svg": true, "title": true, "desc": true, "rect": true, "g": true, "path": true, "text": true,
+		"tspan": true, "circle": true, "line": true, "clipPath": true, "defs": true, "linearGradient": true, "stop": true}
+	attrs := map[string]bool{"xmlns": true, "version": true, "width": true, "height": true, "viewBox": true, "role": true,
+		"aria-labelledby": true, "font-family": true, "font-size": true, "font-weight": true, "id": true, "x": true, "y": true,
+		"fill": true, "fill-opacity": true, "stroke": true, "stroke-width": true, "stroke-opacity": true, "stroke-linecap": true,
+		"stroke-linejoin": true, "stroke-dasharray": true, "shape-rendering": true, "d": true, "text-anchor": true, "transform": true,
+		"cx": true, "cy": true, "r": true, "x1": true, "x2": true, "y1": true, "y2": true, "rx": true, "class": true,
+		"clip-path": true, "offset": true, "stop-color": true, "fill-rule": true}
+	dec := xml.NewDecoder(bytes.NewReader(svg))
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			t.Fatalf("parse: %v", err)
+		}
+		el, ok := tok.(xml.StartElement)
+		if !ok {
+			continue
+		}
+		if !elements[el.Name.Local] {
+			t.Fatalf("unexpected element <%s>", el.Name.Local)
+		}
+		for _, a := range el.Attr {
+			if !attrs[a.Name.Local] {
+				t.Fatalf("unexpected attribute %s=%q on <%s>", a.Name.Local, a.Value, el.Name.Local)
+			}
+			if strings.Contains(a.Value, "url(") && !strings.HasPrefix(a.Value, "url(#") {
+				t.Fatalf("external url in %s=%q", a.Name.Local, a.Value)
+			}
+			if (a.Name.Local == "fill" || a.Name.Local == "stroke" || a.Name.Local == "stop-color") &&
+				!(strings.HasPrefix(a.Value, "#") && len(a.Value) == 7 || a.Value == "none" || strings.HasPrefix(a.Value, "url(#")) {
+				t.Fatalf("colour attribute %s=%q is not one we write", a.Name.Local, a.Value)
+			}
+		}
+	}
+}
+
+// containsText reports whether any text node (or the title) holds s
+// after XML decoding.
+func containsText(t *testing.T, svg []byte, s string) bool {
+	t.Helper()
+	dec := xml.NewDecoder(bytes.NewReader(svg))
+	var all strings.Builder
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("parse: %v", err)
+		}
+		if cd, ok := tok.(xml.CharData); ok {
+			all.Write(cd)
+			all.WriteByte('\n')
+		}
+	}
+	return strings.Contains(all.String(), s)
+}
+
+// FuzzSVG draws charts whose text comes from the fuzzer; every output must
+// be a well-formed document with only our elements.
+func FuzzSVG(f *testing.F) {
+	for _, h := range hostile() {
+		f.Add(h, h, "bar", 3.5)
+	}
+	f.Add("Sales", "Germany", "pie", -1.0)
+	f.Add("", "", "sankey", 0.0)
+	fnts, err := LoadFonts()
+	if err != nil {
+		f.Fatal(err)
+	}
+	types := map[string]bool{"bar": true, "line": true, "pie": true, "scatter": true, "histogram": true, "boxplot": true, "dotplot": true, "sankey": true, "radar": true, "heatmap": true}
+	f.Fuzz(func(t *testing.T, title, cell, typ string, v float64) {
+		if !types[typ] {
+			typ = "bar"
+		}
+		s := testSpec(typ, nil, nil)
+		s.Style.Title = chartspec.Text{Show: true, Text: title}
+		s.Style.Labels.Show = true
+		tbl := table(txt("c1", title, cell, title, cell+"2"), txt("c2", cell, title, cell, "z"), num("c3", cell, v, 2, v*3), num("c4", title, 1, v, 3))
+		out, err := SVG(Input{Spec: s, Table: tbl, Fonts: fnts})
+		if err != nil {
+			t.Fatalf("SVG: %v", err)
+		}
+		checkDocument(t, out)
+		checkOnlyOurElements(t, out)
+	})
+}
+
+// TestNoExternalReferencesInGoldens double-checks the committed pictures.
+func TestNoExternalReferencesInGoldens(t *testing.T) {
+	f := fonts(t)
+	for _, tc := range goldenCases(f) {
+		out, err := SVG(tc.in)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		checkOnlyOurElements(t, out)
+	}
+}
+
+// TestEscapeTable pins the escaping rules.
+func TestEscapeTable(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`<a href="x">`, `&lt;a href=&quot;x&quot;&gt;`},
+		{`Tom & Jerry's`, `Tom &amp; Jerry&#39;s`},
+		{"a\tb\nc", "a b c"},
+		{"nul\x00bel\x07", "nulbel"},
+		{"bad\xffbyte", "bad\uFFFDbyte"},
+		{"東京 🚀", "東京 🚀"},
+		{"\uFFFE\uFFFFok", "ok"},
+	} {
+		if got := string(appendEscaped(nil, tc.in)); got != tc.want {
+			t.Errorf("appendEscaped(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		if got := string(appendEscapedBytes(nil, []byte(tc.in))); got != tc.want {
+			t.Errorf("appendEscapedBytes(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestBadColoursFallBack keeps unparseable colours out of the document.
+func TestBadColoursFallBack(t *testing.T) {
+	c := newColors([]string{"red", "#12345", "#abc", "#A1B2C3"}, map[string]string{"c1": "javascript:x", "c2": "#0f0"})
+	if want := []string{"#AABBCC", "#A1B2C3"}; strings.Join(c.palette, ",") != strings.Join(want, ",") {
+		t.Errorf("palette = %v, want %v", c.palette, want)
+	}
+	if got := c.of("c1", 0); got != "#AABBCC" {
+		t.Errorf("bad pinned colour used: %q", got)
+	}
+	if got := c.of("c2", 0); got != "#00FF00" {
+		t.Errorf("pinned #0f0 = %q, want #00FF00", got)
+	}
+	if got := newColors(nil, nil).of("x", 11); got != defaultPalette()[1] {
+		t.Errorf("empty palette falls back to default, got %q", got)
+	}
+}

@@ -1,0 +1,634 @@
+package render
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/gorilla/mux"
+
+	"chartd.dev/libs/apierr"
+	"chartd.dev/libs/auth"
+	"chartd.dev/libs/chartspec"
+	"chartd.dev/libs/dataset"
+	"chartd.dev/libs/draw"
+	"chartd.dev/libs/httpx"
+	"chartd.dev/libs/plan"
+	"chartd.dev/libs/quota"
+)
+
+// MaxCells bounds the data of one picture, as for saved charts.
+const MaxCells = 1_000_000
+
+// imageOptions are the picture settings shared by the render endpoints.
+type imageOptions struct {
+	format      string
+	scale       int
+	width       int
+	height      int
+	transparent bool
+	name        string
+}
+
+// checkFormat accepts png and svg. PNG comes with the rasterizer, which
+// this build does not have yet: asking for it is refused plainly.
+func checkFormat(f string) error {
+	switch f {
+	case "svg":
+		return nil
+	case "png":
+		return apierr.New(apierr.InvalidRequest, "format png needs the rasterizer, which this deployment does not run yet; ask for format svg")
+	}
+	return apierr.New(apierr.InvalidRequest, "format %q: use png or svg", f)
+}
+
+func checkScale(scale int, format string) error {
+	if scale != 1 && scale != 2 && scale != 4 {
+		return apierr.New(apierr.InvalidRequest, "scale %d: use 1, 2 or 4", scale)
+	}
+	if scale != 1 && format == "svg" {
+		return apierr.New(apierr.InvalidRequest, "scale applies to PNG only; an SVG scales by itself, so leave scale out or set width and height")
+	}
+	return nil
+}
+
+func checkSide(name string, v *int) (int, error) {
+	if v == nil {
+		return 0, nil
+	}
+	if *v < draw.MinSide || *v > draw.MaxSide {
+		return 0, apierr.New(apierr.InvalidRequest, "%s %d: use %d to %d pixels", name, *v, draw.MinSide, draw.MaxSide)
+	}
+	return *v, nil
+}
+
+// BodyOptions are the picture fields of the render bodies (spec §4).
+type BodyOptions struct {
+	Format      *string `json:"format"`
+	Scale       *int    `json:"scale"`
+	Width       *int    `json:"width"`
+	Height      *int    `json:"height"`
+	Transparent *bool   `json:"transparent"`
+	Name        *string `json:"name"`
+}
+
+func (b BodyOptions) options() (imageOptions, error) {
+	o := imageOptions{format: "png", scale: 1, name: "chart"}
+	if b.Format != nil {
+		o.format = *b.Format
+	}
+	if err := checkFormat(o.format); err != nil {
+		return o, err
+	}
+	if b.Scale != nil {
+		o.scale = *b.Scale
+	}
+	if err := checkScale(o.scale, o.format); err != nil {
+		return o, err
+	}
+	var err error
+	if o.width, err = checkSide("width", b.Width); err != nil {
+		return o, err
+	}
+	if o.height, err = checkSide("height", b.Height); err != nil {
+		return o, err
+	}
+	if b.Transparent != nil {
+		o.transparent = *b.Transparent
+	}
+	if b.Name != nil {
+		n := strings.TrimSpace(*b.Name)
+		if n == "" || len(n) > 200 || strings.ContainsAny(n, "/\\\"\r\n\x00") {
+			return o, apierr.New(apierr.InvalidRequest, "name %q: use 1 to 200 characters without slashes, quotes or line breaks", *b.Name)
+		}
+		o.name = n
+	}
+	return o, nil
+}
+
+// picture is a drawn image and its canvas size.
+type picture struct {
+	body          []byte
+	contentType   string
+	width, height int
+}
+
+// draw renders spec on t (data before steps) for p.
+func (s *Service) draw(p auth.Principal, spec *chartspec.Spec, t *dataset.Table, o imageOptions) (picture, error) {
+	var steps []dataset.Step
+	for i, raw := range spec.Steps {
+		st, err := dataset.DecodeStep(raw)
+		if err != nil {
+			return picture{}, apierr.New(apierr.InvalidRequest, "steps[%d]: %v", i, err)
+		}
+		steps = append(steps, st)
+	}
+	after, err := dataset.ApplyAll(t, steps, dataset.Defaults{ValueColumn: spec.ValueColumn()})
+	if err != nil {
+		return picture{}, apierr.New(apierr.InvalidRequest, "the chart's steps fail on its data: %v; fix them with updateTransform or removeTransform", err)
+	}
+	svg, err := draw.SVG(draw.Input{Spec: spec, Table: after, Width: o.width, Height: o.height,
+		Transparent: o.transparent, Watermark: p.Plan != plan.Pro, Fonts: s.deps.Fonts})
+	if err != nil {
+		return picture{}, apierr.New(apierr.InvalidRequest, "the chart cannot be drawn: %v", err)
+	}
+	w, h := spec.Style.Dimensions()
+	if o.width != 0 {
+		w = o.width
+	}
+	if o.height != 0 {
+		h = o.height
+	}
+	return picture{body: svg, contentType: "image/svg+xml", width: w * o.scale, height: h * o.scale}, nil
+}
+
+// pictureHash identifies a picture for "each different picture counts once
+// a month": everything that determines the image is in its bytes and format.
+func pictureHash(pic picture, o imageOptions) string {
+	h := sha256.New()
+	h.Write(pic.body)
+	fmt.Fprintf(h, "|%s|%d", o.format, o.scale)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// countImage takes the picture from the month's image allowance; the same
+// picture again costs nothing.
+func (s *Service) countImage(ctx context.Context, p auth.Principal, pic picture, o imageOptions) error {
+	limit := plan.MustOf(p.Plan).MonthlyImages
+	_, ok, err := s.deps.Counter.AddUniqueWithin(ctx, imagesKey(p.AccountID), quota.Month, pictureHash(pic, o), limit)
+	if err != nil {
+		return fmt.Errorf("count image render: %w", err)
+	}
+	if !ok {
+		return apierr.New(apierr.ImageLimitReached, "this account has drawn its %d different pictures this month (the %s plan's allowance); pictures drawn before cost nothing, new ones wait until the month turns in %s",
+			limit, p.Plan, resetIn(quota.Month.Reset(s.deps.Now())))
+	}
+	return nil
+}
+
+func resetIn(d time.Duration) string {
+	h := d.Hours()
+	if h >= 48 {
+		return strconv.Itoa(int(h/24)) + " days"
+	}
+	return strconv.Itoa(int(h)+1) + " hours"
+}
+
+// ImageJSON is the image answer as JSON (DESIGN §7).
+type ImageJSON struct {
+	Image  string `json:"image"`
+	Type   string `json:"type"`
+	Width  int    `json:"width"`
+	Height int    `json:"height"`
+	Bytes  int    `json:"bytes"`
+	Name   string `json:"name"`
+}
+
+// writePicture answers the image itself, or JSON when asked and allowed.
+func writePicture(w http.ResponseWriter, r *http.Request, pic picture, o imageOptions, jsonAllowed bool) {
+	file := o.name + "." + o.format
+	if jsonAllowed && wantsJSON(r) {
+		httpx.WriteJSON(w, http.StatusOK, ImageJSON{Image: base64.StdEncoding.EncodeToString(pic.body), Type: pic.contentType,
+			Width: pic.width, Height: pic.height, Bytes: len(pic.body), Name: file})
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", pic.contentType)
+	h.Set("Content-Length", strconv.Itoa(len(pic.body)))
+	h.Set("Content-Disposition", mime.FormatMediaType("inline", map[string]string{"filename": file}))
+	h.Set("Cache-Control", "private, no-cache")
+	h.Set("X-Content-Type-Options", "nosniff")
+	// A picture is a document of its own: no script, no fetch, ever.
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox")
+	w.WriteHeader(http.StatusOK)
+	w.Write(pic.body)
+}
+
+func wantsJSON(r *http.Request) bool {
+	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
+		mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err == nil && mt == "application/json" {
+			return true
+		}
+	}
+	return false
+}
+
+// loadSaved reads a saved chart's spec and parsed data from their owners.
+func (s *Service) loadSaved(ctx context.Context, p auth.Principal, id string) (*chartspec.Spec, *dataset.Table, error) {
+	cs, err := s.deps.Charts.GetSpec(ctx, p, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	var spec chartspec.Spec
+	if err := json.Unmarshal(cs.Spec, &spec); err != nil {
+		return nil, nil, fmt.Errorf("decode spec of %s: %w", id, err)
+	}
+	version, err := timeOf(cs.UpdatedAt)
+	if err != nil {
+		return nil, nil, err
+	}
+	if t, ok := s.tables.Get(id, p.AccountID, version); ok {
+		return &spec, t, nil
+	}
+	d, err := s.deps.Data.GetDataset(ctx, p, id)
+	var ae *apierr.Error
+	if errors.As(err, &ae) && ae.Code == apierr.NotFound {
+		return &spec, &dataset.Table{}, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("load data of %s: %w", id, err)
+	}
+	t, _, err := dataset.Parse(d.Raw, d.Format)
+	if err != nil {
+		return nil, nil, fmt.Errorf("parse stored data of %s: %w", id, err)
+	}
+	s.tables.Add(id, p.AccountID, version, t)
+	return &spec, t, nil
+}
+
+// renderChart draws a saved chart (GET /charts/{id}/render.{format}); it
+// counts toward the daily renders.
+func (s *Service) renderChart(w http.ResponseWriter, r *http.Request) error {
+	if err := httpx.CheckQuery(r, "scale", "transparent"); err != nil {
+		return err
+	}
+	p, err := auth.Must(r.Context())
+	if err != nil {
+		return err
+	}
+	o := imageOptions{format: mux.Vars(r)["format"], name: "chart"}
+	if err := checkFormat(o.format); err != nil {
+		return err
+	}
+	if o.scale, err = httpx.QueryInt(r, "scale", 1, 1, 4); err != nil {
+		return err
+	}
+	if err := checkScale(o.scale, o.format); err != nil {
+		return err
+	}
+	if v := r.URL.Query().Get("transparent"); v != "" || r.URL.Query().Has("transparent") {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return apierr.New(apierr.InvalidRequest, "transparent %q: use true or false", v)
+		}
+		o.transparent = b
+	}
+	spec, t, err := s.loadSaved(r.Context(), p, mux.Vars(r)["id"])
+	if err != nil {
+		return err
+	}
+	pic, err := s.draw(p, spec, t, o)
+	if err != nil {
+		return err
+	}
+	limit := plan.MustOf(p.Plan).DailyRenders
+	_, ok, err := s.deps.Counter.AddWithin(r.Context(), rendersKey(p.AccountID), quota.Day, 1, limit)
+	if err != nil {
+		return fmt.Errorf("count render: %w", err)
+	}
+	if !ok {
+		return apierr.New(apierr.RenderLimitReached, "this account has used its %d renders for today (the %s plan's allowance); it starts again in %s", limit, p.Plan, resetIn(quota.Day.Reset(s.deps.Now())))
+	}
+	writePicture(w, r, pic, o, false)
+	return nil
+}
+
+// InputSpec is the `spec` of render_image: the include=spec shape.
+type InputSpec struct {
+	Type     string            `json:"type"`
+	Options  map[string]any    `json:"options"`
+	Mapping  chartspec.Mapping `json:"mapping"`
+	Steps    []json.RawMessage `json:"steps"`
+	Style    *chartspec.Style  `json:"style"`
+	Data     *InputData        `json:"data"`
+	Advanced jsontext.Value    `json:"advanced"`
+}
+
+// InputData is a spec's data: columns c1..cN in order and rows of cells.
+type InputData struct {
+	Format  string           `json:"format"`
+	Columns []dataset.Column `json:"columns"`
+	Rows    [][]any          `json:"rows"`
+}
+
+// RenderImageRequest is the render_image body.
+type RenderImageRequest struct {
+	BodyOptions
+	Type       *string          `json:"type"`
+	Data       jsontext.Value   `json:"data"`
+	DataFormat *string          `json:"data_format"`
+	Spec       *InputSpec       `json:"spec"`
+	Ops        []jsontext.Value `json:"ops"`
+}
+
+func present(v jsontext.Value) bool { return len(v) > 0 && string(v) != "null" }
+
+func dataFormat(f *string) (string, error) {
+	if f == nil {
+		return "", nil
+	}
+	switch *f {
+	case "csv", "tsv", "json":
+		return *f, nil
+	}
+	return "", apierr.New(apierr.InvalidRequest, "data_format %q: use csv, tsv or json", *f)
+}
+
+// parseData reads sent data with the size limit.
+func parseData(raw []byte, format string) (*dataset.Table, error) {
+	t, _, err := dataset.Parse(json.RawMessage(raw), format)
+	if err != nil {
+		var de *dataset.DataError
+		if errors.As(err, &de) {
+			return nil, apierr.New(apierr.InvalidRequest, "data: %s", de.Message)
+		}
+		return nil, fmt.Errorf("parse data: %w", err)
+	}
+	if n := dataset.Cells(t); n > MaxCells {
+		return nil, apierr.New(apierr.TooLarge, "the data has %d cells; the limit is %d", n, MaxCells)
+	}
+	return t, nil
+}
+
+// renderImage draws a chart from sent data or a sent spec; nothing is saved.
+func (s *Service) renderImage(w http.ResponseWriter, r *http.Request) error {
+	if err := httpx.CheckQuery(r); err != nil {
+		return err
+	}
+	p, err := auth.Must(r.Context())
+	if err != nil {
+		return err
+	}
+	var req RenderImageRequest
+	if err := httpx.DecodeJSON(r, &req); err != nil {
+		return err
+	}
+	o, err := req.options()
+	if err != nil {
+		return err
+	}
+	format, err := dataFormat(req.DataFormat)
+	if err != nil {
+		return err
+	}
+	var spec *chartspec.Spec
+	var t *dataset.Table
+	switch {
+	case req.Spec != nil && (req.Type != nil || present(req.Data) || req.DataFormat != nil):
+		return apierr.New(apierr.InvalidRequest, "spec replaces type and data; send either spec, or type with data")
+	case req.Spec != nil:
+		if spec, t, err = s.fromSpec(req.Spec); err != nil {
+			return err
+		}
+	case req.Type != nil:
+		ct, ok := s.deps.Catalog.Type(*req.Type)
+		if !ok {
+			return apierr.New(apierr.InvalidRequest, "type %q is not a chart type; GET /chart-types lists them", *req.Type)
+		}
+		raw := []byte(req.Data)
+		if !present(req.Data) {
+			if req.DataFormat != nil {
+				return apierr.New(apierr.InvalidRequest, "data_format is given without data")
+			}
+			raw, _ = json.Marshal(s.deps.Catalog.Sample(ct.Type).Data())
+			format = "csv"
+		}
+		if t, err = parseData(raw, format); err != nil {
+			return err
+		}
+		spec = chartspec.New(ct, t, s.deps.Catalog.DefaultPalette().Colors)
+	default:
+		return apierr.New(apierr.InvalidRequest, "send type with data (or type alone for sample data), or a spec as get_chart?include=spec gives it")
+	}
+	if spec, err = s.applyOps(r.Context(), p, spec, req.Ops, t); err != nil {
+		return err
+	}
+	pic, err := s.draw(p, spec, t, o)
+	if err != nil {
+		return err
+	}
+	if err := s.countImage(r.Context(), p, pic, o); err != nil {
+		return err
+	}
+	writePicture(w, r, pic, o, true)
+	return nil
+}
+
+// fromSpec builds the spec and table of a sent spec.
+func (s *Service) fromSpec(in *InputSpec) (*chartspec.Spec, *dataset.Table, error) {
+	if present(in.Advanced) {
+		return nil, nil, apierr.New(apierr.InvalidRequest, "spec.advanced must be null to draw the chart")
+	}
+	ct, ok := s.deps.Catalog.Type(in.Type)
+	if !ok {
+		return nil, nil, apierr.New(apierr.InvalidRequest, "spec.type %q is not a chart type; GET /chart-types lists them", in.Type)
+	}
+	if in.Data == nil {
+		return nil, nil, apierr.New(apierr.InvalidRequest, "spec.data is required: {columns: [{id, name}], rows: [[…]]} as get_chart?include=spec gives it")
+	}
+	header := make([]any, len(in.Data.Columns))
+	for i, c := range in.Data.Columns {
+		if want := "c" + strconv.Itoa(i+1); c.ID != want {
+			return nil, nil, apierr.New(apierr.InvalidRequest, "spec.data.columns[%d].id is %q; columns are c1, c2, … in order, so this one is %s", i, c.ID, want)
+		}
+		header[i] = c.Name
+	}
+	rows := make([]any, 0, len(in.Data.Rows)+1)
+	rows = append(rows, header)
+	for _, row := range in.Data.Rows {
+		rows = append(rows, row)
+	}
+	raw, err := json.Marshal(rows)
+	if err != nil {
+		return nil, nil, fmt.Errorf("encode spec data: %w", err)
+	}
+	t, err := parseData(raw, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	spec := chartspec.New(ct, t, s.deps.Catalog.DefaultPalette().Colors)
+	if in.Options != nil {
+		if err := ct.ValidateOptions(in.Options); err != nil {
+			return nil, nil, apierr.New(apierr.InvalidRequest, "spec.options: %v", err)
+		}
+		for k, v := range in.Options {
+			spec.Options[k] = v
+		}
+	}
+	if in.Mapping != nil {
+		spec.Mapping = in.Mapping
+	}
+	spec.Steps = in.Steps
+	if in.Style != nil {
+		spec.Style = *in.Style
+	}
+	return spec, t, nil
+}
+
+// applyOps runs ops for one picture; refusals are invalid_ops.
+func (s *Service) applyOps(ctx context.Context, p auth.Principal, spec *chartspec.Spec, ops []jsontext.Value, t *dataset.Table) (*chartspec.Spec, error) {
+	if len(ops) == 0 {
+		return spec, nil
+	}
+	raws := make([]json.RawMessage, len(ops))
+	for i, o := range ops {
+		raws[i] = json.RawMessage(o)
+	}
+	var brand []string
+	if s.deps.Brand != nil {
+		b, err := s.deps.Brand(ctx, p)
+		if err != nil {
+			return nil, fmt.Errorf("brand palette: %w", err)
+		}
+		brand = b
+	}
+	out, err := s.deps.Ops.Apply(spec, raws, chartspec.Env{Table: t, Brand: brand})
+	if err != nil {
+		return nil, apierr.Wrap(apierr.InvalidOps, err, "%s", err.Error())
+	}
+	return out, nil
+}
+
+// RenderTemplateRequest is the render_template body.
+type RenderTemplateRequest struct {
+	BodyOptions
+	Data       jsontext.Value   `json:"data"`
+	DataFormat *string          `json:"data_format"`
+	Ops        []jsontext.Value `json:"ops"`
+}
+
+// renderTemplate draws a saved chart with sent data matched by column
+// name; the saved chart is unchanged.
+func (s *Service) renderTemplate(w http.ResponseWriter, r *http.Request) error {
+	if err := httpx.CheckQuery(r); err != nil {
+		return err
+	}
+	p, err := auth.Must(r.Context())
+	if err != nil {
+		return err
+	}
+	var req RenderTemplateRequest
+	if err := httpx.DecodeJSON(r, &req); err != nil {
+		return err
+	}
+	if !present(req.Data) {
+		return apierr.New(apierr.InvalidRequest, "data is required: the rows to draw the chart with, with the chart's column names")
+	}
+	o, err := req.options()
+	if err != nil {
+		return err
+	}
+	format, err := dataFormat(req.DataFormat)
+	if err != nil {
+		return err
+	}
+	spec, saved, err := s.loadSaved(r.Context(), p, mux.Vars(r)["id"])
+	if err != nil {
+		return err
+	}
+	t, err := parseData(req.Data, format)
+	if err != nil {
+		return err
+	}
+	if missing := missingColumns(spec, saved, t); len(missing) > 0 {
+		return apierr.New(apierr.InvalidRequest, "the data lacks the column%s %s that the chart is drawn from; send columns with these names", plural(len(missing)), quoteAll(missing))
+	}
+	ct, _ := s.deps.Catalog.Type(spec.Type)
+	cols := make([]dataset.Column, len(saved.Columns))
+	for i, c := range saved.Columns {
+		cols[i] = dataset.Column{ID: c.ID, Name: c.Name, Kind: c.Kind}
+	}
+	spec = chartspec.Rebind(spec, ct, cols, t).Spec
+	if spec, err = s.applyOps(r.Context(), p, spec, req.Ops, t); err != nil {
+		return err
+	}
+	pic, err := s.draw(p, spec, t, o)
+	if err != nil {
+		return err
+	}
+	if err := s.countImage(r.Context(), p, pic, o); err != nil {
+		return err
+	}
+	writePicture(w, r, pic, o, true)
+	return nil
+}
+
+// missingColumns names the saved data's columns the chart is drawn from
+// (its roles and steps) that the new data lacks by name.
+func missingColumns(spec *chartspec.Spec, saved, t *dataset.Table) []string {
+	have := map[string]bool{}
+	for _, c := range t.Columns {
+		have[c.Name] = true
+	}
+	used := map[string]bool{}
+	for _, ref := range spec.Mapping {
+		for _, id := range ref.IDs {
+			used[id] = true
+		}
+	}
+	for _, raw := range spec.Steps {
+		for _, id := range stepColumns(raw) {
+			used[id] = true
+		}
+	}
+	var missing []string
+	for _, c := range saved.Columns {
+		if used[c.ID] && !have[c.Name] {
+			missing = append(missing, c.Name)
+		}
+	}
+	return missing
+}
+
+// stepColumns lists the column ids a step names.
+func stepColumns(raw json.RawMessage) []string {
+	var st struct {
+		Column   string   `json:"column"`
+		Columns  []string `json:"columns"`
+		GroupBy  []string `json:"groupBy"`
+		Measures []struct {
+			Column string `json:"column"`
+		} `json:"measures"`
+	}
+	json.Unmarshal(raw, &st)
+	ids := append(append([]string{st.Column}, st.Columns...), st.GroupBy...)
+	for _, m := range st.Measures {
+		ids = append(ids, m.Column)
+	}
+	return ids
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func quoteAll(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, ", ")
+}
+
+// timeOf reads the chart's updated_at, the version of its cached data.
+func timeOf(s string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("chart updated_at %q: %w", s, err)
+	}
+	return t, nil
+}
