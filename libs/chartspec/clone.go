@@ -9,7 +9,7 @@ import (
 // Clone answers a deep copy of the spec, so an edit can be abandoned
 // without touching the original (apply_ops is all or nothing).
 func (s *Spec) Clone() *Spec {
-	out := &Spec{Type: s.Type, Options: maps.Clone(s.Options)}
+	out := &Spec{Type: s.Type, Options: maps.Clone(s.Options), DataVersion: s.DataVersion}
 	if s.Variants != nil {
 		out.Variants = make(map[string]map[string]any, len(s.Variants))
 		for k, v := range s.Variants {

@@ -49,7 +49,10 @@ func Rebind(spec *Spec, ct charts.ChartType, oldCols []dataset.Column, newData *
 		}
 		return id // a derived column, or missing
 	}
-	out := cloneSpec(spec)
+	out := spec.Clone()
+	if out.Mapping == nil {
+		out.Mapping = Mapping{}
+	}
 	for role, ref := range out.Mapping {
 		ids := make([]string, len(ref.IDs))
 		for i, id := range ref.IDs {
@@ -148,15 +151,4 @@ func rewriteIDs(v any, rewrite func(string) string) any {
 		return out
 	}
 	return v
-}
-
-// cloneSpec deep-copies a spec through JSON, its stored form.
-func cloneSpec(s *Spec) *Spec {
-	b, _ := json.Marshal(s)
-	var out Spec
-	json.Unmarshal(b, &out)
-	if out.Mapping == nil {
-		out.Mapping = Mapping{}
-	}
-	return &out
 }

@@ -4,6 +4,8 @@
 package chartspec
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -24,6 +26,18 @@ type Spec struct {
 	// Steps are data steps (libs/dataset step JSON), applied in order.
 	Steps []json.RawMessage `json:"steps"`
 	Style Style             `json:"style"`
+	// DataVersion names the chart's data as stored (a hash of it), so
+	// parsed tables can be cached across edits that leave the data alone.
+	DataVersion string `json:"dataVersion,omitempty"`
+}
+
+// DataVersionOf is the DataVersion of data sent in format.
+func DataVersionOf(format string, raw []byte) string {
+	h := sha256.New()
+	h.Write([]byte(format))
+	h.Write([]byte{0})
+	h.Write(raw)
+	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
 // Mapping assigns columns to roles: role name → column ids.

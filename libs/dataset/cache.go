@@ -1,14 +1,12 @@
 package dataset
 
 import (
-	"time"
-
 	lru "github.com/hashicorp/golang-lru/v2"
 )
 
 // Cache keeps parsed tables of stored data so hot reads skip parsing. An
-// entry is valid for one owner and one version (the chart's updated_at,
-// which every data change moves); tables are shared read-only, which is
+// entry is valid for one owner and one version of the data (a hash of it
+// as stored); tables are shared read-only, which is
 // safe because steps never change their input.
 type Cache struct {
 	lru      *lru.Cache[string, cacheEntry]
@@ -17,7 +15,7 @@ type Cache struct {
 
 type cacheEntry struct {
 	owner   string
-	version time.Time
+	version string
 	table   *Table
 }
 
@@ -31,16 +29,16 @@ func NewCache(size, maxCells int) (*Cache, error) {
 }
 
 // Get answers the table stored for key, owner and version.
-func (c *Cache) Get(key, owner string, version time.Time) (*Table, bool) {
+func (c *Cache) Get(key, owner string, version string) (*Table, bool) {
 	e, ok := c.lru.Get(key)
-	if !ok || e.owner != owner || !e.version.Equal(version) {
+	if !ok || e.owner != owner || e.version != version {
 		return nil, false
 	}
 	return e.table, true
 }
 
 // Add stores t unless it is over the cell bound.
-func (c *Cache) Add(key, owner string, version time.Time, t *Table) {
+func (c *Cache) Add(key, owner string, version string, t *Table) {
 	if Cells(t) > c.maxCells {
 		return
 	}

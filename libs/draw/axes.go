@@ -43,12 +43,12 @@ type axis struct {
 	headroom float64
 	// margin widens the data extent by this fraction on both sides, so
 	// points never sit on the plot's edge.
-	margin float64
-	log      bool
-	userMin  *float64
-	userMax  *float64
-	format   numFormat
-	integer  bool // counts: no fractional ticks
+	margin  float64
+	log     bool
+	userMin *float64
+	userMax *float64
+	format  numFormat
+	integer bool // counts: no fractional ticks
 	// minStep is a date axis's data unit in ms: ticks are never finer.
 	minStep  float64
 	grid     bool // gridlines across the plot at the ticks

@@ -97,23 +97,33 @@ func isDark(c colorful.Color) bool {
 }
 
 // colorScale maps values to colours for heatmaps: sequential from a pale
-// tint to a deep shade of one hue, or diverging through a near-white centre
-// between two hues. Interpolation is in CIE L*a*b*, so equal steps look equal.
+// tint through the base colour to a deep shade of its hue, or diverging
+// through a near-white centre between two hues. Segments between coloured
+// stops blend in HCL (hue kept, so blues do not turn purple); segments
+// touching the neutral centre blend in CIE L*a*b*.
 type colorScale struct {
-	lo, mid, hi       float64
-	diverging         bool
-	low, center, high colorful.Color
+	lo, mid, hi float64
+	diverging   bool
+	stops       []colorful.Color // evenly spaced from lo to hi
+	neutral     int              // index of the neutral stop, -1 for none
+}
+
+// ramp is the pale tint, the colour itself and a deep shade of one hue.
+func ramp(base string) (light, mid, dark colorful.Color) {
+	mid = mustColor(base)
+	h, c, l := mid.Hcl()
+	light = colorful.Hcl(h-20, c*0.15, 0.97).Clamped()
+	dark = colorful.Hcl(h+5, c*0.9, math.Min(0.3, l*0.5)).Clamped()
+	return light, mid, dark
 }
 
 // newSequential runs from a light tint of base (at lo) to a dark shade (at hi).
 func newSequential(base string, lo, hi float64) colorScale {
-	h, c, _ := mustColor(base).Hcl()
-	light := colorful.Hcl(h, c*0.12, 0.97).Clamped()
-	dark := colorful.Hcl(h, math.Min(c*1.05, 0.9), 0.32).Clamped()
 	if hi <= lo {
 		hi = lo + 1
 	}
-	return colorScale{lo: lo, hi: hi, mid: (lo + hi) / 2, low: light, center: colorful.Color{}, high: dark}
+	light, mid, dark := ramp(base)
+	return colorScale{lo: lo, hi: hi, mid: (lo + hi) / 2, stops: []colorful.Color{light, mid, dark}, neutral: -1}
 }
 
 // newDiverging centres on zero when the data spans it, else on the middle,
@@ -127,28 +137,24 @@ func newDiverging(lowBase, highBase string, lo, hi float64) colorScale {
 	if ext <= 0 {
 		ext = 1
 	}
-	hl, cl, _ := mustColor(lowBase).Hcl()
-	hh, ch, _ := mustColor(highBase).Hcl()
-	return colorScale{
-		lo: mid - ext, mid: mid, hi: mid + ext, diverging: true,
-		low:    colorful.Hcl(hl, math.Min(cl*1.05, 0.9), 0.38).Clamped(),
-		center: colorful.Hcl(0, 0, 0.97).Clamped(),
-		high:   colorful.Hcl(hh, math.Min(ch*1.05, 0.9), 0.38).Clamped(),
-	}
+	_, lowMid, lowDark := ramp(lowBase)
+	_, highMid, highDark := ramp(highBase)
+	center := colorful.Hcl(0, 0, 0.97).Clamped()
+	return colorScale{lo: mid - ext, mid: mid, hi: mid + ext, diverging: true,
+		stops: []colorful.Color{lowDark, lowMid, center, highMid, highDark}, neutral: 2}
 }
 
 // at answers the colour for v.
 func (s colorScale) at(v float64) colorful.Color {
-	if !s.diverging {
-		t := clamp01((v - s.lo) / (s.hi - s.lo))
-		return s.low.BlendLab(s.high, t).Clamped()
+	t := clamp01((v - s.lo) / (s.hi - s.lo))
+	seg := t * float64(len(s.stops)-1)
+	i := min(int(seg), len(s.stops)-2)
+	f := seg - float64(i)
+	a, b := s.stops[i], s.stops[i+1]
+	if i == s.neutral || i+1 == s.neutral {
+		return a.BlendLab(b, f).Clamped()
 	}
-	if v < s.mid {
-		t := clamp01((s.mid - v) / (s.mid - s.lo))
-		return s.center.BlendLab(s.low, t).Clamped()
-	}
-	t := clamp01((v - s.mid) / (s.hi - s.mid))
-	return s.center.BlendLab(s.high, t).Clamped()
+	return a.BlendHcl(b, f).Clamped()
 }
 
 func clamp01(t float64) float64 {

@@ -11,6 +11,8 @@ import (
 	"hash/fnv"
 	"math"
 	"strconv"
+	"strings"
+	"unicode"
 
 	"chartd.dev/libs/chartspec"
 	"chartd.dev/libs/dataset"
@@ -64,6 +66,9 @@ func SVG(in Input) ([]byte, error) {
 	if w < MinSide || w > MaxSide || h < MinSide || h > MaxSide {
 		return nil, fmt.Errorf("draw: size %d×%d: width and height must be %d to %d pixels", w, h, MinSide, MaxSide)
 	}
+	if err := checkTable(in.Table); err != nil {
+		return nil, fmt.Errorf("draw: %w", err)
+	}
 	roles, err := resolveRoles(in.Spec.Type, in.Spec.Mapping, in.Table)
 	if err != nil {
 		return nil, fmt.Errorf("draw %s chart: %w", in.Spec.Type, err)
@@ -75,6 +80,29 @@ func SVG(in Input) ([]byte, error) {
 	}
 	c.render(ch, in.Watermark)
 	return c.w.b, nil
+}
+
+// checkTable makes sure every column holds one cell per row in the slice
+// its kind uses, so drawing never indexes past a column's end.
+func checkTable(t *dataset.Table) error {
+	if t.Rows < 0 {
+		return fmt.Errorf("table has %d rows", t.Rows)
+	}
+	for _, c := range t.Columns {
+		if c == nil {
+			return errors.New("table has a nil column")
+		}
+		n := len(c.Num)
+		if c.Kind == dataset.Text {
+			n = len(c.Text)
+		} else if c.Kind != dataset.Number && c.Kind != dataset.Date {
+			return fmt.Errorf("column %s (%q) has unknown kind %q", c.ID, c.Name, c.Kind)
+		}
+		if n != t.Rows {
+			return fmt.Errorf("column %s (%q) has %d cells for %d rows", c.ID, c.Name, n, t.Rows)
+		}
+	}
+	return nil
 }
 
 // chart is one chart type's drawing, built from the resolved roles.
@@ -185,7 +213,7 @@ func round1(v float64) float64 { return math.Round(v*2) / 2 }
 func (c *canvas) render(ch chart, watermark bool) {
 	name, desc := ch.summary()
 	title := name
-	if c.style.Title.Show && c.style.Title.Text != "" {
+	if shown(c.style.Title) {
 		title = c.style.Title.Text
 	}
 	hsh := fnv.New32a()
@@ -234,7 +262,7 @@ func (c *canvas) render(ch chart, watermark bool) {
 func (c *canvas) titles(area rect) rect {
 	y := area.y
 	drew := false
-	if t := c.style.Title; t.Show && t.Text != "" {
+	if t := c.style.Title; shown(t) {
 		for _, line := range c.wrap(t.Text, c.fsTitle, true, area.w, 2) {
 			y += c.fonts.CapHeight(c.fsTitle)
 			c.text(area.x, y, line, textStyle{size: c.fsTitle, bold: true, fill: inkTitle})
@@ -242,7 +270,7 @@ func (c *canvas) titles(area rect) rect {
 		}
 		drew = true
 	}
-	if t := c.style.Subtitle; t.Show && t.Text != "" {
+	if t := c.style.Subtitle; shown(t) {
 		if drew {
 			y += c.fsSub * 0.35
 		}
@@ -257,6 +285,11 @@ func (c *canvas) titles(area rect) rect {
 		y += 14 * c.k
 	}
 	return rect{area.x, y, area.w, area.bottom() - y}
+}
+
+// shown reports a title or subtitle that is on and has something to read.
+func shown(t chartspec.Text) bool {
+	return t.Show && strings.IndexFunc(t.Text, func(r rune) bool { return unicode.IsGraphic(r) && !unicode.IsSpace(r) }) >= 0
 }
 
 // noData says plainly that there is nothing to draw, instead of drawing zeros.

@@ -262,6 +262,20 @@ func goldenCases(f *Fonts) []goldenCase {
 	add("heatmap-diverging", testSpec("heatmap", map[string]any{"colorScale": "diverging"}, nil), table(txt("c1", "Hour", hx2...), txt("c2", "Day", hy2...), num("c3", "Change", delta...)),
 		style(func(s *chartspec.Style) { s.Legend.Position = chartspec.Position{X: "center", Y: "bottom"} }))
 
+	// more edge cases across types
+	add("dotplot-40-categories", testSpec("dotplot", nil, nil), table(txt("c1", "Country", countries(40)...), num("c2", "Score", series(r, 40, 60, 35)...)))
+	add("pie-all-blank", testSpec("pie", nil, nil), table(txt("c1", "Kind", "a", "b"), num("c2", "Count", nan, nan)), titled)
+	add("sankey-one-row", testSpec("sankey", nil, nil), table(txt("c1", "From", "Budget"), txt("c2", "To", "Spent"), num("c3", "Amount", 1200)), labels)
+	add("heatmap-one-row", testSpec("heatmap", nil, nil), table(txt("c1", "x", "Mon"), txt("c2", "y", "9:00"), num("c3", "Value", 3)), labels)
+	add("boxplot-one-row", testSpec("boxplot", nil, nil), table(txt("c1", "Group", "A"), num("c2", "Value", 42)), labels)
+	var lines12 []*dataset.Column
+	lines12 = append(lines12, dates("c1", "Month", dataset.UnitMonth, months...))
+	for i := 0; i < 12; i++ {
+		lines12 = append(lines12, num(fmt.Sprintf("c%d", i+2), fmt.Sprintf("Store %d", i+1), series(r, 15, 100+float64(i)*20, 15)...))
+	}
+	add("line-12-series", testSpec("line", nil, nil), table(lines12...), titled, style(func(s *chartspec.Style) { s.Legend.Position = chartspec.Position{X: "right", Y: "middle"} }))
+	add("radar-12-series", testSpec("radar", map[string]any{"fill": false}, nil), table(twelve...), style(func(s *chartspec.Style) { s.Legend.Position = chartspec.Position{X: "center", Y: "bottom"} }))
+
 	// canvas options
 	add("style-watermark", testSpec("bar", nil, one), barT(), titled, func(in *Input) { in.Watermark = true })
 	add("style-transparent", testSpec("pie", map[string]any{"donut": 0.5}, nil), browsers, func(in *Input) { in.Transparent = true })

@@ -58,6 +58,9 @@ func newHeatmap(c *canvas, r roleColumns) *heatmapChart {
 		h.lo, h.hi = math.Min(h.lo, h.cells[k]), math.Max(h.hi, h.cells[k])
 		h.filled++
 	}
+	if h.filled > 0 {
+		h.lo, h.hi = widen(h.lo, h.hi) // one distinct value sits mid-scale
+	}
 	h.diverging = optString(c.spec.Options, "colorScale", "sequential", "sequential", "diverging") == "diverging"
 	pal := c.colors.palette
 	high := c.colors.of(h.val.ID, 0)
@@ -107,7 +110,6 @@ func (h *heatmapChart) legend(c *canvas, area rect) rect {
 	if h.diverging {
 		lo, hi = h.scale.lo, h.scale.hi
 	}
-	lo, hi = widen(lo, hi)
 	ticks, step := fixedTicks(lo, hi, 4)
 	tf := newTickFormat(h.format, ticks, step)
 	fs := c.fsLabel

@@ -209,17 +209,21 @@ func TestTimeTicks(t *testing.T) {
 		return float64(tm.UnixMilli())
 	}
 	for _, tc := range []struct {
-		lo, hi string
-		target int
-		want   string
+		lo, hi  string
+		target  int
+		minStep float64
+		want    string
 	}{
-		{"2023-01-01T00:00", "2024-03-01T00:00", 6, "Jan 2023|Apr|Jul|Oct|Jan 2024"},
-		{"2015-01-01T00:00", "2024-01-01T00:00", 6, "2016|2018|2020|2022|2024"},
-		{"2024-01-01T00:00", "2024-02-29T00:00", 5, "Jan 8, 2024|Jan 22|Feb 5|Feb 19"},
-		{"2024-03-05T00:00", "2024-03-06T06:00", 6, "Mar 5 00:00|06:00|12:00|18:00|Mar 6 00:00|06:00"},
-		{"2023-12-01T00:00", "2024-02-15T00:00", 4, "Dec 2023|Jan 2024|Feb"},
+		{"2023-01-01T00:00", "2024-03-01T00:00", 6, 0, "Jan 2023|Apr|Jul|Oct|Jan 2024"},
+		{"2015-01-01T00:00", "2024-01-01T00:00", 6, 0, "2016|2018|2020|2022|2024"},
+		{"2024-01-01T00:00", "2024-02-29T00:00", 5, 0, "Jan 8, 2024|Jan 22|Feb 5|Feb 19"},
+		{"2024-03-05T00:00", "2024-03-06T06:00", 6, 0, "Mar 5 00:00|06:00|12:00|18:00|Mar 6 00:00|06:00"},
+		{"2023-12-01T00:00", "2024-02-15T00:00", 4, 0, "Dec 2023|Jan 2024|Feb"},
+		// daily data is never labelled by the hour
+		{"2024-03-05T00:00", "2024-03-07T00:00", 6, unitStep("day"), "Mar 5, 2024|Mar 6|Mar 7"},
+		{"2024-01-01T00:00", "2024-03-01T00:00", 12, unitStep("month"), "Jan 2024|Feb|Mar"},
 	} {
-		ticks, u := timeTicks(ms(tc.lo), ms(tc.hi), tc.target, 0)
+		ticks, u := timeTicks(ms(tc.lo), ms(tc.hi), tc.target, tc.minStep)
 		var parts []string
 		for i, v := range ticks {
 			prev := 0.0
@@ -492,5 +496,39 @@ func textsOf(t *testing.T, svg []byte) []textEl {
 				cur = nil
 			}
 		}
+	}
+}
+
+// TestLargeTables draws every type from 10,000 rows: valid documents,
+// within a generous time limit.
+func TestLargeTables(t *testing.T) {
+	f := fonts(t)
+	r := rng()
+	n := 10000
+	cats, to := make([]string, n), make([]string, n)
+	for i := range cats {
+		cats[i] = "group " + strconv.Itoa(i%25)
+		to[i] = "target " + strconv.Itoa(i%7)
+	}
+	tbl := table(txt("c1", "Group", cats...), txt("c2", "To", to...), num("c3", "A", series(r, n, 50, 40)...), num("c4", "B", series(r, n, 20, 10)...))
+	for _, s := range everyType() {
+		start := time.Now()
+		out, err := SVG(Input{Spec: s, Table: tbl, Fonts: f})
+		if err != nil {
+			t.Fatalf("%s: %v", s.Type, err)
+		}
+		checkDocument(t, out)
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("%s with %d rows took %v", s.Type, n, d)
+		}
+	}
+}
+
+// TestMalformedTable refuses tables whose columns do not match their row count.
+func TestMalformedTable(t *testing.T) {
+	tbl := &dataset.Table{Rows: 3, Columns: []*dataset.Column{txt("c1", "A", "x"), num("c2", "B", 1, 2, 3)}}
+	_, err := SVG(Input{Spec: testSpec("bar", nil, nil), Table: tbl, Fonts: fonts(t)})
+	if err == nil || !strings.Contains(err.Error(), `column c1 ("A") has 1 cells for 3 rows`) {
+		t.Errorf("error %v", err)
 	}
 }

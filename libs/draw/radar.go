@@ -180,8 +180,8 @@ func (d *radarChart) draw(c *canvas, area rect) {
 	tickFs := c.fsLabel * 0.95
 	for i, t := range val.ticks {
 		r := val.pos(t)
-		if r <= 0.5 {
-			continue
+		if r <= 0.5 || r > R-tickFs {
+			continue // the centre needs no label; the outer ring's would hit the top axis name
 		}
 		c.textBytes(cx+4*c.k, cy-r-3*c.k, c.tickLabel(val, i), textStyle{size: tickFs, fill: inkMuted})
 	}

@@ -156,6 +156,7 @@ func (s *Service) create(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
+	spec.DataVersion = chartspec.DataVersionOf(format, raw)
 	name := defaultName(spec, ct.Label)
 	if req.Name != nil {
 		if name, err = checkName(*req.Name); err != nil {
@@ -302,7 +303,7 @@ func (s *Service) loadChart(ctx context.Context, p auth.Principal, id string, mo
 	if mode == specOnly {
 		return l, nil
 	}
-	if t, ok := s.tables.Get(id, p.AccountID, c.UpdatedAt); ok && mode == withData {
+	if t, ok := s.tables.Get(id, p.AccountID, spec.DataVersion); ok && mode == withData && spec.DataVersion != "" {
 		l.table = t
 		return l, nil
 	}
@@ -319,9 +320,9 @@ func (s *Service) loadChart(ctx context.Context, p auth.Principal, id string, mo
 		return loadedChart{}, fmt.Errorf("parse stored data of chart %s: %w", id, err)
 	}
 	l.table, l.format, l.raw = t, d.Format, d.Raw
-	// Valid while the chart's updated_at stays: every data change goes
-	// through this service and moves it.
-	s.tables.Add(id, p.AccountID, c.UpdatedAt, t)
+	if spec.DataVersion != "" {
+		s.tables.Add(id, p.AccountID, spec.DataVersion, t)
+	}
 	return l, nil
 }
 

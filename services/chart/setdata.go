@@ -85,6 +85,7 @@ func (s *Service) setData(w http.ResponseWriter, r *http.Request) error {
 	if !rb.Kept {
 		notices = append(notices, dataset.Notice{Code: "roles_repicked", Message: "the new data lacks some of the chart's columns by name, so its roles were picked again; check them with get_chart"})
 	}
+	rb.Spec.DataVersion = chartspec.DataVersionOf(format, req.Data)
 	body, err := encodeSpec(rb.Spec)
 	if err != nil {
 		return err

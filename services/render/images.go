@@ -234,11 +234,8 @@ func (s *Service) loadSaved(ctx context.Context, p auth.Principal, id string) (*
 	if err := json.Unmarshal(cs.Spec, &spec); err != nil {
 		return nil, nil, fmt.Errorf("decode spec of %s: %w", id, err)
 	}
-	version, err := timeOf(cs.UpdatedAt)
-	if err != nil {
-		return nil, nil, err
-	}
-	if t, ok := s.tables.Get(id, p.AccountID, version); ok {
+	version := spec.DataVersion
+	if t, ok := s.tables.Get(id, p.AccountID, version); ok && version != "" {
 		return &spec, t, nil
 	}
 	d, err := s.deps.Data.GetDataset(ctx, p, id)
@@ -253,7 +250,9 @@ func (s *Service) loadSaved(ctx context.Context, p auth.Principal, id string) (*
 	if err != nil {
 		return nil, nil, fmt.Errorf("parse stored data of %s: %w", id, err)
 	}
-	s.tables.Add(id, p.AccountID, version, t)
+	if version != "" {
+		s.tables.Add(id, p.AccountID, version, t)
+	}
 	return &spec, t, nil
 }
 
@@ -622,13 +621,4 @@ func quoteAll(names []string) string {
 		q[i] = strconv.Quote(n)
 	}
 	return strings.Join(q, ", ")
-}
-
-// timeOf reads the chart's updated_at, the version of its cached data.
-func timeOf(s string) (time.Time, error) {
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("chart updated_at %q: %w", s, err)
-	}
-	return t, nil
 }
