@@ -3,6 +3,7 @@ package draw
 import (
 	"bytes"
 	"encoding/xml"
+	"fmt"
 	"io"
 	"math"
 	"slices"
@@ -446,7 +447,9 @@ type textEl struct {
 	bold       bool
 	anchor     string
 	rotate     bool
+	angle      float64
 	text       string
+	group      string // class of the enclosing <g>
 }
 
 // textsOf lists the text elements of a picture.
@@ -455,6 +458,7 @@ func textsOf(t *testing.T, svg []byte) []textEl {
 	dec := xml.NewDecoder(bytes.NewReader(svg))
 	var out []textEl
 	var cur *textEl
+	var groups []string
 	for {
 		tok, err := dec.Token()
 		if err == io.EOF {
@@ -465,10 +469,22 @@ func textsOf(t *testing.T, svg []byte) []textEl {
 		}
 		switch el := tok.(type) {
 		case xml.StartElement:
+			if el.Name.Local == "g" {
+				class := ""
+				for _, a := range el.Attr {
+					if a.Name.Local == "class" {
+						class = a.Value
+					}
+				}
+				groups = append(groups, class)
+			}
 			if el.Name.Local != "text" {
 				continue
 			}
 			cur = &textEl{}
+			if len(groups) > 0 {
+				cur.group = groups[len(groups)-1]
+			}
 			for _, a := range el.Attr {
 				v, _ := strconv.ParseFloat(a.Value, 64)
 				switch a.Name.Local {
@@ -484,6 +500,7 @@ func textsOf(t *testing.T, svg []byte) []textEl {
 					cur.anchor = a.Value
 				case "transform":
 					cur.rotate = true
+					fmt.Sscanf(a.Value, "rotate(%g", &cur.angle)
 				}
 			}
 		case xml.CharData:
@@ -491,6 +508,9 @@ func textsOf(t *testing.T, svg []byte) []textEl {
 				cur.text += string(el)
 			}
 		case xml.EndElement:
+			if el.Name.Local == "g" && len(groups) > 0 {
+				groups = groups[:len(groups)-1]
+			}
 			if el.Name.Local == "text" && cur != nil {
 				out = append(out, *cur)
 				cur = nil
@@ -530,5 +550,66 @@ func TestMalformedTable(t *testing.T) {
 	_, err := SVG(Input{Spec: testSpec("bar", nil, nil), Table: tbl, Fonts: fonts(t)})
 	if err == nil || !strings.Contains(err.Error(), `column c1 ("A") has 1 cells for 3 rows`) {
 		t.Errorf("error %v", err)
+	}
+}
+
+// TestCategoryLabelsNeverOverlap draws bar charts from 3 to 400 categories
+// with short and long names at several sizes and checks the category labels
+// as drawn: flat ones do not touch, rotated ones keep a line of space.
+func TestCategoryLabelsNeverOverlap(t *testing.T) {
+	f := fonts(t)
+	names := func(n int, long bool) []string {
+		out := countries(n)
+		for i := range out {
+			if long {
+				out[i] = "Republic of " + out[i] + " and territories"
+			}
+			out[i] += " " + strconv.Itoa(i)
+		}
+		return out
+	}
+	for _, size := range [][2]int{{800, 600}, {400, 300}, {1600, 900}} {
+		for _, n := range []int{3, 8, 15, 40, 120, 400} {
+			for _, long := range []bool{false, true} {
+				for _, orient := range []string{"vertical", "horizontal"} {
+					s := testSpec("bar", map[string]any{"orientation": orient}, nil)
+					vals := make([]float64, n)
+					for i := range vals {
+						vals[i] = float64(i%7 + 1)
+					}
+					out, err := SVG(Input{Spec: s, Table: table(txt("c1", "C", names(n, long)...), num("c2", "V", vals...)), Fonts: f, Width: size[0], Height: size[1]})
+					if err != nil {
+						t.Fatal(err)
+					}
+					var labels []textEl
+					for _, tx := range textsOf(t, out) {
+						if tx.group == "axes" && strings.Contains(tx.text, " ") && !strings.ContainsAny(tx.text[:1], "0123456789") {
+							labels = append(labels, tx)
+						}
+					}
+					if len(labels) == 0 {
+						t.Fatalf("%v n=%d: no category labels found", size, n)
+					}
+					for i := 1; i < len(labels); i++ {
+						a, b := labels[i-1], labels[i]
+						var gap, need float64
+						switch {
+						case orient == "horizontal": // stacked rows on the left
+							gap, need = math.Abs(b.y-a.y), a.size
+						case a.angle == 0:
+							wa, wb := f.Width(a.text, a.size, false), f.Width(b.text, b.size, false)
+							gap, need = (b.x-wb/2)-(a.x+wa/2), 1
+						case a.angle == -45:
+							gap, need = (b.x-a.x)*math.Sqrt2/2, a.size
+						default:
+							gap, need = b.x-a.x, a.size
+						}
+						if gap < need {
+							t.Errorf("%v n=%d long=%v %s: labels %q and %q overlap (gap %.1f < %.1f)", size, n, long, orient, a.text, b.text, gap, need)
+						}
+					}
+				}
+			}
+		}
 	}
 }
