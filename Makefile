@@ -4,7 +4,7 @@ ADDR    ?= 127.0.0.1:8080
 DATA    ?= ./data
 PKGS    := ./libs/... ./charts/... ./tools/... $(addsuffix /...,$(addprefix ./services/,gateway chart data brand render chartd))
 
-.PHONY: build run test deps bench lint load clean
+.PHONY: build run test deps bench lint gallery clean
 
 build:
 	cd services/chartd && $(GO) build -o ../../bin/chartd .
@@ -25,9 +25,16 @@ test: deps build
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
+TOOLS   := $(HOME)/.cache/chartd/bin
+
 lint:
 	$(GO) vet $(PKGS)
-	$(GO) run honnef.co/go/tools/cmd/staticcheck@2025.1.1 $(PKGS)
+	test -x $(TOOLS)/staticcheck || GOBIN=$(TOOLS) $(GO) install honnef.co/go/tools/cmd/staticcheck@v0.8.2
+	$(TOOLS)/staticcheck $(PKGS)
+
+# gallery writes bin/gallery.html: every golden chart of libs/draw on one page.
+gallery:
+	cd tools && $(GO) run ./gallery -dir ../libs/draw/testdata -out ../bin/gallery.html
 
 clean:
 	rm -rf bin

@@ -356,7 +356,7 @@ func (tf typeFile) build() (ChartType, error) {
 		if rf.Numeric && (len(rf.Kinds) != 1 || rf.Kinds[0] != "number") {
 			return ChartType{}, fmt.Errorf("role %q: a numeric role takes number columns only", rf.Role)
 		}
-		t.Roles = append(t.Roles, Role{Role: rf.Role, Label: rf.Label, Numeric: rf.Numeric, Required: rf.Required, Multi: rf.Multi, Kinds: rf.Kinds})
+		t.Roles = append(t.Roles, Role(rf))
 	}
 	names := map[string]bool{}
 	for _, o := range tf.Options {

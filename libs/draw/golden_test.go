@@ -123,11 +123,9 @@ func goldenCases(f *Fonts) []goldenCase {
 	add("line-negatives", testSpec("line", nil, nil), table(num("c1", "Hour", 0, 3, 6, 9, 12, 15, 18, 21, 24), num("c2", "Temperature", -8.5, -11.2, -9.8, -3.1, 1.9, 2.4, -1.5, -5.7, -7.9)))
 	add("line-log", testSpec("line", nil, nil), table(dates("c1", "Year", dataset.UnitYear, "2016", "2017", "2018", "2019", "2020", "2021", "2022", "2023", "2024"),
 		num("c2", "Users", 120, 900, 4300, 21000, 160000, 900000, 3100000, 11000000, 52000000)), style(func(s *chartspec.Style) { s.YAxis = &chartspec.Axis{Log: true} }))
-	var tenK []string
 	tenKv := make([]float64, 10000)
 	walk := 100.0
 	for i := range tenKv {
-		tenK = append(tenK, fmt.Sprintf("2020-01-01T%02d:%02d", (i/60)%24, i%60))
 		walk += r.NormFloat64()
 		tenKv[i] = math.Round(walk*100) / 100
 	}

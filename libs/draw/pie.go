@@ -85,7 +85,6 @@ type pieLabel struct {
 	angle float64
 	y     float64
 	right bool
-	name  string
 }
 
 func (p *pieChart) draw(c *canvas, area rect) {

@@ -18,9 +18,6 @@ func (w *svgWriter) s(markup string) { w.b = append(w.b, markup...) }
 // f appends a coordinate rounded to two decimals, trailing zeros dropped.
 func (w *svgWriter) f(v float64) { w.b = appendCoord(w.b, v) }
 
-// f1 appends a coordinate rounded to one decimal (dense point clouds).
-func (w *svgWriter) f1(v float64) { w.b = appendCoord1(w.b, v) }
-
 // af appends ` name="v"` for a coordinate.
 func (w *svgWriter) af(name string, v float64) {
 	w.b = append(w.b, ' ')
@@ -30,14 +27,6 @@ func (w *svgWriter) af(name string, v float64) {
 	w.b = append(w.b, '"')
 }
 
-// as appends ` name="value"` with value escaped.
-func (w *svgWriter) as(name, value string) {
-	w.b = append(w.b, ' ')
-	w.b = append(w.b, name...)
-	w.b = append(w.b, '=', '"')
-	w.b = appendEscaped(w.b, value)
-	w.b = append(w.b, '"')
-}
 
 // esc appends user text escaped for XML character data and attributes.
 func (w *svgWriter) esc(text string) { w.b = appendEscaped(w.b, text) }

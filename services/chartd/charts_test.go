@@ -343,6 +343,13 @@ func chartsScenario(t *testing.T, in instance) {
 		if a := pro.do("PUT", "/api/v1/charts/"+ch.ID+"/data", map[string]any{}); a.errCode(t) != "invalid_request" {
 			t.Fatalf("no data: %s", a.body)
 		}
+		big := "c" + strings.Repeat(",c", 999) + "\n" + strings.Repeat(strings.Repeat("1,", 999)+"1\n", 1001)
+		if a := pro.do("PUT", "/api/v1/charts/"+ch.ID+"/data", map[string]any{"data": big}); a.status != 413 || a.errCode(t) != "too_large" {
+			t.Fatalf("too many cells: %d %s", a.status, a.body)
+		}
+		if a := pro.do("PUT", "/api/v1/charts/"+ch.ID+"/data", map[string]any{"data": strings.Repeat("y", 6<<20)}); a.status != 413 || a.errCode(t) != "too_large" {
+			t.Fatalf("body over 5 MiB: %d %s", a.status, a.body)
+		}
 	})
 
 	t.Run("describe and query", func(t *testing.T) {

@@ -75,6 +75,12 @@ func opsScenario(t *testing.T, in instance) {
 		if a := c.do("POST", "/api/v1/charts/"+ch.ID+"/ops", map[string]any{}); a.errCode(t) != "invalid_request" {
 			t.Fatalf("no ops: %s", a.body)
 		}
+		if a := c.do("POST", "/api/v1/charts/"+ch.ID+"/ops", map[string]any{"ops": []any{map[string]any{"op": "setTitle", "title": map[string]any{"text": strings.Repeat("x", 6<<20)}}}}); a.status != 413 || a.errCode(t) != "too_large" {
+			t.Fatalf("body over 5 MiB: %d %.200s", a.status, a.body)
+		}
+		if a := c.do("POST", "/api/v1/charts/"+ch.ID+"/ops", map[string]any{"ops": []any{map[string]any{"op": "frobnicate"}}}); a.errCode(t) != "invalid_ops" || !strings.Contains(string(a.body), "setTitle") {
+			t.Fatalf("unknown op: %s", a.body)
+		}
 	})
 
 	t.Run("50 writers, one token, one winner", func(t *testing.T) {
