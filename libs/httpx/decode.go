@@ -240,3 +240,10 @@ func kindName(k jsontext.Kind) string {
 	}
 	return "the value"
 }
+
+// Present tells whether an optional raw JSON field was sent with a value
+// (left out and null both count as absent).
+func Present(v []byte) bool {
+	s := strings.TrimSpace(string(v))
+	return s != "" && s != "null"
+}

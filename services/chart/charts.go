@@ -22,10 +22,6 @@ import (
 	"chartd.dev/libs/store"
 )
 
-// MaxCells is the most cells (rows × columns) a chart's data may hold
-// (DESIGN §7); more is too_large.
-const MaxCells = 1_000_000
-
 // CreateRequest is the create_chart body.
 type CreateRequest struct {
 	Type    *string          `json:"type"`
@@ -33,7 +29,7 @@ type CreateRequest struct {
 	Data    jsontext.Value   `json:"data"`
 	Format  *string          `json:"format"`
 	Name    *string          `json:"name"`
-	Ops     []jsontext.Value `json:"ops"`
+	Ops     []json.RawMessage `json:"ops"`
 }
 
 // CreateAnswer is the create_chart answer.
@@ -42,38 +38,6 @@ type CreateAnswer struct {
 	Columns  []dataset.Column `json:"columns"`
 	Warnings []Problem        `json:"warnings"`
 	Notices  []dataset.Notice `json:"notices"`
-}
-
-func present(v jsontext.Value) bool { return len(v) > 0 && string(v) != "null" }
-
-// parseData reads a request's data and enforces the size limit.
-func parseData(raw jsontext.Value, format string) (*dataset.Table, []dataset.Notice, error) {
-	t, notices, err := dataset.Parse(json.RawMessage(raw), format)
-	if err != nil {
-		var de *dataset.DataError
-		if errors.As(err, &de) {
-			return nil, nil, apierr.New(apierr.InvalidRequest, "data: %s", de.Message)
-		}
-		return nil, nil, fmt.Errorf("parse data: %w", err)
-	}
-	if n := dataset.Cells(t); n > MaxCells {
-		return nil, nil, apierr.New(apierr.TooLarge, "the data has %d cells (%d rows × %d columns); the limit is %d cells", n, t.Rows, len(t.Columns), MaxCells)
-	}
-	if notices == nil {
-		notices = []dataset.Notice{}
-	}
-	return t, notices, nil
-}
-
-func formatOf(f *string) (string, error) {
-	if f == nil {
-		return "", nil
-	}
-	switch *f {
-	case "csv", "tsv", "json":
-		return *f, nil
-	}
-	return "", apierr.New(apierr.InvalidRequest, "format %q: use csv, tsv or json", *f)
 }
 
 func (s *Service) chartType(name string) (charts.ChartType, error) {
@@ -96,7 +60,7 @@ func (s *Service) create(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.DecodeJSON(r, &req); err != nil {
 		return err
 	}
-	format, err := formatOf(req.Format)
+	format, err := dataset.CheckFormat("format", req.Format)
 	if err != nil {
 		return err
 	}
@@ -111,7 +75,7 @@ func (s *Service) create(w http.ResponseWriter, r *http.Request) error {
 	case req.Type != nil && req.Example != nil:
 		return apierr.New(apierr.InvalidRequest, "give either type (with or without data) or example, not both")
 	case req.Example != nil:
-		if present(req.Data) || req.Format != nil {
+		if httpx.Present(req.Data) || req.Format != nil {
 			return apierr.New(apierr.InvalidRequest, "an example brings its own data; to chart your data send type and data instead of example")
 		}
 		ex, ok := s.deps.Catalog.Example(*req.Example)
@@ -123,7 +87,7 @@ func (s *Service) create(w http.ResponseWriter, r *http.Request) error {
 		}
 		raw = jsontext.Value(mustJSON(ex.Data()))
 		format = "csv"
-		if table, notices, err = parseData(raw, format); err != nil {
+		if table, notices, err = dataset.ParseRequest(raw, format); err != nil {
 			return err
 		}
 		spec = s.exampleSpec(ct, ex, table)
@@ -131,7 +95,7 @@ func (s *Service) create(w http.ResponseWriter, r *http.Request) error {
 		if ct, err = s.chartType(*req.Type); err != nil {
 			return err
 		}
-		if present(req.Data) {
+		if httpx.Present(req.Data) {
 			raw = req.Data
 		} else {
 			if req.Format != nil {
@@ -140,10 +104,10 @@ func (s *Service) create(w http.ResponseWriter, r *http.Request) error {
 			sample := s.deps.Catalog.Sample(ct.Type)
 			raw, format = jsontext.Value(mustJSON(sample.Data())), "csv"
 		}
-		if table, notices, err = parseData(raw, format); err != nil {
+		if table, notices, err = dataset.ParseRequest(raw, format); err != nil {
 			return err
 		}
-		if !present(req.Data) {
+		if !httpx.Present(req.Data) {
 			spec = s.exampleSpec(ct, s.deps.Catalog.Sample(ct.Type), table)
 		} else {
 			spec = chartspec.New(ct, table, s.deps.Catalog.DefaultPalette().Colors)
@@ -152,7 +116,7 @@ func (s *Service) create(w http.ResponseWriter, r *http.Request) error {
 		return apierr.New(apierr.InvalidRequest, "give type (a chart type, with data or alone for sample data) or example (a gallery id); GET /chart-types and GET /examples list them")
 	}
 	if len(req.Ops) > 0 {
-		if spec, err = s.applyOps(r.Context(), p, spec, req.Ops, table); err != nil {
+		if spec, err = s.deps.Ops.ApplyRequest(r.Context(), spec, req.Ops, table, s.brandOf(p)); err != nil {
 			return err
 		}
 	}
@@ -231,30 +195,12 @@ func (s *Service) exampleSpec(ct charts.ChartType, ex charts.Example, t *dataset
 	return spec
 }
 
-// applyOps runs ops on spec against the data before steps; any refusal is
-// invalid_ops with the editor's message.
-func (s *Service) applyOps(ctx context.Context, p auth.Principal, spec *chartspec.Spec, ops []jsontext.Value, t *dataset.Table) (*chartspec.Spec, error) {
-	raws := make([]json.RawMessage, len(ops))
-	for i, o := range ops {
-		raws[i] = json.RawMessage(o)
+// brandOf reads p's brand palette when an op asks for it.
+func (s *Service) brandOf(p auth.Principal) func(context.Context) ([]string, error) {
+	if s.deps.Brand == nil {
+		return nil
 	}
-	var brand []string
-	if s.deps.Brand != nil {
-		b, err := s.deps.Brand(ctx, p)
-		if err != nil {
-			return nil, fmt.Errorf("brand palette: %w", err)
-		}
-		brand = b
-	}
-	out, err := s.deps.Ops.Apply(spec, raws, chartspec.Env{Table: t, Brand: brand})
-	if err != nil {
-		var ae *apierr.Error
-		if errors.As(err, &ae) {
-			return nil, ae
-		}
-		return nil, apierr.Wrap(apierr.InvalidOps, err, "%s", err.Error())
-	}
-	return out, nil
+	return func(ctx context.Context) ([]string, error) { return s.deps.Brand(ctx, p) }
 }
 
 func columnsOf(t *dataset.Table) []dataset.Column {

@@ -1,11 +1,11 @@
 package chart
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 
-	"github.com/go-json-experiment/json/jsontext"
 	"github.com/gorilla/mux"
 
 	"chartd.dev/libs/apierr"
@@ -17,7 +17,7 @@ import (
 
 // ApplyOpsRequest is the apply_ops body.
 type ApplyOpsRequest struct {
-	Ops               []jsontext.Value `json:"ops"`
+	Ops               []json.RawMessage `json:"ops"`
 	ExpectedUpdatedAt *string          `json:"expected_updated_at"`
 }
 
@@ -64,7 +64,7 @@ func (s *Service) applyOpsHandler(w http.ResponseWriter, r *http.Request) error 
 		if expected != nil && !expected.Equal(l.c.UpdatedAt) {
 			return storeErr(id, store.ErrConflict, "apply ops")
 		}
-		spec, err := s.applyOps(r.Context(), p, l.spec, req.Ops, l.table)
+		spec, err := s.deps.Ops.ApplyRequest(r.Context(), l.spec, req.Ops, l.table, s.brandOf(p))
 		if err != nil {
 			return err
 		}

@@ -51,10 +51,10 @@ func (s *Service) setData(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.DecodeJSON(r, &req); err != nil {
 		return err
 	}
-	if !present(req.Data) {
+	if !httpx.Present(req.Data) {
 		return apierr.New(apierr.InvalidRequest, "data is required: a CSV/TSV string, an array of objects or an array of arrays with a header row")
 	}
-	format, err := formatOf(req.Format)
+	format, err := dataset.CheckFormat("format", req.Format)
 	if err != nil {
 		return err
 	}
@@ -70,7 +70,7 @@ func (s *Service) setData(w http.ResponseWriter, r *http.Request) error {
 	if expected != nil && !expected.Equal(l.c.UpdatedAt) {
 		return storeErr(id, store.ErrConflict, "set data")
 	}
-	table, notices, err := parseData(req.Data, format)
+	table, notices, err := dataset.ParseRequest(req.Data, format)
 	if err != nil {
 		return err
 	}

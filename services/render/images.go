@@ -27,9 +27,6 @@ import (
 	"chartd.dev/libs/quota"
 )
 
-// MaxCells bounds the data of one picture, as for saved charts.
-const MaxCells = 1_000_000
-
 // imageOptions are the picture settings shared by the render endpoints.
 type imageOptions struct {
 	format      string
@@ -328,36 +325,7 @@ type RenderImageRequest struct {
 	Data       jsontext.Value   `json:"data"`
 	DataFormat *string          `json:"data_format"`
 	Spec       *InputSpec       `json:"spec"`
-	Ops        []jsontext.Value `json:"ops"`
-}
-
-func present(v jsontext.Value) bool { return len(v) > 0 && string(v) != "null" }
-
-func dataFormat(f *string) (string, error) {
-	if f == nil {
-		return "", nil
-	}
-	switch *f {
-	case "csv", "tsv", "json":
-		return *f, nil
-	}
-	return "", apierr.New(apierr.InvalidRequest, "data_format %q: use csv, tsv or json", *f)
-}
-
-// parseData reads sent data with the size limit.
-func parseData(raw []byte, format string) (*dataset.Table, error) {
-	t, _, err := dataset.Parse(json.RawMessage(raw), format)
-	if err != nil {
-		var de *dataset.DataError
-		if errors.As(err, &de) {
-			return nil, apierr.New(apierr.InvalidRequest, "data: %s", de.Message)
-		}
-		return nil, fmt.Errorf("parse data: %w", err)
-	}
-	if n := dataset.Cells(t); n > MaxCells {
-		return nil, apierr.New(apierr.TooLarge, "the data has %d cells; the limit is %d", n, MaxCells)
-	}
-	return t, nil
+	Ops        []json.RawMessage `json:"ops"`
 }
 
 // renderImage draws a chart from sent data or a sent spec; nothing is saved.
@@ -377,14 +345,14 @@ func (s *Service) renderImage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	format, err := dataFormat(req.DataFormat)
+	format, err := dataset.CheckFormat("data_format", req.DataFormat)
 	if err != nil {
 		return err
 	}
 	var spec *chartspec.Spec
 	var t *dataset.Table
 	switch {
-	case req.Spec != nil && (req.Type != nil || present(req.Data) || req.DataFormat != nil):
+	case req.Spec != nil && (req.Type != nil || httpx.Present(req.Data) || req.DataFormat != nil):
 		return apierr.New(apierr.InvalidRequest, "spec replaces type and data; send either spec, or type with data")
 	case req.Spec != nil:
 		if spec, t, err = s.fromSpec(req.Spec); err != nil {
@@ -396,21 +364,21 @@ func (s *Service) renderImage(w http.ResponseWriter, r *http.Request) error {
 			return apierr.New(apierr.InvalidRequest, "type %q is not a chart type; GET /chart-types lists them", *req.Type)
 		}
 		raw := []byte(req.Data)
-		if !present(req.Data) {
+		if !httpx.Present(req.Data) {
 			if req.DataFormat != nil {
 				return apierr.New(apierr.InvalidRequest, "data_format is given without data")
 			}
 			raw, _ = json.Marshal(s.deps.Catalog.Sample(ct.Type).Data())
 			format = "csv"
 		}
-		if t, err = parseData(raw, format); err != nil {
+		if t, _, err = dataset.ParseRequest(raw, format); err != nil {
 			return err
 		}
 		spec = chartspec.New(ct, t, s.deps.Catalog.DefaultPalette().Colors)
 	default:
 		return apierr.New(apierr.InvalidRequest, "send type with data (or type alone for sample data), or a spec as get_chart?include=spec gives it")
 	}
-	if spec, err = s.applyOps(r.Context(), p, spec, req.Ops, t); err != nil {
+	if spec, err = s.deps.Ops.ApplyRequest(r.Context(), spec, req.Ops, t, s.brandOf(p)); err != nil {
 		return err
 	}
 	pic, err := s.draw(p, spec, t, o)
@@ -426,7 +394,7 @@ func (s *Service) renderImage(w http.ResponseWriter, r *http.Request) error {
 
 // fromSpec builds the spec and table of a sent spec.
 func (s *Service) fromSpec(in *InputSpec) (*chartspec.Spec, *dataset.Table, error) {
-	if present(in.Advanced) {
+	if httpx.Present(in.Advanced) {
 		return nil, nil, apierr.New(apierr.InvalidRequest, "spec.advanced must be null to draw the chart")
 	}
 	ct, ok := s.deps.Catalog.Type(in.Type)
@@ -452,7 +420,7 @@ func (s *Service) fromSpec(in *InputSpec) (*chartspec.Spec, *dataset.Table, erro
 	if err != nil {
 		return nil, nil, fmt.Errorf("encode spec data: %w", err)
 	}
-	t, err := parseData(raw, "")
+	t, _, err := dataset.ParseRequest(raw, "")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -475,28 +443,12 @@ func (s *Service) fromSpec(in *InputSpec) (*chartspec.Spec, *dataset.Table, erro
 	return spec, t, nil
 }
 
-// applyOps runs ops for one picture; refusals are invalid_ops.
-func (s *Service) applyOps(ctx context.Context, p auth.Principal, spec *chartspec.Spec, ops []jsontext.Value, t *dataset.Table) (*chartspec.Spec, error) {
-	if len(ops) == 0 {
-		return spec, nil
+// brandOf reads p's brand palette when an op asks for it.
+func (s *Service) brandOf(p auth.Principal) func(context.Context) ([]string, error) {
+	if s.deps.Brand == nil {
+		return nil
 	}
-	raws := make([]json.RawMessage, len(ops))
-	for i, o := range ops {
-		raws[i] = json.RawMessage(o)
-	}
-	var brand []string
-	if s.deps.Brand != nil {
-		b, err := s.deps.Brand(ctx, p)
-		if err != nil {
-			return nil, fmt.Errorf("brand palette: %w", err)
-		}
-		brand = b
-	}
-	out, err := s.deps.Ops.Apply(spec, raws, chartspec.Env{Table: t, Brand: brand})
-	if err != nil {
-		return nil, apierr.Wrap(apierr.InvalidOps, err, "%s", err.Error())
-	}
-	return out, nil
+	return func(ctx context.Context) ([]string, error) { return s.deps.Brand(ctx, p) }
 }
 
 // RenderTemplateRequest is the render_template body.
@@ -504,7 +456,7 @@ type RenderTemplateRequest struct {
 	BodyOptions
 	Data       jsontext.Value   `json:"data"`
 	DataFormat *string          `json:"data_format"`
-	Ops        []jsontext.Value `json:"ops"`
+	Ops        []json.RawMessage `json:"ops"`
 }
 
 // renderTemplate draws a saved chart with sent data matched by column
@@ -521,14 +473,14 @@ func (s *Service) renderTemplate(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.DecodeJSON(r, &req); err != nil {
 		return err
 	}
-	if !present(req.Data) {
+	if !httpx.Present(req.Data) {
 		return apierr.New(apierr.InvalidRequest, "data is required: the rows to draw the chart with, with the chart's column names")
 	}
 	o, err := req.options()
 	if err != nil {
 		return err
 	}
-	format, err := dataFormat(req.DataFormat)
+	format, err := dataset.CheckFormat("data_format", req.DataFormat)
 	if err != nil {
 		return err
 	}
@@ -536,7 +488,7 @@ func (s *Service) renderTemplate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	t, err := parseData(req.Data, format)
+	t, _, err := dataset.ParseRequest(req.Data, format)
 	if err != nil {
 		return err
 	}
@@ -549,7 +501,7 @@ func (s *Service) renderTemplate(w http.ResponseWriter, r *http.Request) error {
 		cols[i] = dataset.Column{ID: c.ID, Name: c.Name, Kind: c.Kind}
 	}
 	spec = chartspec.Rebind(spec, ct, cols, t).Spec
-	if spec, err = s.applyOps(r.Context(), p, spec, req.Ops, t); err != nil {
+	if spec, err = s.deps.Ops.ApplyRequest(r.Context(), spec, req.Ops, t, s.brandOf(p)); err != nil {
 		return err
 	}
 	pic, err := s.draw(p, spec, t, o)
