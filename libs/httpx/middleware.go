@@ -10,6 +10,8 @@ import (
 	"runtime/debug"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"chartd.dev/libs/apierr"
 )
 
@@ -18,10 +20,16 @@ const HeaderRequestID = "X-Request-Id"
 
 type ridKey struct{}
 
-// RequestID answers the id of the request in ctx, or "".
+// RequestID answers the id of the request in ctx: the one the client sent,
+// else the trace id, else "".
 func RequestID(ctx context.Context) string {
-	s, _ := ctx.Value(ridKey{}).(string)
-	return s
+	if s, ok := ctx.Value(ridKey{}).(string); ok {
+		return s
+	}
+	if sc := trace.SpanContextFromContext(ctx); sc.HasTraceID() {
+		return sc.TraceID().String()
+	}
+	return ""
 }
 
 // WithRequestID stores a request id in ctx.
@@ -75,19 +83,29 @@ func (s *statusWriter) Write(b []byte) (int, error) {
 
 func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
-// Guard is the outer middleware of every server: it gives the request an id
-// (kept from X-Request-Id when well-formed), turns a panic into an
-// `internal` error body that leaks nothing, and logs one line per request.
+// Guard is the middleware of every server, inside the tracing one: it gives
+// the request an id (kept from X-Request-Id when well-formed, else the trace
+// id, so logs and traces meet), turns a panic into an `internal` error body
+// that leaks nothing, and logs one line per request.
 func Guard(log *slog.Logger, docsURL string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
+		ctx := r.Context()
 		id := r.Header.Get(HeaderRequestID)
-		if !validID(id) {
+		switch {
+		case validID(id):
+			ctx = WithRequestID(ctx, id)
+			r = r.WithContext(ctx)
+		case trace.SpanContextFromContext(ctx).HasTraceID():
+			id = trace.SpanContextFromContext(ctx).TraceID().String()
+			r.Header[HeaderRequestID] = []string{id}
+		default:
 			id = newID()
 			r.Header[HeaderRequestID] = []string{id}
+			ctx = WithRequestID(ctx, id)
+			r = r.WithContext(ctx)
 		}
 		w.Header()[HeaderRequestID] = r.Header[HeaderRequestID][:1:1]
-		ctx := WithRequestID(r.Context(), id)
 		sw := &statusWriter{ResponseWriter: w}
 		defer func() {
 			if v := recover(); v != nil {
@@ -109,6 +127,6 @@ func Guard(log *slog.Logger, docsURL string, next http.Handler) http.Handler {
 					slog.Duration("duration", time.Since(start)))
 			}
 		}()
-		next.ServeHTTP(sw, r.WithContext(ctx))
+		next.ServeHTTP(sw, r)
 	})
 }

@@ -52,7 +52,8 @@ func New(ctx context.Context, cfg Config) (*Providers, error) {
 	}
 	p := &Providers{
 		Log:        slog.New(NewLogHandler(out, cfg.LogLevel)).With("service", cfg.Service),
-		Propagator: propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}),
+		// W3C trace context only: nothing here reads baggage.
+		Propagator: propagation.TraceContext{},
 	}
 	res := resource.NewSchemaless(semconv.ServiceName(cfg.Service))
 	// Without an exporter nobody reads spans, so they are not recorded; they

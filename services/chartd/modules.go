@@ -343,7 +343,7 @@ func (a *App) initRender(ctx context.Context) error {
 func (a *App) instrument(name string, h http.Handler) http.Handler {
 	return otelhttp.NewHandler(h, name,
 		otelhttp.WithTracerProvider(a.tel.Tracer), otelhttp.WithMeterProvider(a.tel.Meter), otelhttp.WithPropagators(a.tel.Propagator),
-		otelhttp.WithSpanNameFormatter(gateway.SpanName))
+		otelhttp.WithSpanNameFormatter(gateway.SpanNames(name)))
 }
 
 // brandPalette reads the account's brand palette from the brand service.

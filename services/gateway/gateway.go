@@ -129,13 +129,24 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	// otelhttp is outermost so the request log inside carries the trace id.
 	g.handler = otelhttp.NewHandler(httpx.Guard(g.log, docs, r), "gateway",
 		otelhttp.WithTracerProvider(tel.Tracer), otelhttp.WithMeterProvider(tel.Meter), otelhttp.WithPropagators(tel.Propagator),
-		otelhttp.WithSpanNameFormatter(SpanName))
+		otelhttp.WithSpanNameFormatter(SpanNames("gateway")))
 	return g, nil
 }
 
-// SpanName names server spans "<service> <method>", so traces show which
-// service answered.
-func SpanName(service string, r *http.Request) string { return service + " " + r.Method }
+// SpanNames names server spans "<service> <method>", so traces show which
+// service answered; the names are made once, not per request.
+func SpanNames(service string) func(string, *http.Request) string {
+	names := map[string]string{}
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodHead, http.MethodOptions} {
+		names[m] = service + " " + m
+	}
+	return func(_ string, r *http.Request) string {
+		if n, ok := names[r.Method]; ok {
+			return n
+		}
+		return service + " " + r.Method
+	}
+}
 
 // Handler is the gateway's whole HTTP surface.
 func (g *Gateway) Handler() http.Handler { return g.handler }
@@ -251,13 +262,19 @@ func (g *Gateway) limit(w http.ResponseWriter, r *http.Request, key string, perM
 	}
 	// The keys are written in canonical form, which skips canonicalising
 	// them on this hot path.
-	// One backing array serves the three header values.
+	// One string and one backing array serve the three header values.
+	var num [64]byte
+	b := strconv.AppendInt(num[:0], int64(res.Limit), 10)
+	n1 := len(b)
+	b = strconv.AppendInt(b, int64(max(res.Remaining, 0)), 10)
+	n2 := len(b)
+	b = strconv.AppendInt(b, int64(ceilSeconds(res.ResetAfter)), 10)
+	all := string(b)
+	vals := []string{all[:n1], all[n1:n2], all[n2:]}
 	h := w.Header()
-	vals := [3]string{strconv.Itoa(res.Limit), strconv.Itoa(max(res.Remaining, 0)), strconv.Itoa(ceilSeconds(res.ResetAfter))}
-	backing := vals[:]
-	h["X-Ratelimit-Limit"] = backing[0:1:1]
-	h["X-Ratelimit-Remaining"] = backing[1:2:2]
-	h["X-Ratelimit-Reset"] = backing[2:3:3]
+	h["X-Ratelimit-Limit"] = vals[0:1:1]
+	h["X-Ratelimit-Remaining"] = vals[1:2:2]
+	h["X-Ratelimit-Reset"] = vals[2:3:3]
 	if !res.Allowed {
 		wait := max(ceilSeconds(res.RetryAfter), 1)
 		h.Set("Retry-After", strconv.Itoa(wait))
@@ -280,7 +297,9 @@ func (g *Gateway) authenticate(r *http.Request) (auth.Principal, error) {
 	if err != nil {
 		return auth.Principal{}, err
 	}
-	sum := sha256.Sum256([]byte(key))
+	// Hash from a stack buffer: the key never escapes to the heap.
+	var buf [128]byte
+	sum := sha256.Sum256(append(buf[:0], key...))
 	if p, ok := g.keys.get(sum); ok {
 		return p, nil
 	}
