@@ -14,18 +14,21 @@ type Problem = chartspec.Problem
 
 // State is the chart state of get_chart (spec §2).
 type State struct {
-	Type              string            `json:"type"`
-	Options           map[string]any    `json:"options"`
-	Mapping           chartspec.Mapping `json:"mapping"`
-	Roles             []string          `json:"roles"`
-	Columns           []dataset.Column  `json:"columns"`
-	ColumnCount       int               `json:"columnCount"`
-	Rows              int               `json:"rows"`
-	Steps             []json.RawMessage `json:"steps"`
-	ColumnsAfterSteps []dataset.Column  `json:"columnsAfterSteps"`
-	RowsAfterSteps    int               `json:"rowsAfterSteps"`
-	Style             chartspec.Style   `json:"style"`
-	Warnings          []Problem         `json:"warnings"`
+	Type    string         `json:"type"`
+	Options map[string]any `json:"options"`
+	// Variants are options kept for other chart types (setVariants), used
+	// when the chart switches to that type.
+	Variants          map[string]map[string]any `json:"variants"`
+	Mapping           chartspec.Mapping         `json:"mapping"`
+	Roles             []string                  `json:"roles"`
+	Columns           []dataset.Column          `json:"columns"`
+	ColumnCount       int                       `json:"columnCount"`
+	Rows              int                       `json:"rows"`
+	Steps             []json.RawMessage         `json:"steps"`
+	ColumnsAfterSteps []dataset.Column          `json:"columnsAfterSteps"`
+	RowsAfterSteps    int                       `json:"rowsAfterSteps"`
+	Style             chartspec.Style           `json:"style"`
+	Warnings          []Problem                 `json:"warnings"`
 }
 
 func (s *Service) state(l loadedChart) State {
@@ -42,9 +45,14 @@ func (s *Service) state(l loadedChart) State {
 	if mapping == nil {
 		mapping = chartspec.Mapping{}
 	}
+	variants := l.spec.Variants
+	if variants == nil {
+		variants = map[string]map[string]any{}
+	}
 	return State{
 		Type:              l.spec.Type,
 		Options:           opts,
+		Variants:          variants,
 		Mapping:           mapping,
 		Roles:             s.roles(l.spec, after),
 		Columns:           columnsOf(l.table),
