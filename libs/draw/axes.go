@@ -336,7 +336,8 @@ func (c *canvas) layoutFrame(area rect, bottom, left *axis) *frame {
 func (c *canvas) sizeLeft(a *axis, length, areaW float64) float64 {
 	gap := 8 * c.k
 	if a.kind != axisBand {
-		a.computeTicks(length, 48*c.k)
+		// About one tick per 64 px: five to eight labelled lines on a usual plot.
+		a.computeTicks(length, 64*c.k)
 		return c.maxTickWidth(a) + gap
 	}
 	n := len(a.labels)

@@ -51,11 +51,12 @@ func widen(lo, hi float64) (float64, float64) {
 	return lo - d, hi + d
 }
 
-// niceTicks covers [lo, hi] with about target ticks on a 1-2-5 step; the
-// domain grows to the outer ticks so the axis ends on a labelled line.
+// niceTicks covers [lo, hi] with at most about target ticks on a 1-2-5
+// step (rounded up, so a plot never gets denser than asked); the domain
+// grows to the outer ticks so the axis ends on a labelled line.
 func niceTicks(lo, hi float64, target int) (ticks []float64, step, d0, d1 float64) {
 	lo, hi = widen(lo, hi)
-	step = niceStep((hi - lo) / float64(max(target, 1)))
+	step = niceStepUp((hi - lo) / float64(max(target, 1)))
 	d0 = math.Floor(lo/step+1e-9) * step
 	d1 = math.Ceil(hi/step-1e-9) * step
 	return stepTicks(d0, d1, step), step, d0, d1
