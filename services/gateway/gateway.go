@@ -18,7 +18,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gorilla/mux"
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 
 	"chartd.dev/libs/apierr"
@@ -104,26 +103,23 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 		return nil, fmt.Errorf("openapi document: %w", err)
 	}
 	g.openapi = doc
-	r := mux.NewRouter()
-	r.StrictSlash(false)
+	r := newRouter(g)
+	entries := map[string]*pathEntry{}
+	var order []string
 	for _, rt := range g.routes {
 		h, err := g.endpoint(rt)
 		if err != nil {
 			return nil, err
 		}
-		r.Methods(rt.Method).Path(BasePath + rt.Path).Handler(h)
+		r.handle(entries, &order, rt.Method, BasePath+rt.Path, h)
 	}
-	r.Methods(http.MethodGet).Path("/docs").Handler(g.anonymous(g.errs.Wrap(g.docsPage)))
-	r.Methods(http.MethodGet).Path("/docs/").Handler(g.anonymous(g.errs.Wrap(g.docsPage)))
-	r.Methods(http.MethodGet).Path("/docs/{slug}").Handler(g.anonymous(g.errs.Wrap(g.docsPage)))
-	r.Methods(http.MethodGet).Path("/docs/{slug}/").Handler(g.anonymous(g.errs.Wrap(g.docsPage)))
-	r.Methods(http.MethodGet).Path("/healthz").Handler(g.anonymous(g.errs.Wrap(g.healthz)))
-	r.Methods(http.MethodGet).Path("/readyz").Handler(g.anonymous(g.errs.Wrap(g.readyz)))
-	// gorilla/mux reports a wrong method as "not found" once routes with
-	// path variables follow, so both cases go to one handler that probes
-	// the other methods itself.
-	r.NotFoundHandler = g.anonymous(g.errs.Wrap(g.noRoute(r)))
-	r.MethodNotAllowedHandler = r.NotFoundHandler
+	docsPage := g.anonymous(g.errs.Wrap(g.docsPage))
+	for _, p := range []string{"/docs", "/docs/", "/docs/{slug}", "/docs/{slug}/"} {
+		r.handle(entries, &order, http.MethodGet, p, docsPage)
+	}
+	r.handle(entries, &order, http.MethodGet, "/healthz", g.anonymous(g.errs.Wrap(g.healthz)))
+	r.handle(entries, &order, http.MethodGet, "/readyz", g.anonymous(g.errs.Wrap(g.readyz)))
+	r.register(entries, order)
 	g.router = r
 	tel := deps.Tel
 	// otelhttp is outermost so the request log inside carries the trace id.
@@ -354,30 +350,6 @@ func (c *keyCache) put(k [32]byte, p auth.Principal) {
 	c.mu.Unlock()
 }
 
-// noRoute refuses a request no route takes: invalid_request with an Allow
-// header when the path exists under other methods, else not_found.
-func (g *Gateway) noRoute(router *mux.Router) httpx.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) error {
-		var allowed []string
-		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
-			if m == r.Method {
-				continue
-			}
-			probe := r.Clone(r.Context())
-			probe.Method = m
-			var match mux.RouteMatch
-			if router.Match(probe, &match) && match.MatchErr == nil {
-				allowed = append(allowed, m)
-			}
-		}
-		if len(allowed) == 0 {
-			return apierr.New(apierr.NotFound, "no endpoint %s %s; the endpoints are listed in %s%s/openapi.json", r.Method, r.URL.Path, strings.TrimRight(g.cfg.PublicURL, "/"), BasePath)
-		}
-		w.Header().Set("Allow", strings.Join(allowed, ", "))
-		return apierr.New(apierr.InvalidRequest, "method %s is not allowed on %s; use %s", r.Method, r.URL.Path, strings.Join(allowed, " or "))
-	}
-}
-
 func (g *Gateway) healthz(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.CheckQuery(r); err != nil {
 		return err
@@ -412,7 +384,7 @@ func (g *Gateway) docsPage(w http.ResponseWriter, r *http.Request) error {
 	if g.deps.Docs == nil {
 		return apierr.New(apierr.NotFound, "no documentation is served here")
 	}
-	slug := mux.Vars(r)["slug"]
+	slug := r.PathValue("slug")
 	if !strings.HasSuffix(r.URL.Path, "/") {
 		http.Redirect(w, r, r.URL.Path+"/", http.StatusMovedPermanently)
 		return nil

@@ -137,6 +137,11 @@ func TestRefusals(t *testing.T) {
 		{name: "outside api", method: "GET", path: "/wp-admin", code: apierr.NotFound},
 		{name: "wrong method", method: "DELETE", path: "/api/v1/account", key: f.key, code: apierr.InvalidRequest, msg: "GET"},
 		{name: "unknown query", method: "GET", path: "/api/v1/account?x=1", key: f.key, code: apierr.InvalidRequest, msg: `"x"`},
+		{name: "unknown chart sub-path", method: "GET", path: "/api/v1/charts/abc/nothing", key: f.key, code: apierr.NotFound},
+		{name: "not a render file", method: "GET", path: "/api/v1/charts/abc/rendering", key: f.key, code: apierr.NotFound},
+		{name: "render file, wrong method", method: "PUT", path: "/api/v1/charts/abc/render.svg", key: f.key, code: apierr.InvalidRequest, msg: "use GET"},
+		{name: "trailing slash", method: "GET", path: "/api/v1/palettes/", key: f.key, code: apierr.NotFound},
+		{name: "chart, wrong method", method: "POST", path: "/api/v1/charts/abc", key: f.key, code: apierr.InvalidRequest, msg: "DELETE or GET or PATCH"},
 		{name: "body too large by length", method: "GET", path: "/api/v1/chart-types", key: f.key, body: strings.Repeat("x", 2000), code: apierr.TooLarge},
 	}
 	for _, tt := range tests {

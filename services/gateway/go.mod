@@ -5,7 +5,6 @@ go 1.26.0
 require (
 	chartd.dev/libs v0.0.0
 	github.com/getkin/kin-openapi v0.152.0
-	github.com/gorilla/mux v1.8.1
 	go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp v0.72.0
 	golang.org/x/sync v0.24.0
 )

@@ -1,0 +1,120 @@
+package gateway
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+
+	"chartd.dev/libs/apierr"
+)
+
+// router dispatches on the standard library's ServeMux, which matches in
+// place (no request copies), with the method check and the refusals done
+// here so every refusal is the API error body: a path served under other
+// methods is invalid_request with an Allow header, an unknown path
+// not_found.
+type router struct {
+	mux *http.ServeMux
+	g   *Gateway
+}
+
+// pathEntry is every method served at one path pattern.
+type pathEntry struct {
+	methods map[string]http.Handler
+	// check, when set, must accept the request's path values (segments
+	// such as render.{format} that a ServeMux wildcard cannot spell).
+	check func(r *http.Request) bool
+}
+
+func newRouter(g *Gateway) *router {
+	return &router{mux: http.NewServeMux(), g: g}
+}
+
+// stdPattern turns a route path (gorilla-style templates, as in Routes and
+// the OpenAPI document) into a ServeMux pattern: whole-segment variables
+// stay; a segment such as render.{format} becomes a wildcard whose prefix
+// check answers.
+func stdPattern(path string) (string, func(*http.Request) bool) {
+	segs := strings.Split(path, "/")
+	var checks []func(*http.Request) bool
+	for i, s := range segs {
+		open := strings.IndexByte(s, '{')
+		if open <= 0 {
+			continue
+		}
+		name := "seg" + string(rune('a'+i))
+		prefix := s[:open]
+		segs[i] = "{" + name + "}"
+		checks = append(checks, func(r *http.Request) bool {
+			v := r.PathValue(name)
+			return strings.HasPrefix(v, prefix) && len(v) > len(prefix)
+		})
+	}
+	p := strings.Join(segs, "/")
+	if strings.HasSuffix(p, "/") {
+		p += "{$}"
+	}
+	if len(checks) == 0 {
+		return p, nil
+	}
+	return p, func(r *http.Request) bool {
+		for _, c := range checks {
+			if !c(r) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// handle serves h for method at a route path.
+func (rt *router) handle(entries map[string]*pathEntry, order *[]string, method, path string, h http.Handler) {
+	pat, check := stdPattern(path)
+	e := entries[pat]
+	if e == nil {
+		e = &pathEntry{methods: map[string]http.Handler{}, check: check}
+		entries[pat] = e
+		*order = append(*order, pat)
+	}
+	e.methods[method] = h
+}
+
+// register installs the entries on the ServeMux, and the catch-all.
+func (rt *router) register(entries map[string]*pathEntry, order []string) {
+	for _, pat := range order {
+		e := entries[pat]
+		rt.mux.Handle(pat, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if e.check != nil && !e.check(r) {
+				rt.refuse(w, r, nil)
+				return
+			}
+			if h, ok := e.methods[r.Method]; ok {
+				h.ServeHTTP(w, r)
+				return
+			}
+			allowed := make([]string, 0, len(e.methods))
+			for m := range e.methods {
+				allowed = append(allowed, m)
+			}
+			slices.Sort(allowed)
+			rt.refuse(w, r, allowed)
+		}))
+	}
+	rt.mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { rt.refuse(w, r, nil) }))
+}
+
+// refuse answers a request no route takes: invalid_request with an Allow
+// header when the path is served under other methods, else not_found.
+// Both are rate limited per client address like any anonymous request.
+func (rt *router) refuse(w http.ResponseWriter, r *http.Request, allowed []string) {
+	rt.g.anonymous(rt.g.errs.Wrap(func(w http.ResponseWriter, r *http.Request) error {
+		if len(allowed) == 0 {
+			return apierr.New(apierr.NotFound, "no endpoint %s %s; the endpoints are listed in %s%s/openapi.json", r.Method, r.URL.Path, strings.TrimRight(rt.g.cfg.PublicURL, "/"), BasePath)
+		}
+		w.Header().Set("Allow", strings.Join(allowed, ", "))
+		return apierr.New(apierr.InvalidRequest, "method %s is not allowed on %s; use %s", r.Method, r.URL.Path, strings.Join(allowed, " or "))
+	})).ServeHTTP(w, r)
+}
+
+func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) { rt.mux.ServeHTTP(w, r) }
+
