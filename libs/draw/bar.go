@@ -39,14 +39,7 @@ func newBar(c *canvas, r roleColumns) *barChart {
 }
 
 func (b *barChart) empty() bool {
-	for _, s := range b.series {
-		for _, v := range s.Num {
-			if !isBlank(v) {
-				return false
-			}
-		}
-	}
-	return true
+	return allBlank(b.series)
 }
 
 func (b *barChart) summary() (string, string) {

@@ -31,14 +31,7 @@ func newDotplot(c *canvas, r roleColumns) *dotplotChart {
 }
 
 func (d *dotplotChart) empty() bool {
-	for _, s := range d.series {
-		for _, v := range s.Num {
-			if !isBlank(v) {
-				return false
-			}
-		}
-	}
-	return true
+	return allBlank(d.series)
 }
 
 func (d *dotplotChart) summary() (string, string) {

@@ -362,7 +362,7 @@ func (c *canvas) text(x, y float64, s string, st textStyle) {
 // user prefix or suffix), escaped.
 func (c *canvas) textBytes(x, y float64, b []byte, st textStyle) {
 	c.openText(x, y, st)
-	c.w.b = appendEscapedBytes(c.w.b, b)
+	c.w.b = appendEscaped(c.w.b, b)
 	c.w.s(`</text>`)
 }
 

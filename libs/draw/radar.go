@@ -30,14 +30,7 @@ func newRadar(c *canvas, r roleColumns) *radarChart {
 }
 
 func (d *radarChart) empty() bool {
-	for _, s := range d.series {
-		for _, v := range s.Num {
-			if !isBlank(v) {
-				return false
-			}
-		}
-	}
-	return true
+	return allBlank(d.series)
 }
 
 func (d *radarChart) summary() (string, string) {

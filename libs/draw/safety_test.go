@@ -206,8 +206,8 @@ func TestEscapeTable(t *testing.T) {
 		if got := string(appendEscaped(nil, tc.in)); got != tc.want {
 			t.Errorf("appendEscaped(%q) = %q, want %q", tc.in, got, tc.want)
 		}
-		if got := string(appendEscapedBytes(nil, []byte(tc.in))); got != tc.want {
-			t.Errorf("appendEscapedBytes(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := string(appendEscaped(nil, []byte(tc.in))); got != tc.want {
+			t.Errorf("appendEscaped(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

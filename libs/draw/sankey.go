@@ -452,7 +452,7 @@ func (k *sankeyChart) drawLabels(c *canvas, nodeW, colGap float64) {
 			w.s("\u2069")
 			if showValue {
 				w.s(` <tspan font-weight="normal" fill="` + inkSubtitle + `">`)
-				w.b = appendEscapedBytes(w.b, val)
+				w.b = appendEscaped(w.b, val)
 				w.s(`</tspan>`)
 			}
 			w.s(`</text>`)

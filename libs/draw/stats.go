@@ -3,6 +3,8 @@ package draw
 import (
 	"math"
 	"slices"
+
+	"chartd.dev/libs/dataset"
 )
 
 // finite collects the drawable values of a column, sorted.
@@ -92,4 +94,17 @@ func binCounts(sorted, edges []float64) []int {
 		counts[b]++
 	}
 	return counts
+}
+
+// allBlank tells whether every cell of every series is blank, the case
+// drawn as "No data to show".
+func allBlank(series []*dataset.Column) bool {
+	for _, s := range series {
+		for _, v := range s.Num {
+			if !isBlank(v) {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -103,7 +103,7 @@ func appendSmall(b []byte, n int64) []byte {
 // markup characters become entities, invalid UTF-8 becomes U+FFFD and
 // characters XML forbids (most C0 controls, U+FFFE/U+FFFF) are dropped, so
 // no input can produce markup or a document that fails to parse.
-func appendEscaped(b []byte, s string) []byte {
+func appendEscaped[S ~string | ~[]byte](b []byte, s S) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
@@ -128,7 +128,8 @@ func appendEscaped(b []byte, s string) []byte {
 			}
 			continue
 		}
-		r, n := utf8.DecodeRuneInString(s[i:])
+		// At most 4 bytes make a rune; the short conversion stays on the stack.
+		r, n := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
 		switch {
 		case r == utf8.RuneError && n == 1:
 			b = append(b, "\uFFFD"...)
@@ -138,45 +139,6 @@ func appendEscaped(b []byte, s string) []byte {
 			b = append(b, s[i:i+n]...)
 		}
 		i += n
-	}
-	return b
-}
-
-// appendEscapedBytes is appendEscaped for text in a scratch buffer.
-func appendEscapedBytes(b, s []byte) []byte {
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			r, n := utf8.DecodeRune(s[i:])
-			switch {
-			case r == utf8.RuneError && n == 1:
-				b = append(b, "\uFFFD"...)
-			case r == 0xFFFE || r == 0xFFFF, r >= 0x80 && r <= 0x9F:
-			default:
-				b = append(b, s[i:i+n]...)
-			}
-			i += n
-			continue
-		}
-		i++
-		switch c {
-		case '<':
-			b = append(b, "&lt;"...)
-		case '>':
-			b = append(b, "&gt;"...)
-		case '&':
-			b = append(b, "&amp;"...)
-		case '"':
-			b = append(b, "&quot;"...)
-		case '\'':
-			b = append(b, "&#39;"...)
-		case '\t', '\n', '\r':
-			b = append(b, ' ')
-		default:
-			if c >= 0x20 && c != 0x7F {
-				b = append(b, c)
-			}
-		}
 	}
 	return b
 }
