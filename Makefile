@@ -28,6 +28,7 @@ bench: deps
 TOOLS   := $(HOME)/.cache/chartd/bin
 
 lint:
+	test -z "$$(gofmt -l libs charts tools services)" || { gofmt -l libs charts tools services; exit 1; }
 	$(GO) vet $(PKGS)
 	test -x $(TOOLS)/staticcheck || GOBIN=$(TOOLS) $(GO) install honnef.co/go/tools/cmd/staticcheck@v0.8.2
 	$(TOOLS)/staticcheck $(PKGS)

@@ -27,7 +27,6 @@ func (w *svgWriter) af(name string, v float64) {
 	w.b = append(w.b, '"')
 }
 
-
 // esc appends user text escaped for XML character data and attributes.
 func (w *svgWriter) esc(text string) { w.b = appendEscaped(w.b, text) }
 

@@ -16,6 +16,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"chartd.dev/libs/plan"
 )
 
 // Sentinel errors; backends wrap them with context, callers use errors.Is.
@@ -34,16 +36,16 @@ var (
 	ErrInvalidPlan = errors.New("store: invalid plan")
 )
 
-// Plan ids an account can hold (DESIGN §7: the pro plan id is "pro").
+// Plan ids an account can hold; the plan package is their one source.
 const (
 	// PlanFree is the default plan with the lower limits.
-	PlanFree = "free"
+	PlanFree = plan.Free
 	// PlanPro is the paid plan.
-	PlanPro = "pro"
+	PlanPro = plan.Pro
 )
 
 // ValidPlan reports whether p is a plan id the store accepts.
-func ValidPlan(p string) bool { return p == PlanFree || p == PlanPro }
+func ValidPlan(p string) bool { return plan.Valid(p) }
 
 // Account is a customer; its plan decides its limits.
 type Account struct {

@@ -51,7 +51,7 @@ func New(ctx context.Context, cfg Config) (*Providers, error) {
 		out = os.Stderr
 	}
 	p := &Providers{
-		Log:        slog.New(NewLogHandler(out, cfg.LogLevel)).With("service", cfg.Service),
+		Log: slog.New(NewLogHandler(out, cfg.LogLevel)).With("service", cfg.Service),
 		// W3C trace context only: nothing here reads baggage.
 		Propagator: propagation.TraceContext{},
 	}

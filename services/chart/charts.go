@@ -24,11 +24,11 @@ import (
 
 // CreateRequest is the create_chart body.
 type CreateRequest struct {
-	Type    *string          `json:"type"`
-	Example *string          `json:"example"`
-	Data    jsontext.Value   `json:"data"`
-	Format  *string          `json:"format"`
-	Name    *string          `json:"name"`
+	Type    *string           `json:"type"`
+	Example *string           `json:"example"`
+	Data    jsontext.Value    `json:"data"`
+	Format  *string           `json:"format"`
+	Name    *string           `json:"name"`
 	Ops     []json.RawMessage `json:"ops"`
 }
 

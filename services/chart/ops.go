@@ -18,7 +18,7 @@ import (
 // ApplyOpsRequest is the apply_ops body.
 type ApplyOpsRequest struct {
 	Ops               []json.RawMessage `json:"ops"`
-	ExpectedUpdatedAt *string          `json:"expected_updated_at"`
+	ExpectedUpdatedAt *string           `json:"expected_updated_at"`
 }
 
 // ApplyOpsAnswer is the apply_ops answer.

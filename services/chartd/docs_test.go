@@ -67,7 +67,9 @@ func TestDocs(t *testing.T) {
 			{"topN", "topN"},
 			{"rate limit", "rate"},
 		} {
-			var r struct{ Results []struct{ Title, Text string } }
+			var r struct {
+				Results []struct{ Title, Text string }
+			}
 			a := c.do("GET", "/api/v1/docs/search?q="+strings.ReplaceAll(tc.q, " ", "+"), nil)
 			a.json(t, &r)
 			if a.status != 200 || len(r.Results) == 0 || !strings.Contains(strings.ToLower(r.Results[0].Title+" "+r.Results[0].Text), strings.ToLower(tc.want)) {

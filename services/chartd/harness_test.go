@@ -194,7 +194,7 @@ func (c *client) validate(req *http.Request, body []byte, a answer) {
 // instance is one running chartd (all mode in-process, or split processes).
 type instance struct {
 	url  string
-	app  *App // set when the instance runs in this process
+	app  *App                           // set when the instance runs in this process
 	open func(t *testing.T) store.Store // the store the instance uses, for making accounts
 }
 

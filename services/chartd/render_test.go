@@ -110,7 +110,7 @@ func renderScenario(t *testing.T, in instance) {
 			t.Fatalf("image renders left %d → %d after one picture twice", imagesBefore, after)
 		}
 		var js struct {
-			Image, Type, Name     string
+			Image, Type, Name    string
 			Width, Height, Bytes int
 		}
 		a = pro.do("POST", "/api/v1/render", map[string]any{"type": "pie", "data": [][]any{{"k", "v"}, {"a", 1}, {"b", 2}}, "format": "svg"}, "Accept", "application/json")

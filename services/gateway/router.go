@@ -117,4 +117,3 @@ func (rt *router) refuse(w http.ResponseWriter, r *http.Request, allowed []strin
 }
 
 func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) { rt.mux.ServeHTTP(w, r) }
-

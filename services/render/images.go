@@ -321,10 +321,10 @@ type InputData struct {
 // RenderImageRequest is the render_image body.
 type RenderImageRequest struct {
 	BodyOptions
-	Type       *string          `json:"type"`
-	Data       jsontext.Value   `json:"data"`
-	DataFormat *string          `json:"data_format"`
-	Spec       *InputSpec       `json:"spec"`
+	Type       *string           `json:"type"`
+	Data       jsontext.Value    `json:"data"`
+	DataFormat *string           `json:"data_format"`
+	Spec       *InputSpec        `json:"spec"`
 	Ops        []json.RawMessage `json:"ops"`
 }
 
@@ -454,8 +454,8 @@ func (s *Service) brandOf(p auth.Principal) func(context.Context) ([]string, err
 // RenderTemplateRequest is the render_template body.
 type RenderTemplateRequest struct {
 	BodyOptions
-	Data       jsontext.Value   `json:"data"`
-	DataFormat *string          `json:"data_format"`
+	Data       jsontext.Value    `json:"data"`
+	DataFormat *string           `json:"data_format"`
 	Ops        []json.RawMessage `json:"ops"`
 }
 
