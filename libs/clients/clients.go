@@ -149,3 +149,5 @@ func (b Base) Do(ctx context.Context, p auth.Principal, method, path string, in,
 	}
 	return nil
 }
+
+var _ http.RoundTripper = InProcess{}

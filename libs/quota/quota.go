@@ -144,3 +144,11 @@ func failOpenResult(l Limit, consume bool) Result {
 func ceilMicro(ns float64) time.Duration {
 	return time.Duration(math.Ceil(ns/float64(time.Microsecond))) * time.Microsecond
 }
+
+// Every backend implements its interface.
+var (
+	_ Limiter = (*Memory)(nil)
+	_ Limiter = (*Redis)(nil)
+	_ Counter = (*MemoryCounter)(nil)
+	_ Counter = (*RedisCounter)(nil)
+)

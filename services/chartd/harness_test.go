@@ -27,7 +27,6 @@ import (
 	"chartd.dev/libs/store/sqlite"
 	"chartd.dev/libs/telemetry"
 	"chartd.dev/libs/testserver"
-	"chartd.dev/services/gateway"
 )
 
 // servers are the real PostgreSQL and Redis this package's tests share.
@@ -380,8 +379,6 @@ func startSplit(t *testing.T, extra ...string) instance {
 	}
 	return instance{url: pub, open: storeOpener(cfg)}
 }
-
-var _ = gateway.BasePath
 
 // accountOf answers the account id of an API key.
 func accountOf(t *testing.T, in instance, key string) string {
