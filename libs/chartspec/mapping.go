@@ -13,7 +13,8 @@ import (
 // unused column whose kind the role accepts, preferring the kinds in the
 // catalog's order; a multi role (bar values) takes every remaining column of
 // its best kind. Optional roles are filled only when they add meaning
-// without guessing: a text `group` when a text column is left; never `size`.
+// without guessing: a text `group` when a text column is left that really
+// groups the rows (at most maxAutoGroups values, repeated); never `size`.
 // Required roles that find nothing stay out, and lint says so.
 func AutoMapping(ct charts.ChartType, t *dataset.Table) Mapping {
 	m := Mapping{}
@@ -44,12 +45,40 @@ func AutoMapping(ct charts.ChartType, t *dataset.Table) Mapping {
 		if !role.Required {
 			kinds = kinds[:1]
 		}
-		if id := firstOfKinds(t, kinds, used); id != "" {
+		id := firstOfKinds(t, kinds, used)
+		if !role.Required && id != "" && !groups(t, id) {
+			id = ""
+		}
+		if id != "" {
 			used[id] = true
 			m[role.Role] = One(id)
 		}
 	}
 	return m
+}
+
+// maxAutoGroups is the most groups an optional group role is filled with
+// automatically; more would be a legend nobody can read.
+const maxAutoGroups = 12
+
+// groups tells whether column id splits the rows into a few repeated groups
+// (not one label per row).
+func groups(t *dataset.Table, id string) bool {
+	c, ok := t.Column(id)
+	if !ok || c.Text == nil {
+		return false
+	}
+	seen := map[string]struct{}{}
+	for _, v := range c.Text {
+		if v == "" {
+			continue
+		}
+		seen[v] = struct{}{}
+		if len(seen) > maxAutoGroups {
+			return false
+		}
+	}
+	return len(seen) > 0 && len(seen) < t.Rows
 }
 
 func firstOfKinds(t *dataset.Table, kinds []string, used map[string]bool) string {
