@@ -273,9 +273,9 @@ func (s *Service) loadChart(ctx context.Context, p auth.Principal, id string, mo
 }
 
 // The parsed-data cache holds up to tableCacheSize charts of at most
-// maxCachedCells cells each.
+// maxCachedCells cells each: about 100 MB at worst.
 const (
-	tableCacheSize = 256
+	tableCacheSize = 64
 	maxCachedCells = 100_000
 )
 

@@ -68,7 +68,8 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	if deps.Now == nil {
 		deps.Now = time.Now
 	}
-	tables, err := dataset.NewCache(256, 100_000)
+	// 64 tables of at most 100,000 cells: ~100 MB at worst.
+	tables, err := dataset.NewCache(64, 100_000)
 	if err != nil {
 		return nil, err
 	}
