@@ -1,6 +1,7 @@
 package chartspec
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -175,4 +176,34 @@ func (s *Spec) DecodeSteps() ([]dataset.Step, error) {
 		steps = append(steps, st)
 	}
 	return steps, nil
+}
+
+// FromExample is the spec of a gallery example (or a type's sample) on its
+// data t: the type's defaults with the example's palette, options, title,
+// subtitle, steps and mapping.
+func FromExample(cat *charts.Catalog, ct charts.ChartType, ex charts.Example, t *dataset.Table) *Spec {
+	palette := cat.DefaultPalette().Colors
+	if p, ok := cat.Palette(ex.Palette); ok && ex.Palette != "" {
+		palette = p.Colors
+	}
+	spec := New(ct, t, palette)
+	for k, v := range ex.Options {
+		spec.Options[k] = v
+	}
+	if ex.Title != "" {
+		spec.Style.Title = Text{Show: true, Text: ex.Title}
+	}
+	if ex.Subtitle != "" {
+		spec.Style.Subtitle = Text{Show: true, Text: ex.Subtitle}
+	}
+	spec.Steps = append([]json.RawMessage{}, ex.Steps...)
+	if len(ex.Mapping) > 0 {
+		m := Mapping{}
+		for role, ids := range ex.Mapping {
+			r, _ := ct.Role(role)
+			m[role] = Ref{IDs: append([]string{}, ids...), Multi: r.Multi}
+		}
+		spec.Mapping = m
+	}
+	return spec
 }

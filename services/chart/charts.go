@@ -90,7 +90,7 @@ func (s *Service) create(w http.ResponseWriter, r *http.Request) error {
 		if table, notices, err = dataset.ParseRequest(raw, format); err != nil {
 			return err
 		}
-		spec = s.exampleSpec(ct, ex, table)
+		spec = chartspec.FromExample(s.deps.Catalog, ct, ex, table)
 	case req.Type != nil:
 		if ct, err = s.chartType(*req.Type); err != nil {
 			return err
@@ -108,7 +108,7 @@ func (s *Service) create(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		if !httpx.Present(req.Data) {
-			spec = s.exampleSpec(ct, s.deps.Catalog.Sample(ct.Type), table)
+			spec = chartspec.FromExample(s.deps.Catalog, ct, s.deps.Catalog.Sample(ct.Type), table)
 		} else {
 			spec = chartspec.New(ct, table, s.deps.Catalog.DefaultPalette().Colors)
 		}
@@ -164,35 +164,6 @@ func (s *Service) limitReached(p auth.Principal) error {
 func mustJSON(v any) []byte {
 	b, _ := json.Marshal(v)
 	return b
-}
-
-// exampleSpec is the spec of a gallery example: its type's defaults with the
-// example's title, options, steps, mapping and palette.
-func (s *Service) exampleSpec(ct charts.ChartType, ex charts.Example, t *dataset.Table) *chartspec.Spec {
-	palette := s.deps.Catalog.DefaultPalette().Colors
-	if p, ok := s.deps.Catalog.Palette(ex.Palette); ok && ex.Palette != "" {
-		palette = p.Colors
-	}
-	spec := chartspec.New(ct, t, palette)
-	for k, v := range ex.Options {
-		spec.Options[k] = v
-	}
-	if ex.Title != "" {
-		spec.Style.Title = chartspec.Text{Show: true, Text: ex.Title}
-	}
-	if ex.Subtitle != "" {
-		spec.Style.Subtitle = chartspec.Text{Show: true, Text: ex.Subtitle}
-	}
-	spec.Steps = append([]json.RawMessage{}, ex.Steps...)
-	if len(ex.Mapping) > 0 {
-		m := chartspec.Mapping{}
-		for role, ids := range ex.Mapping {
-			r, _ := ct.Role(role)
-			m[role] = chartspec.Ref{IDs: append([]string{}, ids...), Multi: r.Multi}
-		}
-		spec.Mapping = m
-	}
-	return spec
 }
 
 // brandOf reads p's brand palette when an op asks for it.

@@ -141,6 +141,15 @@ func renderScenario(t *testing.T, in instance) {
 		}
 	})
 
+	t.Run("render_image of a type alone draws the type's sample like create_chart", func(t *testing.T) {
+		sample, _ := createChart(t, pro, map[string]any{"type": "radar"})
+		a := pro.do("POST", "/api/v1/render", map[string]any{"type": "radar", "format": "svg"})
+		b := pro.do("GET", "/api/v1/charts/"+sample.ID+"/render.svg", nil)
+		if a.status != 200 || b.status != 200 || !bytes.Equal(a.body, b.body) {
+			t.Fatalf("sample pictures differ: %d %d", a.status, b.status)
+		}
+	})
+
 	t.Run("render_image refusals", func(t *testing.T) {
 		for _, tc := range []struct {
 			body any

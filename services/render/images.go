@@ -363,18 +363,23 @@ func (s *Service) renderImage(w http.ResponseWriter, r *http.Request) error {
 		if !ok {
 			return apierr.New(apierr.InvalidRequest, "type %q is not a chart type; GET /chart-types lists them", *req.Type)
 		}
-		raw := []byte(req.Data)
-		if !httpx.Present(req.Data) {
-			if req.DataFormat != nil {
-				return apierr.New(apierr.InvalidRequest, "data_format is given without data")
+		if httpx.Present(req.Data) {
+			if t, _, err = dataset.ParseRequest(req.Data, format); err != nil {
+				return err
 			}
-			raw, _ = json.Marshal(s.deps.Catalog.Sample(ct.Type).Data())
-			format = "csv"
+			spec = chartspec.New(ct, t, s.deps.Catalog.DefaultPalette().Colors)
+			break
 		}
-		if t, _, err = dataset.ParseRequest(raw, format); err != nil {
+		// A type alone draws its sample, as create_chart does.
+		if req.DataFormat != nil {
+			return apierr.New(apierr.InvalidRequest, "data_format is given without data")
+		}
+		sample := s.deps.Catalog.Sample(ct.Type)
+		raw, _ := json.Marshal(sample.Data())
+		if t, _, err = dataset.ParseRequest(raw, "csv"); err != nil {
 			return err
 		}
-		spec = chartspec.New(ct, t, s.deps.Catalog.DefaultPalette().Colors)
+		spec = chartspec.FromExample(s.deps.Catalog, ct, sample, t)
 	default:
 		return apierr.New(apierr.InvalidRequest, "send type with data (or type alone for sample data), or a spec as get_chart?include=spec gives it")
 	}
