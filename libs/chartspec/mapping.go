@@ -2,7 +2,6 @@ package chartspec
 
 import (
 	"encoding/json"
-	"fmt"
 	"slices"
 
 	"chartd.dev/charts"
@@ -165,17 +164,10 @@ func (s *Spec) ValueColumn() string {
 	return ""
 }
 
-// DecodeSteps decodes the spec's steps.
-func (s *Spec) DecodeSteps() ([]dataset.Step, error) {
-	steps := make([]dataset.Step, 0, len(s.Steps))
-	for i, raw := range s.Steps {
-		st, err := dataset.DecodeStep(raw)
-		if err != nil {
-			return nil, fmt.Errorf("steps[%d]: %w", i, err)
-		}
-		steps = append(steps, st)
-	}
-	return steps, nil
+// AfterSteps runs the spec's steps on t (the data as sent), skipping the
+// ones that fail; lint and query_data report those.
+func (s *Spec) AfterSteps(t *dataset.Table) (*dataset.Table, []dataset.StepError) {
+	return dataset.TryRaw(t, s.Steps, dataset.Defaults{ValueColumn: s.ValueColumn()})
 }
 
 // FromExample is the spec of a gallery example (or a type's sample) on its

@@ -1,6 +1,9 @@
 package dataset
 
-import "testing"
+import (
+	"encoding/json"
+	"testing"
+)
 
 func TestCache(t *testing.T) {
 	c, err := NewCache(2, 10)
@@ -27,5 +30,25 @@ func TestCache(t *testing.T) {
 	c.Add("c", "acct1", v1, small)
 	if _, ok := c.Get("a", "acct1", v1); ok {
 		t.Fatal("the oldest entry was not evicted")
+	}
+}
+
+func TestTryRaw(t *testing.T) {
+	tb, _, err := Parse("k,v\na,3\nb,1\nc,2\n", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raws := []json.RawMessage{
+		json.RawMessage(`{"type":"sort","column":"c2","direction":"desc"}`),
+		json.RawMessage(`{"type":"sort","column":"c9"}`),
+		json.RawMessage(`{"type":"nope"}`),
+		json.RawMessage(`{"type":"limit","n":2}`),
+	}
+	out, errs := TryRaw(tb, raws, Defaults{})
+	if out.Rows != 2 || out.Columns[0].Text[0] != "a" {
+		t.Fatalf("table: %d rows, first %q", out.Rows, out.Columns[0].Text[0])
+	}
+	if len(errs) != 2 || errs[0].Index != 1 || errs[1].Index != 2 {
+		t.Fatalf("errors: %+v", errs)
 	}
 }

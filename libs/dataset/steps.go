@@ -380,6 +380,25 @@ func newStepError(i int, err error) *StepError {
 	return &StepError{Index: i, Message: err.Error()}
 }
 
+// TryRaw decodes and runs raw step objects in order, skipping each one that
+// cannot be decoded or fails on the table so far; the errors carry the
+// step's position in raws.
+func TryRaw(t *Table, raws []json.RawMessage, d Defaults) (*Table, []StepError) {
+	var errs []StepError
+	for i, raw := range raws {
+		st, err := DecodeStep(raw)
+		if err == nil {
+			var out *Table
+			if out, err = st.Apply(t, d); err == nil {
+				t = out
+				continue
+			}
+		}
+		errs = append(errs, *newStepError(i, err))
+	}
+	return t, errs
+}
+
 // ApplyAll runs steps in order and stops at the first failure, which is a
 // *StepError ("steps[1].column: no column c9; …").
 func ApplyAll(t *Table, steps []Step, d Defaults) (*Table, error) {

@@ -250,16 +250,9 @@ const (
 	maxCachedCells = 100_000
 )
 
-// afterSteps runs the spec's steps on t, skipping the ones that fail (lint
-// and query_data report them).
+// afterSteps is the chart's data after its steps (failing steps skipped).
 func afterSteps(spec *chartspec.Spec, t *dataset.Table) *dataset.Table {
-	var steps []dataset.Step
-	for _, raw := range spec.Steps {
-		if st, err := dataset.DecodeStep(raw); err == nil {
-			steps = append(steps, st)
-		}
-	}
-	out, _ := dataset.TryAll(t, steps, dataset.Defaults{ValueColumn: spec.ValueColumn()})
+	out, _ := spec.AfterSteps(t)
 	return out
 }
 

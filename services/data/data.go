@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/go-json-experiment/json/jsontext"
 	"github.com/gorilla/mux"
 
 	"chartd.dev/libs/apierr"
@@ -167,30 +166,17 @@ type StepProblem struct {
 
 // applyChartSteps runs the chart's steps, keeping going past failures.
 func applyChartSteps(l loaded) (*dataset.Table, []StepProblem) {
-	return trySteps(l.table, l.spec.Steps, "chart", dataset.Defaults{ValueColumn: l.spec.ValueColumn()})
+	t, errs := l.spec.AfterSteps(l.table)
+	return t, problems("chart", errs)
 }
 
-// trySteps decodes and runs raw steps in order, skipping and reporting the
-// ones that fail; indexes are positions in raws.
-func trySteps[R ~[]byte](t *dataset.Table, raws []R, in string, d dataset.Defaults) (*dataset.Table, []StepProblem) {
-	var probs []StepProblem
-	var steps []dataset.Step
-	var idx []int
-	for i, raw := range raws {
-		st, err := dataset.DecodeStep([]byte(raw))
-		if err != nil {
-			probs = append(probs, StepProblem{In: in, Index: i, Message: (&dataset.StepError{Index: i, Message: err.Error()}).Error()})
-			continue
-		}
-		steps = append(steps, st)
-		idx = append(idx, i)
-	}
-	t, errs := dataset.TryAll(t, steps, d)
+// problems labels step errors with where the steps came from.
+func problems(in string, errs []dataset.StepError) []StepProblem {
+	out := make([]StepProblem, 0, len(errs))
 	for _, e := range errs {
-		e.Index = idx[e.Index]
-		probs = append(probs, StepProblem{In: in, Index: e.Index, Message: e.Error()})
+		out = append(out, StepProblem{In: in, Index: e.Index, Message: e.Error()})
 	}
-	return t, probs
+	return out
 }
 
 // Summary is the describe_data answer.
@@ -218,8 +204,8 @@ func (s *Service) describe(w http.ResponseWriter, r *http.Request) error {
 
 // QueryRequest is the query_data body.
 type QueryRequest struct {
-	Steps []jsontext.Value `json:"steps"`
-	Limit *int             `json:"limit"`
+	Steps []json.RawMessage `json:"steps"`
+	Limit *int              `json:"limit"`
 }
 
 // QueryAnswer is the query_data answer.
@@ -256,8 +242,8 @@ func (s *Service) query(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	t, probs := applyChartSteps(l)
-	t, qprobs := trySteps(t, req.Steps, "query", dataset.Defaults{ValueColumn: l.spec.ValueColumn()})
-	probs = append(probs, qprobs...)
+	t, qerrs := dataset.TryRaw(t, req.Steps, dataset.Defaults{ValueColumn: l.spec.ValueColumn()})
+	probs = append(probs, problems("query", qerrs)...)
 	cols := make([]string, len(t.Columns))
 	for i, c := range t.Columns {
 		cols[i] = c.ID + " (" + c.Name + ")"
@@ -265,9 +251,6 @@ func (s *Service) query(w http.ResponseWriter, r *http.Request) error {
 	rows := dataset.Rows(t, limit)
 	if rows == nil {
 		rows = [][]any{}
-	}
-	if probs == nil {
-		probs = []StepProblem{}
 	}
 	httpx.WriteJSON(w, http.StatusOK, QueryAnswer{Columns: cols, Rows: rows, TotalRows: t.Rows, Errors: probs})
 	return nil
