@@ -104,8 +104,8 @@ func Internal(token string, docsURL string, next http.Handler) http.Handler {
 	})
 }
 
-// Must answers the request's principal or an unauthorized error.
-func Must(ctx context.Context) (Principal, error) {
+// Require answers the request's principal or an unauthorized error.
+func Require(ctx context.Context) (Principal, error) {
 	p, ok := FromContext(ctx)
 	if !ok || p.AccountID == "" {
 		return Principal{}, apierr.Wrap(apierr.Unauthorized, ErrNoPrincipal, "send your API key in the header Authorization: Bearer <API_KEY>")

@@ -40,9 +40,9 @@ func Of(id string) (Limits, error) {
 	return Limits{}, fmt.Errorf("unknown plan %q; the plans are free and pro", id)
 }
 
-// MustOf is Of for ids already validated (stored accounts); unknown ids get
+// LimitsOf is Of for ids already validated (stored accounts); unknown ids get
 // the free plan's limits, the safe side.
-func MustOf(id string) Limits {
+func LimitsOf(id string) Limits {
 	l, err := Of(id)
 	if err != nil {
 		l, _ = Of(Free)

@@ -50,7 +50,7 @@ func (s *Service) Routes(r *mux.Router) {
 }
 
 func (s *Service) palette(w http.ResponseWriter, r *http.Request) error {
-	p, err := auth.Must(r.Context())
+	p, err := auth.Require(r.Context())
 	if err != nil {
 		return err
 	}

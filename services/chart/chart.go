@@ -102,7 +102,7 @@ func (s *Service) Handler() http.Handler {
 }
 
 func (s *Service) countCharts(w http.ResponseWriter, r *http.Request) error {
-	p, err := auth.Must(r.Context())
+	p, err := auth.Require(r.Context())
 	if err != nil {
 		return err
 	}

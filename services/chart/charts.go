@@ -52,7 +52,7 @@ func (s *Service) create(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.CheckQuery(r); err != nil {
 		return err
 	}
-	p, err := auth.Must(r.Context())
+	p, err := auth.Require(r.Context())
 	if err != nil {
 		return err
 	}
@@ -131,7 +131,7 @@ func (s *Service) create(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	c, err := s.deps.Charts.CreateChart(r.Context(), store.Chart{AccountID: p.AccountID, Name: name, Type: spec.Type, Spec: body}, plan.MustOf(p.Plan).SavedCharts)
+	c, err := s.deps.Charts.CreateChart(r.Context(), store.Chart{AccountID: p.AccountID, Name: name, Type: spec.Type, Spec: body}, plan.LimitsOf(p.Plan).SavedCharts)
 	if errors.Is(err, store.ErrLimit) {
 		return s.limitReached(p)
 	}
@@ -154,7 +154,7 @@ func (s *Service) create(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Service) limitReached(p auth.Principal) error {
-	lim := plan.MustOf(p.Plan).SavedCharts
+	lim := plan.LimitsOf(p.Plan).SavedCharts
 	if p.Plan == plan.Free {
 		return apierr.New(apierr.ChartLimitReached, "the free plan holds %d saved charts and this account has reached it; delete a chart or move to the pro plan", lim)
 	}
@@ -266,7 +266,7 @@ func (s *Service) list(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.CheckQuery(r, "limit", "cursor"); err != nil {
 		return err
 	}
-	p, err := auth.Must(r.Context())
+	p, err := auth.Require(r.Context())
 	if err != nil {
 		return err
 	}
@@ -307,7 +307,7 @@ func (s *Service) get(w http.ResponseWriter, r *http.Request) error {
 	if r.URL.Query().Has("include") && include != "spec" {
 		return apierr.New(apierr.InvalidRequest, "include %q: the only value is spec", include)
 	}
-	p, err := auth.Must(r.Context())
+	p, err := auth.Require(r.Context())
 	if err != nil {
 		return err
 	}
@@ -336,7 +336,7 @@ func (s *Service) rename(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.CheckQuery(r); err != nil {
 		return err
 	}
-	p, err := auth.Must(r.Context())
+	p, err := auth.Require(r.Context())
 	if err != nil {
 		return err
 	}
@@ -371,7 +371,7 @@ func (s *Service) duplicate(w http.ResponseWriter, r *http.Request) error {
 	if err := noBody(r); err != nil {
 		return err
 	}
-	p, err := auth.Must(r.Context())
+	p, err := auth.Require(r.Context())
 	if err != nil {
 		return err
 	}
@@ -392,7 +392,7 @@ func (s *Service) duplicate(w http.ResponseWriter, r *http.Request) error {
 	if r := []rune(name); len(r) > 200 {
 		name = string(r[:200])
 	}
-	c, err := s.deps.Charts.CreateChart(r.Context(), store.Chart{AccountID: p.AccountID, Name: name, Type: l.c.Type, Spec: l.c.Spec}, plan.MustOf(p.Plan).SavedCharts)
+	c, err := s.deps.Charts.CreateChart(r.Context(), store.Chart{AccountID: p.AccountID, Name: name, Type: l.c.Type, Spec: l.c.Spec}, plan.LimitsOf(p.Plan).SavedCharts)
 	if errors.Is(err, store.ErrLimit) {
 		return s.limitReached(p)
 	}
@@ -427,7 +427,7 @@ func (s *Service) delete(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.CheckQuery(r); err != nil {
 		return err
 	}
-	p, err := auth.Must(r.Context())
+	p, err := auth.Require(r.Context())
 	if err != nil {
 		return err
 	}
@@ -445,7 +445,7 @@ func (s *Service) delete(w http.ResponseWriter, r *http.Request) error {
 // getSpec is the internal call the data service makes for summaries and
 // queries.
 func (s *Service) getSpec(w http.ResponseWriter, r *http.Request) error {
-	p, err := auth.Must(r.Context())
+	p, err := auth.Require(r.Context())
 	if err != nil {
 		return err
 	}

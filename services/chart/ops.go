@@ -40,7 +40,7 @@ func (s *Service) applyOpsHandler(w http.ResponseWriter, r *http.Request) error 
 	if err := httpx.CheckQuery(r); err != nil {
 		return err
 	}
-	p, err := auth.Must(r.Context())
+	p, err := auth.Require(r.Context())
 	if err != nil {
 		return err
 	}
@@ -90,7 +90,7 @@ func (s *Service) lintHandler(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.CheckQuery(r); err != nil {
 		return err
 	}
-	p, err := auth.Must(r.Context())
+	p, err := auth.Require(r.Context())
 	if err != nil {
 		return err
 	}

@@ -43,7 +43,7 @@ func (s *Service) setData(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.CheckQuery(r); err != nil {
 		return err
 	}
-	p, err := auth.Must(r.Context())
+	p, err := auth.Require(r.Context())
 	if err != nil {
 		return err
 	}

@@ -77,7 +77,7 @@ func chartNotFound(id string) error {
 }
 
 func (s *Service) putDataset(w http.ResponseWriter, r *http.Request) error {
-	p, err := auth.Must(r.Context())
+	p, err := auth.Require(r.Context())
 	if err != nil {
 		return err
 	}
@@ -102,7 +102,7 @@ func (s *Service) putDataset(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Service) getDataset(w http.ResponseWriter, r *http.Request) error {
-	p, err := auth.Must(r.Context())
+	p, err := auth.Require(r.Context())
 	if err != nil {
 		return err
 	}
@@ -189,7 +189,7 @@ func (s *Service) describe(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.CheckQuery(r); err != nil {
 		return err
 	}
-	p, err := auth.Must(r.Context())
+	p, err := auth.Require(r.Context())
 	if err != nil {
 		return err
 	}
@@ -220,7 +220,7 @@ func (s *Service) query(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.CheckQuery(r); err != nil {
 		return err
 	}
-	p, err := auth.Must(r.Context())
+	p, err := auth.Require(r.Context())
 	if err != nil {
 		return err
 	}

@@ -45,7 +45,7 @@ func (g *Gateway) getAccount(w http.ResponseWriter, r *http.Request) error {
 		return fmt.Errorf("get_account reached without a caller")
 	}
 	p, res := c.p, c.limit
-	lim := plan.MustOf(p.Plan)
+	lim := plan.LimitsOf(p.Plan)
 	var used int
 	var usage struct{ renders, images int }
 	eg, ctx := errgroup.WithContext(r.Context())

@@ -180,7 +180,7 @@ func (g *Gateway) endpoint(rt Route) (http.Handler, error) {
 			apierr.Write(w, g.docsURL, err)
 			return
 		}
-		res, ok := g.limit(w, r, "acct:"+p.AccountID, plan.MustOf(p.Plan).RequestsPerMinute)
+		res, ok := g.limit(w, r, "acct:"+p.AccountID, plan.LimitsOf(p.Plan).RequestsPerMinute)
 		if !ok {
 			return
 		}
@@ -234,7 +234,7 @@ func (g *Gateway) limitAnonymous(w http.ResponseWriter, r *http.Request) bool {
 	if err != nil {
 		host = r.RemoteAddr
 	}
-	_, ok := g.limit(w, r, "ip:"+host, plan.MustOf(plan.Free).RequestsPerMinute)
+	_, ok := g.limit(w, r, "ip:"+host, plan.LimitsOf(plan.Free).RequestsPerMinute)
 	return ok
 }
 

@@ -161,7 +161,7 @@ func pictureHash(pic picture, o imageOptions) string {
 // countImage takes the picture from the month's image allowance; the same
 // picture again costs nothing.
 func (s *Service) countImage(ctx context.Context, p auth.Principal, pic picture, o imageOptions) error {
-	limit := plan.MustOf(p.Plan).MonthlyImages
+	limit := plan.LimitsOf(p.Plan).MonthlyImages
 	_, ok, err := s.deps.Counter.AddUniqueWithin(ctx, imagesKey(p.AccountID), quota.Month, pictureHash(pic, o), limit)
 	if err != nil {
 		return fmt.Errorf("count image render: %w", err)
@@ -259,7 +259,7 @@ func (s *Service) renderChart(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.CheckQuery(r, "scale", "transparent"); err != nil {
 		return err
 	}
-	p, err := auth.Must(r.Context())
+	p, err := auth.Require(r.Context())
 	if err != nil {
 		return err
 	}
@@ -288,7 +288,7 @@ func (s *Service) renderChart(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	limit := plan.MustOf(p.Plan).DailyRenders
+	limit := plan.LimitsOf(p.Plan).DailyRenders
 	_, ok, err := s.deps.Counter.AddWithin(r.Context(), rendersKey(p.AccountID), quota.Day, 1, limit)
 	if err != nil {
 		return fmt.Errorf("count render: %w", err)
@@ -333,7 +333,7 @@ func (s *Service) renderImage(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.CheckQuery(r); err != nil {
 		return err
 	}
-	p, err := auth.Must(r.Context())
+	p, err := auth.Require(r.Context())
 	if err != nil {
 		return err
 	}
@@ -470,7 +470,7 @@ func (s *Service) renderTemplate(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.CheckQuery(r); err != nil {
 		return err
 	}
-	p, err := auth.Must(r.Context())
+	p, err := auth.Require(r.Context())
 	if err != nil {
 		return err
 	}

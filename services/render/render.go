@@ -96,7 +96,7 @@ func (s *Service) Handler() http.Handler {
 }
 
 func (s *Service) usage(w http.ResponseWriter, r *http.Request) error {
-	p, err := auth.Must(r.Context())
+	p, err := auth.Require(r.Context())
 	if err != nil {
 		return err
 	}
