@@ -2,6 +2,7 @@ package chartspec
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 
 	"chartd.dev/charts"
@@ -198,4 +199,29 @@ func FromExample(cat *charts.Catalog, ct charts.ChartType, ex charts.Example, t 
 		spec.Mapping = m
 	}
 	return spec
+}
+
+// ExampleChart is a gallery example made ready to chart: its data as a
+// request sends it (a JSON string of CSV), parsed, and the spec built on
+// it. create_chart (an example, or a type alone) and render_image (a type
+// alone) both start from one.
+type ExampleChart struct {
+	Spec    *Spec
+	Table   *dataset.Table
+	Notices []dataset.Notice
+	Raw     []byte
+	Format  string
+}
+
+// Example builds the chart of example ex of type ct.
+func Example(cat *charts.Catalog, ct charts.ChartType, ex charts.Example) (ExampleChart, error) {
+	raw, err := json.Marshal(ex.Data())
+	if err != nil {
+		return ExampleChart{}, fmt.Errorf("encode example %s: %w", ex.ID, err)
+	}
+	t, notices, err := dataset.ParseRequest(raw, "csv")
+	if err != nil {
+		return ExampleChart{}, fmt.Errorf("parse example %s: %w", ex.ID, err)
+	}
+	return ExampleChart{Spec: FromExample(cat, ct, ex, t), Table: t, Notices: notices, Raw: raw, Format: "csv"}, nil
 }

@@ -18,10 +18,11 @@ type Env struct {
 	// Table is the chart's data before steps. Ops name columns of the data
 	// as sent or, after steps that make columns, of the result.
 	Table *dataset.Table
-	// Brand is the account's saved brand palette (#RRGGBB or #RGB); nil
+	// Brand reads the account's saved brand palette (#RRGGBB or #RGB; nil
 	// when none is saved, which makes {"op":"setPalette","palette":"brand"}
-	// invalid.
-	Brand []string
+	// invalid). It is called only by a setPalette that names the brand
+	// palette, so other edits never wait on the brand service.
+	Brand func() ([]string, error)
 }
 
 // OpError is a refused op: which op (Index in the list), which field
@@ -223,6 +224,9 @@ func (o *Ops) Apply(spec *Spec, raw []json.RawMessage, env Env) (*Spec, error) {
 		op, oe := o.decode(r)
 		if oe == nil {
 			oe = op.apply(st)
+		}
+		if st.err != nil {
+			return nil, fmt.Errorf("ops[%d]: %w", i, st.err)
 		}
 		if oe != nil {
 			oe.Index = i

@@ -30,6 +30,18 @@ type applyState struct {
 	// stagesValue is the default value column the stages were run with
 	// (topN without a column ranks by it).
 	stagesValue string
+	// err is a failure that is not the op's fault (the brand palette could
+	// not be read); Apply answers it as it is.
+	err error
+}
+
+// brand answers the account's brand palette, or nil when the caller gave
+// no reader.
+func (st *applyState) brand() ([]string, error) {
+	if st.env.Brand == nil {
+		return nil, nil
+	}
+	return st.env.Brand()
 }
 
 func newApplyState(o *Ops, spec *Spec, ct charts.ChartType, env Env) *applyState {

@@ -30,10 +30,15 @@ func (o *SetPalette) apply(st *applyState) *OpError {
 		colors = o.Colors
 	case o.Palette == BrandPalette:
 		field = "palette"
-		if len(st.env.Brand) == 0 {
+		brand, err := st.brand()
+		if err != nil {
+			st.err = err
+			return opErr("palette", "the brand palette could not be read")
+		}
+		if len(brand) == 0 {
 			return opErr("palette", "no brand palette is saved; save one first with set_brand_palette (PUT /brand-palette, Pro plan), or choose a preset: %s", presetList(st.o.cat))
 		}
-		colors = st.env.Brand
+		colors = brand
 	default:
 		pal, ok := st.o.cat.Palette(o.Palette)
 		if !ok {

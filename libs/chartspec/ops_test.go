@@ -2,6 +2,7 @@ package chartspec
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -9,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"chartd.dev/libs/apierr"
 )
 
 func TestOpSchemasHaveTheContractShape(t *testing.T) {
@@ -347,7 +350,7 @@ func TestPaletteAndSeriesColors(t *testing.T) {
 	out, err := f.ops.Apply(spec, raws(
 		`{"op":"setPalette","palette":"brand"}`,
 		`{"op":"setSeriesColor","series":"Spain","color":"#abc"}`,
-	), Env{Table: tab, Brand: []string{"#123", "#a1b2c3"}})
+	), Env{Table: tab, Brand: func() ([]string, error) { return []string{"#123", "#a1b2c3"}, nil }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -504,5 +507,29 @@ func TestOpsAreSafeForConcurrentUse(t *testing.T) {
 		if err := <-done; err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+func TestBrandReadOnlyForBrandPalette(t *testing.T) {
+	f := newFixture(t)
+	tab := parseCSV(t, salesCSV)
+	spec := f.newSpec(t, "pie", tab)
+	calls := 0
+	brand := func(context.Context) ([]string, error) { calls++; return []string{"#112233"}, nil }
+	if _, err := f.ops.ApplyRequest(context.Background(), spec, raws(`{"op":"setTitle","title":{"text":"Our \"brand\" palette"}}`), tab, brand); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 0 {
+		t.Fatalf("a title mentioning \"brand\" read the brand palette %d times", calls)
+	}
+	out, err := f.ops.ApplyRequest(context.Background(), spec, raws(`{"op":"setPalette","palette":"brand"}`), tab, brand)
+	if err != nil || calls != 1 || out.Style.Palette[0] != "#112233" {
+		t.Fatalf("setPalette brand: calls %d, err %v", calls, err)
+	}
+	failing := func(context.Context) ([]string, error) { return nil, errors.New("brand service down") }
+	_, err = f.ops.ApplyRequest(context.Background(), spec, raws(`{"op":"setPalette","palette":"brand"}`), tab, failing)
+	var ae *apierr.Error
+	if err == nil || errors.As(err, &ae) {
+		t.Fatalf("a brand service failure must be an internal error, got %v", err)
 	}
 }

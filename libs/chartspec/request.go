@@ -1,7 +1,6 @@
 package chartspec
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,23 +12,14 @@ import (
 
 // ApplyRequest applies the ops of an API request to spec against t (the
 // data before steps). brand is asked for the account's brand palette only
-// when an op names it. A refused op is invalid_ops with the op's message.
+// when a decoded setPalette op names it. A refused op is invalid_ops with the op's message.
 func (o *Ops) ApplyRequest(ctx context.Context, spec *Spec, ops []json.RawMessage, t *dataset.Table, brand func(context.Context) ([]string, error)) (*Spec, error) {
 	if len(ops) == 0 {
 		return spec, nil
 	}
 	env := Env{Table: t}
 	if brand != nil {
-		for _, op := range ops {
-			if bytes.Contains(op, []byte(`"brand"`)) {
-				b, err := brand(ctx)
-				if err != nil {
-					return nil, fmt.Errorf("brand palette: %w", err)
-				}
-				env.Brand = b
-				break
-			}
-		}
+		env.Brand = func() ([]string, error) { return brand(ctx) }
 	}
 	out, err := o.Apply(spec, ops, env)
 	if err != nil {

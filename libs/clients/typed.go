@@ -5,12 +5,19 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"time"
 
+	"chartd.dev/libs/aggregate"
 	"chartd.dev/libs/auth"
+	"chartd.dev/libs/chartspec"
+	"chartd.dev/libs/store"
 )
 
-// Chart is the chart service's internal API.
+// Chart is the chart service's internal API: it owns each chart aggregate
+// (record, spec and data).
 type Chart struct{ Base }
+
+var _ aggregate.Source = Chart{}
 
 // ChartCount is the answer of the chart count call.
 type ChartCount struct {
@@ -22,6 +29,58 @@ func (c Chart) CountCharts(ctx context.Context, p auth.Principal) (int, error) {
 	var out ChartCount
 	err := c.Do(ctx, p, http.MethodGet, "/internal/v1/charts/count", nil, &out)
 	return out.Used, err
+}
+
+// Dataset is a chart's data as sent: its format and the raw `data` JSON
+// value (a JSON string of CSV/TSV/JSON, an array of objects or of arrays).
+type Dataset struct {
+	Format string          `json:"format"`
+	Raw    json.RawMessage `json:"raw"`
+}
+
+// ChartAggregate is a saved chart on the internal API: its record, its spec
+// and, unless the caller holds that version already, its data.
+type ChartAggregate struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Type      string          `json:"type"`
+	Spec      json.RawMessage `json:"spec"`
+	Data      *Dataset        `json:"data"`
+	CreatedAt time.Time       `json:"created_at"`
+	UpdatedAt time.Time       `json:"updated_at"`
+}
+
+// AggregateOf is the wire form of a stored chart.
+func AggregateOf(c store.Chart) ChartAggregate {
+	out := ChartAggregate{ID: c.ID, Name: c.Name, Type: c.Type, Spec: c.Spec, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
+	if c.Data != nil {
+		out.Data = &Dataset{Format: c.Data.Format, Raw: c.Data.Raw}
+	}
+	return out
+}
+
+// LoadChart loads one of p's charts in one call (see aggregate.Source).
+func (c Chart) LoadChart(ctx context.Context, p auth.Principal, id, have string) (store.Chart, *chartspec.Spec, error) {
+	if !aggregate.ValidID(id) {
+		return store.Chart{}, nil, aggregate.NotFound(id)
+	}
+	path := "/internal/v1/charts/" + url.PathEscape(id)
+	if have != "" {
+		path += "?have=" + url.QueryEscape(have)
+	}
+	var a ChartAggregate
+	if err := c.Do(ctx, p, http.MethodGet, path, nil, &a); err != nil {
+		return store.Chart{}, nil, err
+	}
+	sc := store.Chart{ID: a.ID, AccountID: p.AccountID, Name: a.Name, Type: a.Type, Spec: a.Spec, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
+	if a.Data != nil {
+		sc.Data = &store.Dataset{Format: a.Data.Format, Raw: a.Data.Raw}
+	}
+	spec, err := aggregate.DecodeSpec(sc)
+	if err != nil {
+		return store.Chart{}, nil, err
+	}
+	return sc, spec, nil
 }
 
 // Render is the render service's internal API.
@@ -42,41 +101,6 @@ func (c Render) Usage(ctx context.Context, p auth.Principal) (Usage, error) {
 	return out, err
 }
 
-// Data is the data service's internal API: it owns the datasets table.
-type Data struct{ Base }
-
-// Dataset is a chart's data as sent: its format and the raw `data` JSON
-// value (a JSON string of CSV/TSV/JSON, an array of objects or of arrays).
-type Dataset struct {
-	Format string          `json:"format"`
-	Raw    json.RawMessage `json:"raw"`
-}
-
-// PutDataset stores (or replaces) a chart's data.
-func (c Data) PutDataset(ctx context.Context, p auth.Principal, chartID string, d Dataset) error {
-	return c.Do(ctx, p, http.MethodPut, "/internal/v1/datasets/"+url.PathEscape(chartID), d, nil)
-}
-
-// GetDataset loads a chart's data; not_found when the chart has none.
-func (c Data) GetDataset(ctx context.Context, p auth.Principal, chartID string) (Dataset, error) {
-	var d Dataset
-	err := c.Do(ctx, p, http.MethodGet, "/internal/v1/datasets/"+url.PathEscape(chartID), nil, &d)
-	return d, err
-}
-
-// ChartSpec is a saved chart's spec as the chart service holds it.
-type ChartSpec struct {
-	Spec      json.RawMessage `json:"spec"`
-	UpdatedAt string          `json:"updated_at"`
-}
-
-// GetSpec loads a chart's spec (for the data service's summaries and queries).
-func (c Chart) GetSpec(ctx context.Context, p auth.Principal, chartID string) (ChartSpec, error) {
-	var s ChartSpec
-	err := c.Do(ctx, p, http.MethodGet, "/internal/v1/charts/"+url.PathEscape(chartID)+"/spec", nil, &s)
-	return s, err
-}
-
 // Brand is the brand service's internal API.
 type Brand struct{ Base }
 
@@ -90,4 +114,10 @@ func (c Brand) Palette(ctx context.Context, p auth.Principal) ([]string, error) 
 	var out BrandPalette
 	err := c.Do(ctx, p, http.MethodGet, "/internal/v1/brand-palette", nil, &out)
 	return out.Colors, err
+}
+
+// PaletteOf is the reader of p's brand palette that ops call only when one
+// names it (chartspec.Ops.ApplyRequest).
+func (c Brand) PaletteOf(p auth.Principal) func(context.Context) ([]string, error) {
+	return func(ctx context.Context) ([]string, error) { return c.Palette(ctx, p) }
 }

@@ -1,11 +1,11 @@
 // Package store is chartd's persistence layer: the domain records it keeps
-// (accounts, API keys, signing keys, brand palettes, charts, datasets) and the
+// (accounts, API keys, signing keys, brand palettes, charts with their data) and the
 // interfaces every backend implements. Two backends exist, chosen by the
 // deployment: store/sqlite for the one-machine setup and store/postgres for
 // the cluster; store/storetest is the one conformance suite both must pass.
 //
 // Conventions shared by every backend:
-//   - every chart, dataset and key query is scoped to an account: a record
+//   - every chart and key query is scoped to an account: a record
 //     that exists but belongs to another account is ErrNotFound;
 //   - timestamps are UTC and truncated to microseconds, so a value read back
 //     equals the value returned when it was written, on either backend;
@@ -119,14 +119,26 @@ type Accounts interface {
 	GetBrandPalette(ctx context.Context, accountID string) ([]string, error)
 }
 
-// Chart is a saved chart. Spec is opaque JSON owned by the chart service;
-// UpdatedAt doubles as the optimistic-concurrency token.
+// Dataset is a chart's data exactly as sent: the request's `data` JSON
+// value and its format. Parsing is the readers' job.
+type Dataset struct {
+	Format string
+	Raw    []byte
+}
+
+// Chart is a saved chart: one aggregate of its record, its spec and its
+// data, always written together. Spec is opaque JSON owned by the chart
+// service; UpdatedAt doubles as the optimistic-concurrency token.
 type Chart struct {
 	ID        string
 	AccountID string
 	Name      string
 	Type      string
 	Spec      []byte
+	// Data is the chart's data. On writes, nil leaves the stored data as
+	// it is; on reads only GetChartWithData sets it (nil when the chart
+	// has none).
+	Data      *Dataset
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }
@@ -139,20 +151,26 @@ const (
 	MaxPageSize = 1000
 )
 
-// Charts keeps saved charts.
+// Charts keeps saved charts. Every write of a chart and its data is one
+// transaction, so no reader ever sees the spec of one call with the data
+// of another.
 type Charts interface {
-	// CreateChart inserts c with fresh timestamps (and a fresh UUID when
-	// c.ID is empty). When limit > 0 and the account already holds limit
-	// charts it answers ErrLimit; the check and insert are atomic.
+	// CreateChart inserts c and, when c.Data is set, its data, with fresh
+	// timestamps (and a fresh UUID when c.ID is empty). When limit > 0 and
+	// the account already holds limit charts it answers ErrLimit; the
+	// check and insert are atomic.
 	CreateChart(ctx context.Context, c Chart, limit int) (Chart, error)
-	// GetChart loads one of the account's charts.
+	// GetChart loads one of the account's charts without its data.
 	GetChart(ctx context.Context, accountID, id string) (Chart, error)
-	// UpdateChart saves c's name, type and spec. updated_at always moves
-	// forward (see NextUpdatedAt). When expected is non-nil and differs from
-	// the stored updated_at, nothing is written and the answer is
+	// GetChartWithData loads the chart and its data in one consistent read.
+	GetChartWithData(ctx context.Context, accountID, id string) (Chart, error)
+	// UpdateChart saves c's name, type and spec and, when c.Data is set,
+	// replaces its data, in one transaction. updated_at always moves
+	// forward (see NextUpdatedAt). When expected is non-nil and differs
+	// from the stored updated_at, nothing is written and the answer is
 	// ErrConflict; concurrent writers holding the same token: one wins.
 	UpdateChart(ctx context.Context, c Chart, expected *time.Time) (Chart, error)
-	// DeleteChart removes one of the account's charts and its dataset.
+	// DeleteChart removes one of the account's charts and its data.
 	DeleteChart(ctx context.Context, accountID, id string) error
 	// ListCharts pages through the account's charts, most recently changed
 	// first (updated_at DESC, id DESC). cursor is "" for the first page or a
@@ -163,32 +181,10 @@ type Charts interface {
 	CountCharts(ctx context.Context, accountID string) (int, error)
 }
 
-// Dataset is a chart's data as sent; parsing is the data service's job.
-type Dataset struct {
-	ChartID   string
-	AccountID string
-	Format    string
-	Raw       []byte
-	UpdatedAt time.Time
-}
-
-// Datasets keeps one dataset per chart.
-type Datasets interface {
-	// PutDataset inserts or replaces the chart's dataset. UpdatedAt is kept
-	// when set (so it can match the chart's), else it is the current time.
-	// A chart missing from the account is ErrNotFound.
-	PutDataset(ctx context.Context, d Dataset) error
-	// GetDataset loads the chart's dataset.
-	GetDataset(ctx context.Context, accountID, chartID string) (Dataset, error)
-	// DeleteDataset removes the chart's dataset.
-	DeleteDataset(ctx context.Context, accountID, chartID string) error
-}
-
 // Store is everything a backend provides.
 type Store interface {
 	Accounts
 	Charts
-	Datasets
 	// Ping checks that the backend answers (readiness probes).
 	Ping(ctx context.Context) error
 	// Close releases the backend's connections.

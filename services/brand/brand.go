@@ -4,25 +4,31 @@
 package brand
 
 import (
+	"flag"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
 
-	"github.com/gorilla/mux"
-
-	"chartd.dev/libs/apierr"
 	"chartd.dev/libs/auth"
 	"chartd.dev/libs/clients"
 	"chartd.dev/libs/httpx"
+	"chartd.dev/libs/route"
 	"chartd.dev/libs/store"
 )
+
+// Name is the service's name: its target and its flag prefix.
+const Name = "brand"
 
 // Config is the brand service's settings.
 type Config struct {
 	PublicURL     string
 	InternalToken string
 }
+
+// RegisterFlags declares the service's own flags, prefixed "brand."; it
+// has none yet (website extraction will bring its limits).
+func (c *Config) RegisterFlags(fs *flag.FlagSet) {}
 
 // Deps are the parts the service is built from.
 type Deps struct {
@@ -40,14 +46,22 @@ type Service struct {
 
 // New builds the service.
 func New(cfg Config, deps Deps) (*Service, error) {
+	if deps.Accounts == nil || deps.Log == nil {
+		return nil, fmt.Errorf("brand service: Accounts and Log are required")
+	}
 	docs := strings.TrimRight(cfg.PublicURL, "/") + "/docs"
-	return &Service{cfg: cfg, deps: deps, docsURL: docs, errs: httpx.Errors{DocsURL: docs}}, nil
+	return &Service{cfg: cfg, deps: deps, docsURL: docs, errs: httpx.Errors{DocsURL: docs, Log: deps.Log}}, nil
 }
 
-// Routes registers the service's routes on r.
-func (s *Service) Routes(r *mux.Router) {
-	r.Methods(http.MethodGet).Path("/internal/v1/brand-palette").Handler(s.errs.Wrap(s.palette))
+// Endpoints is the service's route table.
+func Endpoints() []route.Endpoint[*Service] {
+	return []route.Endpoint[*Service]{
+		{Route: route.Route{Op: "brand_palette", Method: http.MethodGet, Path: "/internal/v1/brand-palette", Access: route.Internal}, Handle: (*Service).palette},
+	}
 }
+
+// Routes is the service's route table without handlers, for the gateway.
+func Routes() []route.Route { return route.Routes(Endpoints()) }
 
 func (s *Service) palette(w http.ResponseWriter, r *http.Request) error {
 	p, err := auth.Require(r.Context())
@@ -64,10 +78,5 @@ func (s *Service) palette(w http.ResponseWriter, r *http.Request) error {
 
 // Handler is the service behind the internal-token check.
 func (s *Service) Handler() http.Handler {
-	r := mux.NewRouter()
-	s.Routes(r)
-	r.NotFoundHandler = s.errs.Wrap(func(w http.ResponseWriter, r *http.Request) error {
-		return apierr.New(apierr.NotFound, "no endpoint %s %s in the brand service", r.Method, r.URL.Path)
-	})
-	return auth.Internal(s.cfg.InternalToken, s.docsURL, r)
+	return auth.Internal(s.cfg.InternalToken, s.docsURL, route.Mux(Name, s, Endpoints(), s.errs))
 }

@@ -1,10 +1,11 @@
-// Package chart is the chart service: it owns the charts table and answers
-// the chart endpoints and the reference lists (chart types, examples,
-// palettes) from the catalog.
+// Package chart is the chart service: it owns each chart aggregate (its
+// record, spec and data, written in one store transaction) and answers the
+// chart endpoints, the reference lists (chart types, examples, palettes)
+// and the docs search.
 package chart
 
 import (
-	"context"
+	"flag"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -13,15 +14,18 @@ import (
 	"github.com/gorilla/mux"
 
 	"chartd.dev/charts"
-	"chartd.dev/libs/apierr"
+	"chartd.dev/libs/aggregate"
 	"chartd.dev/libs/auth"
 	"chartd.dev/libs/chartspec"
 	"chartd.dev/libs/clients"
-	"chartd.dev/libs/dataset"
 	"chartd.dev/libs/docsite"
 	"chartd.dev/libs/httpx"
+	"chartd.dev/libs/route"
 	"chartd.dev/libs/store"
 )
+
+// Name is the service's name: its target and its flag prefix.
+const Name = "chart"
 
 // Config is the chart service's settings.
 type Config struct {
@@ -29,20 +33,25 @@ type Config struct {
 	PublicURL string
 	// InternalToken is the token the gateway sends (see auth.Internal).
 	InternalToken string
+	// Tables sizes the parsed-data cache.
+	Tables aggregate.CacheConfig
+}
+
+// RegisterFlags declares the service's own flags, prefixed "chart.".
+func (c *Config) RegisterFlags(fs *flag.FlagSet) {
+	c.Tables.RegisterFlags(Name+".", fs)
 }
 
 // Deps are the parts the service is built from.
 type Deps struct {
 	Charts  store.Charts
 	Catalog *charts.Catalog
-	// Data is the data service, owner of each chart's data.
-	Data clients.Data
 	// Ops validates and applies ops (built once from the catalog).
 	Ops *chartspec.Ops
 	// Docs answers lookup_docs.
 	Docs *docsite.Site
-	// Brand answers the account's brand palette (nil when none is saved).
-	Brand func(ctx context.Context, p auth.Principal) ([]string, error)
+	// Brand reads the account's brand palette when an op names it.
+	Brand clients.Brand
 	Log   *slog.Logger
 }
 
@@ -52,7 +61,7 @@ type Service struct {
 	deps    Deps
 	siteURL string
 	docsURL string
-	tables  *dataset.Cache
+	charts  *aggregate.Loader
 	errs    httpx.Errors
 }
 
@@ -63,42 +72,43 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	}
 	site := strings.TrimRight(cfg.PublicURL, "/")
 	docs := site + "/docs"
-	tables, err := dataset.NewCache(tableCacheSize, maxCachedCells)
+	loader, err := aggregate.NewLoader(aggregate.Store{Charts: deps.Charts}, cfg.Tables)
 	if err != nil {
-		return nil, fmt.Errorf("table cache: %w", err)
+		return nil, fmt.Errorf("chart service: %w", err)
 	}
-	return &Service{cfg: cfg, deps: deps, siteURL: site, docsURL: docs, errs: httpx.Errors{DocsURL: docs}, tables: tables}, nil
+	return &Service{cfg: cfg, deps: deps, siteURL: site, docsURL: docs, charts: loader,
+		errs: httpx.Errors{DocsURL: docs, Log: deps.Log}}, nil
 }
 
-// Routes registers the service's public routes (under /api/v1) and its
-// internal API (under /internal/v1) on r.
-func (s *Service) Routes(r *mux.Router) {
-	r.Methods(http.MethodGet).Path("/api/v1/chart-types").Handler(s.errs.Wrap(s.listChartTypes))
-	r.Methods(http.MethodGet).Path("/api/v1/examples").Handler(s.errs.Wrap(s.listExamples))
-	r.Methods(http.MethodGet).Path("/api/v1/palettes").Handler(s.errs.Wrap(s.listPalettes))
-	r.Methods(http.MethodPost).Path("/api/v1/charts").Handler(s.errs.Wrap(s.create))
-	r.Methods(http.MethodGet).Path("/api/v1/charts").Handler(s.errs.Wrap(s.list))
-	r.Methods(http.MethodGet).Path("/api/v1/charts/{id}").Handler(s.errs.Wrap(s.get))
-	r.Methods(http.MethodPatch).Path("/api/v1/charts/{id}").Handler(s.errs.Wrap(s.rename))
-	r.Methods(http.MethodDelete).Path("/api/v1/charts/{id}").Handler(s.errs.Wrap(s.delete))
-	r.Methods(http.MethodPost).Path("/api/v1/charts/{id}/duplicate").Handler(s.errs.Wrap(s.duplicate))
-	r.Methods(http.MethodPut).Path("/api/v1/charts/{id}/data").Handler(s.errs.Wrap(s.setData))
-	r.Methods(http.MethodPost).Path("/api/v1/charts/{id}/ops").Handler(s.errs.Wrap(s.applyOpsHandler))
-	r.Methods(http.MethodGet).Path("/api/v1/charts/{id}/lint").Handler(s.errs.Wrap(s.lintHandler))
-	r.Methods(http.MethodGet).Path("/api/v1/ops").Handler(s.errs.Wrap(s.opCatalog))
-	r.Methods(http.MethodGet).Path("/api/v1/docs/search").Handler(s.errs.Wrap(s.lookupDocs))
-	r.Methods(http.MethodGet).Path("/internal/v1/charts/count").Handler(s.errs.Wrap(s.countCharts))
-	r.Methods(http.MethodGet).Path("/internal/v1/charts/{id}/spec").Handler(s.errs.Wrap(s.getSpec))
+// Endpoints is the service's route table.
+func Endpoints() []route.Endpoint[*Service] {
+	const api = route.APIBase
+	return []route.Endpoint[*Service]{
+		{Route: route.Route{Op: "list_chart_types", Method: http.MethodGet, Path: api + "/chart-types"}, Handle: (*Service).listChartTypes},
+		{Route: route.Route{Op: "list_examples", Method: http.MethodGet, Path: api + "/examples"}, Handle: (*Service).listExamples},
+		{Route: route.Route{Op: "list_palettes", Method: http.MethodGet, Path: api + "/palettes"}, Handle: (*Service).listPalettes},
+		{Route: route.Route{Op: "list_charts", Method: http.MethodGet, Path: api + "/charts"}, Handle: (*Service).list},
+		{Route: route.Route{Op: "create_chart", Method: http.MethodPost, Path: api + "/charts"}, Handle: (*Service).create},
+		{Route: route.Route{Op: "get_chart", Method: http.MethodGet, Path: api + "/charts/{id}"}, Handle: (*Service).get},
+		{Route: route.Route{Op: "rename_chart", Method: http.MethodPatch, Path: api + "/charts/{id}"}, Handle: (*Service).rename},
+		{Route: route.Route{Op: "delete_chart", Method: http.MethodDelete, Path: api + "/charts/{id}"}, Handle: (*Service).delete},
+		{Route: route.Route{Op: "duplicate_chart", Method: http.MethodPost, Path: api + "/charts/{id}/duplicate"}, Handle: (*Service).duplicate},
+		{Route: route.Route{Op: "set_data", Method: http.MethodPut, Path: api + "/charts/{id}/data"}, Handle: (*Service).setData},
+		{Route: route.Route{Op: "apply_ops", Method: http.MethodPost, Path: api + "/charts/{id}/ops"}, Handle: (*Service).applyOps},
+		{Route: route.Route{Op: "lint_chart", Method: http.MethodGet, Path: api + "/charts/{id}/lint"}, Handle: (*Service).lintChart},
+		{Route: route.Route{Op: "lookup_docs", Method: http.MethodGet, Path: api + "/docs/search"}, Handle: (*Service).lookupDocs},
+		{Route: route.Route{Op: "get_op_catalog", Method: http.MethodGet, Path: api + "/ops"}, Handle: (*Service).opCatalog},
+		{Route: route.Route{Op: "count_charts", Method: http.MethodGet, Path: "/internal/v1/charts/count", Access: route.Internal}, Handle: (*Service).countCharts},
+		{Route: route.Route{Op: "load_chart", Method: http.MethodGet, Path: "/internal/v1/charts/{id}", Access: route.Internal}, Handle: (*Service).loadChart},
+	}
 }
+
+// Routes is the service's route table without handlers, for the gateway.
+func Routes() []route.Route { return route.Routes(Endpoints()) }
 
 // Handler is the service behind the internal-token check.
 func (s *Service) Handler() http.Handler {
-	r := mux.NewRouter()
-	s.Routes(r)
-	r.NotFoundHandler = s.errs.Wrap(func(w http.ResponseWriter, r *http.Request) error {
-		return apierr.New(apierr.NotFound, "no endpoint %s %s in the chart service", r.Method, r.URL.Path)
-	})
-	return auth.Internal(s.cfg.InternalToken, s.docsURL, r)
+	return auth.Internal(s.cfg.InternalToken, s.docsURL, route.Mux(Name, s, Endpoints(), s.errs))
 }
 
 func (s *Service) countCharts(w http.ResponseWriter, r *http.Request) error {
@@ -110,6 +120,25 @@ func (s *Service) countCharts(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return fmt.Errorf("count charts of %s: %w", p.AccountID, err)
 	}
-	httpx.WriteJSON(w, http.StatusOK, map[string]int{"used": n})
+	httpx.WriteJSON(w, http.StatusOK, clients.ChartCount{Used: n})
+	return nil
+}
+
+// loadChart is the one internal read of a chart aggregate, for the data
+// and render services: record, spec and, unless the caller's data version
+// (`have`) is current, the data as sent.
+func (s *Service) loadChart(w http.ResponseWriter, r *http.Request) error {
+	if err := httpx.CheckQuery(r, "have"); err != nil {
+		return err
+	}
+	p, err := auth.Require(r.Context())
+	if err != nil {
+		return err
+	}
+	c, _, err := aggregate.Store{Charts: s.deps.Charts}.LoadChart(r.Context(), p, mux.Vars(r)["id"], r.URL.Query().Get("have"))
+	if err != nil {
+		return err
+	}
+	httpx.WriteJSON(w, http.StatusOK, clients.AggregateOf(c))
 	return nil
 }

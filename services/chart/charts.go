@@ -5,17 +5,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/gorilla/mux"
 
 	"chartd.dev/charts"
+	"chartd.dev/libs/aggregate"
 	"chartd.dev/libs/apierr"
 	"chartd.dev/libs/auth"
 	"chartd.dev/libs/chartspec"
-	"chartd.dev/libs/clients"
 	"chartd.dev/libs/dataset"
 	"chartd.dev/libs/httpx"
 	"chartd.dev/libs/plan"
@@ -85,38 +87,32 @@ func (s *Service) create(w http.ResponseWriter, r *http.Request) error {
 		if ct, err = s.chartType(ex.Type); err != nil {
 			return err
 		}
-		raw = jsontext.Value(mustJSON(ex.Data()))
-		format = "csv"
-		if table, notices, err = dataset.ParseRequest(raw, format); err != nil {
+		if spec, table, notices, raw, format, err = s.example(ct, ex); err != nil {
 			return err
 		}
-		spec = chartspec.FromExample(s.deps.Catalog, ct, ex, table)
 	case req.Type != nil:
 		if ct, err = s.chartType(*req.Type); err != nil {
 			return err
 		}
-		if httpx.Present(req.Data) {
+		switch {
+		case httpx.Present(req.Data):
 			raw = req.Data
-		} else {
-			if req.Format != nil {
-				return apierr.New(apierr.InvalidRequest, "format is given without data; send data, or leave format out to start from the type's sample data")
+			if table, notices, err = dataset.ParseRequest(raw, format); err != nil {
+				return err
 			}
-			sample := s.deps.Catalog.Sample(ct.Type)
-			raw, format = jsontext.Value(mustJSON(sample.Data())), "csv"
-		}
-		if table, notices, err = dataset.ParseRequest(raw, format); err != nil {
-			return err
-		}
-		if !httpx.Present(req.Data) {
-			spec = chartspec.FromExample(s.deps.Catalog, ct, s.deps.Catalog.Sample(ct.Type), table)
-		} else {
 			spec = chartspec.New(ct, table, s.deps.Catalog.DefaultPalette().Colors)
+		case req.Format != nil:
+			return apierr.New(apierr.InvalidRequest, "format is given without data; send data, or leave format out to start from the type's sample data")
+		default:
+			if spec, table, notices, raw, format, err = s.example(ct, s.deps.Catalog.Sample(ct.Type)); err != nil {
+				return err
+			}
 		}
 	default:
 		return apierr.New(apierr.InvalidRequest, "give type (a chart type, with data or alone for sample data) or example (a gallery id); GET /chart-types and GET /examples list them")
 	}
 	if len(req.Ops) > 0 {
-		if spec, err = s.deps.Ops.ApplyRequest(r.Context(), spec, req.Ops, table, s.brandOf(p)); err != nil {
+		if spec, err = s.deps.Ops.ApplyRequest(r.Context(), spec, req.Ops, table, s.deps.Brand.PaletteOf(p)); err != nil {
 			return err
 		}
 	}
@@ -131,19 +127,15 @@ func (s *Service) create(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	c, err := s.deps.Charts.CreateChart(r.Context(), store.Chart{AccountID: p.AccountID, Name: name, Type: spec.Type, Spec: body}, plan.LimitsOf(p.Plan).SavedCharts)
+	c, err := s.deps.Charts.CreateChart(r.Context(), store.Chart{AccountID: p.AccountID, Name: name, Type: spec.Type, Spec: body,
+		Data: &store.Dataset{Format: format, Raw: []byte(raw)}}, plan.LimitsOf(p.Plan).SavedCharts)
 	if errors.Is(err, store.ErrLimit) {
 		return s.limitReached(p)
 	}
 	if err != nil {
 		return fmt.Errorf("create chart: %w", err)
 	}
-	if err := s.deps.Data.PutDataset(r.Context(), p, c.ID, clients.Dataset{Format: format, Raw: json.RawMessage(raw)}); err != nil {
-		if derr := s.deps.Charts.DeleteChart(context.WithoutCancel(r.Context()), p.AccountID, c.ID); derr != nil {
-			s.deps.Log.ErrorContext(r.Context(), "undo chart create", "chart", c.ID, "err", derr)
-		}
-		return fmt.Errorf("store data of chart %s: %w", c.ID, err)
-	}
+	s.charts.Remember(p.AccountID, c.ID, spec.DataVersion, format, table)
 	httpx.WriteJSON(w, http.StatusCreated, CreateAnswer{
 		Chart:    s.record(c),
 		Columns:  columnsOf(table),
@@ -161,17 +153,13 @@ func (s *Service) limitReached(p auth.Principal) error {
 	return apierr.New(apierr.ChartLimitReached, "this account holds its limit of %d saved charts; delete charts to make room", lim)
 }
 
-func mustJSON(v any) []byte {
-	b, _ := json.Marshal(v)
-	return b
-}
-
-// brandOf reads p's brand palette when an op asks for it.
-func (s *Service) brandOf(p auth.Principal) func(context.Context) ([]string, error) {
-	if s.deps.Brand == nil {
-		return nil
+// example is the chart of a gallery example: its spec, data and notices.
+func (s *Service) example(ct charts.ChartType, ex charts.Example) (*chartspec.Spec, *dataset.Table, []dataset.Notice, jsontext.Value, string, error) {
+	e, err := chartspec.Example(s.deps.Catalog, ct, ex)
+	if err != nil {
+		return nil, nil, nil, nil, "", err
 	}
-	return func(ctx context.Context) ([]string, error) { return s.deps.Brand(ctx, p) }
+	return e.Spec, e.Table, e.Notices, jsontext.Value(e.Raw), e.Format, nil
 }
 
 func columnsOf(t *dataset.Table) []dataset.Column {
@@ -181,74 +169,6 @@ func columnsOf(t *dataset.Table) []dataset.Column {
 	}
 	return out
 }
-
-// loadedChart is a saved chart with its spec and data (before steps).
-type loadedChart struct {
-	c      store.Chart
-	spec   *chartspec.Spec
-	table  *dataset.Table
-	format string
-	raw    json.RawMessage
-}
-
-// loadMode says how much of a chart to load.
-type loadMode int
-
-const (
-	// specOnly loads the chart row.
-	specOnly loadMode = iota
-	// withData adds the parsed data (from the cache when it is fresh).
-	withData
-	// withRaw adds the data as sent too (include=spec, restoring data).
-	withRaw
-)
-
-// loadChart loads a chart of p's account as far as mode says.
-func (s *Service) loadChart(ctx context.Context, p auth.Principal, id string, mode loadMode) (loadedChart, error) {
-	if !validID(id) {
-		return loadedChart{}, notFound(id)
-	}
-	c, err := s.deps.Charts.GetChart(ctx, p.AccountID, id)
-	if err != nil {
-		return loadedChart{}, storeErr(id, err, "load chart")
-	}
-	spec, err := decodeSpec(c)
-	if err != nil {
-		return loadedChart{}, err
-	}
-	l := loadedChart{c: c, spec: spec, table: &dataset.Table{}}
-	if mode == specOnly {
-		return l, nil
-	}
-	if t, ok := s.tables.Get(id, p.AccountID, spec.DataVersion); ok && mode == withData && spec.DataVersion != "" {
-		l.table = t
-		return l, nil
-	}
-	d, err := s.deps.Data.GetDataset(ctx, p, id)
-	var ae *apierr.Error
-	if errors.As(err, &ae) && ae.Code == apierr.NotFound {
-		return l, nil
-	}
-	if err != nil {
-		return loadedChart{}, fmt.Errorf("load data of chart %s: %w", id, err)
-	}
-	t, _, err := dataset.Parse(d.Raw, d.Format)
-	if err != nil {
-		return loadedChart{}, fmt.Errorf("parse stored data of chart %s: %w", id, err)
-	}
-	l.table, l.format, l.raw = t, d.Format, d.Raw
-	if spec.DataVersion != "" {
-		s.tables.Add(id, p.AccountID, spec.DataVersion, t)
-	}
-	return l, nil
-}
-
-// The parsed-data cache holds up to tableCacheSize charts of at most
-// maxCachedCells cells each: about 100 MB at worst.
-const (
-	tableCacheSize = 64
-	maxCachedCells = 100_000
-)
 
 // afterSteps is the chart's data after its steps (failing steps skipped).
 func afterSteps(spec *chartspec.Spec, t *dataset.Table) *dataset.Table {
@@ -311,15 +231,11 @@ func (s *Service) get(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	mode := withData
-	if include == "spec" {
-		mode = withRaw
-	}
-	l, err := s.loadChart(r.Context(), p, mux.Vars(r)["id"], mode)
+	l, err := s.charts.Load(r.Context(), p, mux.Vars(r)["id"], aggregate.WithTable)
 	if err != nil {
 		return err
 	}
-	out := GetAnswer{Chart: s.record(l.c), State: s.state(l)}
+	out := GetAnswer{Chart: s.record(l.Stored), State: s.state(l)}
 	if include == "spec" {
 		out.Spec = fullSpec(l)
 	}
@@ -351,14 +267,12 @@ func (s *Service) rename(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	l, err := s.loadChart(r.Context(), p, mux.Vars(r)["id"], specOnly)
+	c, err := s.edit(r.Context(), p, mux.Vars(r)["id"], nil, aggregate.SpecOnly, func(_ *aggregate.Chart, c *store.Chart) error {
+		c.Name = name
+		return nil
+	})
 	if err != nil {
 		return err
-	}
-	l.c.Name = name
-	c, err := s.deps.Charts.UpdateChart(r.Context(), l.c, nil)
-	if err != nil {
-		return storeErr(l.c.ID, err, "rename chart")
 	}
 	httpx.WriteJSON(w, http.StatusOK, map[string]Record{"chart": s.record(c)})
 	return nil
@@ -376,34 +290,25 @@ func (s *Service) duplicate(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	id := mux.Vars(r)["id"]
-	l, err := s.loadChart(r.Context(), p, id, specOnly)
+	if !aggregate.ValidID(id) {
+		return aggregate.NotFound(id)
+	}
+	// One consistent read of spec and data, one transaction to write both.
+	src, err := s.deps.Charts.GetChartWithData(r.Context(), p.AccountID, id)
 	if err != nil {
-		return err
+		return aggregate.StoreError(id, err, "load chart")
 	}
-	var data clients.Dataset
-	hasData := true
-	data, err = s.deps.Data.GetDataset(r.Context(), p, id)
-	if ae := (*apierr.Error)(nil); errors.As(err, &ae) && ae.Code == apierr.NotFound {
-		hasData = false
-	} else if err != nil {
-		return fmt.Errorf("load data of chart %s: %w", id, err)
-	}
-	name := "Copy of " + l.c.Name
+	name := "Copy of " + src.Name
 	if r := []rune(name); len(r) > 200 {
 		name = string(r[:200])
 	}
-	c, err := s.deps.Charts.CreateChart(r.Context(), store.Chart{AccountID: p.AccountID, Name: name, Type: l.c.Type, Spec: l.c.Spec}, plan.LimitsOf(p.Plan).SavedCharts)
+	c, err := s.deps.Charts.CreateChart(r.Context(), store.Chart{AccountID: p.AccountID, Name: name, Type: src.Type, Spec: src.Spec, Data: src.Data},
+		plan.LimitsOf(p.Plan).SavedCharts)
 	if errors.Is(err, store.ErrLimit) {
 		return s.limitReached(p)
 	}
 	if err != nil {
 		return fmt.Errorf("duplicate chart %s: %w", id, err)
-	}
-	if hasData {
-		if err := s.deps.Data.PutDataset(r.Context(), p, c.ID, data); err != nil {
-			s.deps.Charts.DeleteChart(context.WithoutCancel(r.Context()), p.AccountID, c.ID)
-			return fmt.Errorf("copy data of chart %s: %w", id, err)
-		}
 	}
 	httpx.WriteJSON(w, http.StatusCreated, map[string]Record{"chart": s.record(c)})
 	return nil
@@ -416,7 +321,10 @@ func noBody(r *http.Request) error {
 		return nil
 	}
 	buf := make([]byte, 64)
-	n, _ := r.Body.Read(buf)
+	n, err := io.ReadFull(r.Body, buf)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return apierr.Wrap(apierr.InvalidRequest, err, "the request body could not be read")
+	}
 	if b := strings.TrimSpace(string(buf[:n])); b != "" && b != "{}" {
 		return apierr.New(apierr.InvalidRequest, "this endpoint takes no body; send none")
 	}
@@ -432,27 +340,61 @@ func (s *Service) delete(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	id := mux.Vars(r)["id"]
-	if !validID(id) {
-		return notFound(id)
+	if !aggregate.ValidID(id) {
+		return aggregate.NotFound(id)
 	}
 	if err := s.deps.Charts.DeleteChart(r.Context(), p.AccountID, id); err != nil {
-		return storeErr(id, err, "delete chart")
+		return aggregate.StoreError(id, err, "delete chart")
 	}
 	httpx.WriteJSON(w, http.StatusOK, map[string]any{"deleted": true, "id": id})
 	return nil
 }
 
-// getSpec is the internal call the data service makes for summaries and
-// queries.
-func (s *Service) getSpec(w http.ResponseWriter, r *http.Request) error {
-	p, err := auth.Require(r.Context())
+// maxEditRetries bounds how often an edit without expected_updated_at
+// re-reads and re-applies when a concurrent edit wins the race.
+const maxEditRetries = 8
+
+// edit changes one of p's charts as one compare-and-set on its updated_at:
+// change sees the chart as loaded (as far as mode says) and sets what to
+// save on c (name, spec, type, and data when it replaces it). With
+// expected, a chart changed since then is conflict and nothing is applied;
+// without, a concurrent edit that lands first makes edit re-read and
+// re-apply, so no edit is lost and a chart's spec and data always come from
+// the same call.
+func (s *Service) edit(ctx context.Context, p auth.Principal, id string, expected *time.Time, mode aggregate.Mode, change func(l *aggregate.Chart, c *store.Chart) error) (store.Chart, error) {
+	for attempt := 0; ; attempt++ {
+		l, err := s.charts.Load(ctx, p, id, mode)
+		if err != nil {
+			return store.Chart{}, err
+		}
+		if expected != nil && !expected.Equal(l.Stored.UpdatedAt) {
+			return store.Chart{}, aggregate.StoreError(id, store.ErrConflict, "edit chart")
+		}
+		c := l.Stored
+		if err := change(l, &c); err != nil {
+			return store.Chart{}, err
+		}
+		token := l.Stored.UpdatedAt
+		saved, err := s.deps.Charts.UpdateChart(ctx, c, &token)
+		if errors.Is(err, store.ErrConflict) && expected == nil {
+			if attempt < maxEditRetries {
+				continue
+			}
+			return store.Chart{}, apierr.New(apierr.Conflict, "chart %s is being changed by other calls at the same time; nothing was changed, send this call again", id)
+		}
+		if err != nil {
+			return store.Chart{}, aggregate.StoreError(id, err, "save chart")
+		}
+		return saved, nil
+	}
+}
+
+// setSpec stores spec on c, the record to save.
+func setSpec(c *store.Chart, spec *chartspec.Spec) error {
+	body, err := encodeSpec(spec)
 	if err != nil {
 		return err
 	}
-	l, err := s.loadChart(r.Context(), p, mux.Vars(r)["id"], specOnly)
-	if err != nil {
-		return err
-	}
-	httpx.WriteJSON(w, http.StatusOK, clients.ChartSpec{Spec: l.c.Spec, UpdatedAt: s.record(l.c).UpdatedAt})
+	c.Spec, c.Type = body, spec.Type
 	return nil
 }

@@ -2,15 +2,16 @@ package chart
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 
 	"github.com/gorilla/mux"
 
+	"chartd.dev/libs/aggregate"
 	"chartd.dev/libs/apierr"
 	"chartd.dev/libs/auth"
 	"chartd.dev/libs/chartspec"
+	"chartd.dev/libs/dataset"
 	"chartd.dev/libs/httpx"
 	"chartd.dev/libs/store"
 )
@@ -28,15 +29,10 @@ type ApplyOpsAnswer struct {
 	Warnings []Problem `json:"warnings"`
 }
 
-// maxOpRetries bounds how often apply_ops without expected_updated_at
-// re-reads and re-applies when a concurrent edit wins the race.
-const maxOpRetries = 5
-
-// applyOps applies ops all-or-nothing (spec §3 rule 1). With
-// expected_updated_at the save is a compare-and-set on it; without, the ops
-// are re-applied on the newest version when another edit lands first, so no
-// edit is lost.
-func (s *Service) applyOpsHandler(w http.ResponseWriter, r *http.Request) error {
+// applyOps applies ops all-or-nothing (spec §3 rule 1) as one edit: with
+// expected_updated_at a compare-and-set on it; without, re-applied on the
+// newest version when another edit lands first, so no edit is lost.
+func (s *Service) applyOps(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.CheckQuery(r); err != nil {
 		return err
 	}
@@ -55,38 +51,26 @@ func (s *Service) applyOpsHandler(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	id := mux.Vars(r)["id"]
-	for attempt := 0; ; attempt++ {
-		l, err := s.loadChart(r.Context(), p, id, withData)
-		if err != nil {
+	var (
+		spec  *chartspec.Spec
+		after *dataset.Table
+	)
+	c, err := s.edit(r.Context(), p, mux.Vars(r)["id"], expected, aggregate.WithTable, func(l *aggregate.Chart, c *store.Chart) error {
+		var err error
+		if spec, err = s.deps.Ops.ApplyRequest(r.Context(), l.Spec, req.Ops, l.Table, s.deps.Brand.PaletteOf(p)); err != nil {
 			return err
 		}
-		if expected != nil && !expected.Equal(l.c.UpdatedAt) {
-			return storeErr(id, store.ErrConflict, "apply ops")
-		}
-		spec, err := s.deps.Ops.ApplyRequest(r.Context(), l.spec, req.Ops, l.table, s.brandOf(p))
-		if err != nil {
-			return err
-		}
-		body, err := encodeSpec(spec)
-		if err != nil {
-			return err
-		}
-		token := l.c.UpdatedAt
-		l.c.Spec, l.c.Type = body, spec.Type
-		c, err := s.deps.Charts.UpdateChart(r.Context(), l.c, &token)
-		if errors.Is(err, store.ErrConflict) && expected == nil && attempt < maxOpRetries {
-			continue
-		}
-		if err != nil {
-			return storeErr(id, err, "save chart")
-		}
-		httpx.WriteJSON(w, http.StatusOK, ApplyOpsAnswer{Chart: s.record(c), Applied: len(req.Ops), Warnings: s.lint(spec, afterSteps(spec, l.table))})
-		return nil
+		after = afterSteps(spec, l.Table)
+		return setSpec(c, spec)
+	})
+	if err != nil {
+		return err
 	}
+	httpx.WriteJSON(w, http.StatusOK, ApplyOpsAnswer{Chart: s.record(c), Applied: len(req.Ops), Warnings: s.lint(spec, after)})
+	return nil
 }
 
-func (s *Service) lintHandler(w http.ResponseWriter, r *http.Request) error {
+func (s *Service) lintChart(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.CheckQuery(r); err != nil {
 		return err
 	}
@@ -94,11 +78,11 @@ func (s *Service) lintHandler(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	l, err := s.loadChart(r.Context(), p, mux.Vars(r)["id"], withData)
+	l, err := s.charts.Load(r.Context(), p, mux.Vars(r)["id"], aggregate.WithTable)
 	if err != nil {
 		return err
 	}
-	httpx.WriteJSON(w, http.StatusOK, map[string][]Problem{"problems": s.lint(l.spec, afterSteps(l.spec, l.table))})
+	httpx.WriteJSON(w, http.StatusOK, map[string][]Problem{"problems": s.lint(l.Spec, afterSteps(l.Spec, l.Table))})
 	return nil
 }
 

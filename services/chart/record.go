@@ -2,12 +2,9 @@ package chart
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/google/uuid"
 
 	"chartd.dev/libs/apierr"
 	"chartd.dev/libs/chartspec"
@@ -51,35 +48,6 @@ func parseExpected(s *string) (*time.Time, error) {
 	}
 	t = t.UTC().Truncate(time.Microsecond)
 	return &t, nil
-}
-
-// validID tells whether id can name a chart; anything else is not_found.
-func validID(id string) bool {
-	_, err := uuid.Parse(id)
-	return err == nil && len(id) == 36
-}
-
-func notFound(id string) error {
-	return apierr.New(apierr.NotFound, "no chart %s in this account; list your charts with GET /charts", id)
-}
-
-// storeErr maps store errors on chart id to API errors.
-func storeErr(id string, err error, what string) error {
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return notFound(id)
-	case errors.Is(err, store.ErrConflict):
-		return apierr.New(apierr.Conflict, "chart %s changed since expected_updated_at; read it again (GET /charts/%s) and retry with its updated_at", id, id)
-	}
-	return fmt.Errorf("%s %s: %w", what, id, err)
-}
-
-func decodeSpec(c store.Chart) (*chartspec.Spec, error) {
-	var spec chartspec.Spec
-	if err := json.Unmarshal(c.Spec, &spec); err != nil {
-		return nil, fmt.Errorf("decode spec of chart %s: %w", c.ID, err)
-	}
-	return &spec, nil
 }
 
 func encodeSpec(spec *chartspec.Spec) ([]byte, error) {

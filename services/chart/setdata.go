@@ -1,19 +1,16 @@
 package chart
 
 import (
-	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/gorilla/mux"
 
+	"chartd.dev/libs/aggregate"
 	"chartd.dev/libs/apierr"
 	"chartd.dev/libs/auth"
 	"chartd.dev/libs/chartspec"
-	"chartd.dev/libs/clients"
 	"chartd.dev/libs/dataset"
 	"chartd.dev/libs/httpx"
 	"chartd.dev/libs/store"
@@ -36,9 +33,9 @@ type SetDataAnswer struct {
 	Warnings    []Problem        `json:"warnings"`
 }
 
-// setData replaces a chart's data (spec §3 rule 2). The conflict check comes
-// first; the data is then stored and the spec saved only if nobody changed
-// the chart meanwhile, else the old data is put back.
+// setData replaces a chart's data (spec §3 rule 2) as one edit: the spec
+// rebound to the new data and the data itself are saved in one store
+// transaction, a compare-and-set on updated_at.
 func (s *Service) setData(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.CheckQuery(r); err != nil {
 		return err
@@ -62,51 +59,37 @@ func (s *Service) setData(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	id := mux.Vars(r)["id"]
-	l, err := s.loadChart(r.Context(), p, id, withRaw)
+	table, parsed, err := dataset.ParseRequest(req.Data, format)
 	if err != nil {
 		return err
 	}
-	if expected != nil && !expected.Equal(l.c.UpdatedAt) {
-		return storeErr(id, store.ErrConflict, "set data")
-	}
-	table, notices, err := dataset.ParseRequest(req.Data, format)
-	if err != nil {
-		return err
-	}
-	ct, err := s.chartType(l.spec.Type)
-	if err != nil {
-		return err
-	}
-	rb := chartspec.Rebind(l.spec, ct, columnsOf(l.table), table)
-	for _, i := range rb.DroppedSteps {
-		notices = append(notices, dataset.Notice{Code: "step_dropped", Message: fmt.Sprintf("steps[%d] no longer applies to the new data and was removed: %s", i, l.spec.Steps[i])})
-	}
-	if !rb.Kept {
-		notices = append(notices, dataset.Notice{Code: "roles_repicked", Message: "the new data lacks some of the chart's columns by name, so its roles were picked again; check them with get_chart"})
-	}
-	rb.Spec.DataVersion = chartspec.DataVersionOf(format, req.Data)
-	body, err := encodeSpec(rb.Spec)
-	if err != nil {
-		return err
-	}
-	if err := s.deps.Data.PutDataset(r.Context(), p, id, clients.Dataset{Format: format, Raw: json.RawMessage(req.Data)}); err != nil {
-		return fmt.Errorf("store data of chart %s: %w", id, err)
-	}
-	old := l.c.UpdatedAt
-	l.c.Spec, l.c.Type = body, rb.Spec.Type
-	c, err := s.deps.Charts.UpdateChart(r.Context(), l.c, &old)
-	if err != nil {
-		if l.raw != nil {
-			if rerr := s.deps.Data.PutDataset(context.WithoutCancel(r.Context()), p, id, clients.Dataset{Format: l.format, Raw: l.raw}); rerr != nil {
-				s.deps.Log.ErrorContext(r.Context(), "restore data after a failed set_data", "chart", id, "err", rerr)
-			}
+	var (
+		notices []dataset.Notice
+		rb      chartspec.Rebinding
+	)
+	data := &store.Dataset{Format: format, Raw: []byte(req.Data)}
+	version := chartspec.DataVersionOf(format, req.Data)
+	c, err := s.edit(r.Context(), p, mux.Vars(r)["id"], expected, aggregate.WithTable, func(l *aggregate.Chart, c *store.Chart) error {
+		ct, err := s.chartType(l.Spec.Type)
+		if err != nil {
+			return err
 		}
-		if errors.Is(err, store.ErrConflict) && expected == nil {
-			return apierr.New(apierr.Conflict, "chart %s changed while its data was being replaced; nothing was changed, send the data again", id)
+		rb = chartspec.Rebind(l.Spec, ct, columnsOf(l.Table), table)
+		notices = append([]dataset.Notice{}, parsed...)
+		for _, i := range rb.DroppedSteps {
+			notices = append(notices, dataset.Notice{Code: "step_dropped", Message: fmt.Sprintf("steps[%d] no longer applies to the new data and was removed: %s", i, l.Spec.Steps[i])})
 		}
-		return storeErr(id, err, "save chart")
+		if !rb.Kept {
+			notices = append(notices, dataset.Notice{Code: "roles_repicked", Message: "the new data lacks some of the chart's columns by name, so its roles were picked again; check them with get_chart"})
+		}
+		rb.Spec.DataVersion = version
+		c.Data = data
+		return setSpec(c, rb.Spec)
+	})
+	if err != nil {
+		return err
 	}
+	s.charts.Remember(p.AccountID, c.ID, version, format, table)
 	httpx.WriteJSON(w, http.StatusOK, SetDataAnswer{
 		Chart:       s.record(c),
 		Columns:     columnsOf(table),

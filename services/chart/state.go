@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"chartd.dev/libs/aggregate"
 	"chartd.dev/libs/chartspec"
 	"chartd.dev/libs/dataset"
 )
@@ -31,38 +32,38 @@ type State struct {
 	Warnings          []Problem                 `json:"warnings"`
 }
 
-func (s *Service) state(l loadedChart) State {
-	after := afterSteps(l.spec, l.table)
-	steps := l.spec.Steps
+func (s *Service) state(l *aggregate.Chart) State {
+	after := afterSteps(l.Spec, l.Table)
+	steps := l.Spec.Steps
 	if steps == nil {
 		steps = []json.RawMessage{}
 	}
-	opts := l.spec.Options
+	opts := l.Spec.Options
 	if opts == nil {
 		opts = map[string]any{}
 	}
-	mapping := l.spec.Mapping
+	mapping := l.Spec.Mapping
 	if mapping == nil {
 		mapping = chartspec.Mapping{}
 	}
-	variants := l.spec.Variants
+	variants := l.Spec.Variants
 	if variants == nil {
 		variants = map[string]map[string]any{}
 	}
 	return State{
-		Type:              l.spec.Type,
+		Type:              l.Spec.Type,
 		Options:           opts,
 		Variants:          variants,
 		Mapping:           mapping,
-		Roles:             s.roles(l.spec, after),
-		Columns:           columnsOf(l.table),
-		ColumnCount:       len(l.table.Columns),
-		Rows:              l.table.Rows,
+		Roles:             s.roles(l.Spec, after),
+		Columns:           columnsOf(l.Table),
+		ColumnCount:       len(l.Table.Columns),
+		Rows:              l.Table.Rows,
 		Steps:             steps,
 		ColumnsAfterSteps: columnsOf(after),
 		RowsAfterSteps:    after.Rows,
-		Style:             l.spec.Style,
-		Warnings:          s.lint(l.spec, after),
+		Style:             l.Spec.Style,
+		Warnings:          s.lint(l.Spec, after),
 	}
 }
 
@@ -123,25 +124,25 @@ type SpecData struct {
 	Rows    [][]any          `json:"rows"`
 }
 
-func fullSpec(l loadedChart) *FullSpec {
-	steps := l.spec.Steps
+func fullSpec(l *aggregate.Chart) *FullSpec {
+	steps := l.Spec.Steps
 	if steps == nil {
 		steps = []json.RawMessage{}
 	}
-	rows := dataset.Rows(l.table, l.table.Rows)
+	rows := dataset.Rows(l.Table, l.Table.Rows)
 	if rows == nil {
 		rows = [][]any{}
 	}
-	format := l.format
+	format := l.Format
 	if format == "" {
 		format = "csv"
 	}
 	return &FullSpec{
-		Type:    l.spec.Type,
-		Options: l.spec.Options,
-		Mapping: l.spec.Mapping,
+		Type:    l.Spec.Type,
+		Options: l.Spec.Options,
+		Mapping: l.Spec.Mapping,
 		Steps:   steps,
-		Style:   l.spec.Style,
-		Data:    SpecData{Format: format, Columns: columnsOf(l.table), Rows: rows},
+		Style:   l.Spec.Style,
+		Data:    SpecData{Format: format, Columns: columnsOf(l.Table), Rows: rows},
 	}
 }

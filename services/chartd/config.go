@@ -9,11 +9,18 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"chartd.dev/services/brand"
+	"chartd.dev/services/chart"
+	"chartd.dev/services/data"
+	"chartd.dev/services/gateway"
+	"chartd.dev/services/render"
 )
 
 // Config is every setting of a chartd process. Each flag also reads
 // CHARTD_<FLAG> from the environment (dots and dashes become underscores),
-// and a flag given on the command line wins.
+// and a flag given on the command line wins. The process-wide settings are
+// here; each service declares its own, prefixed with its name.
 type Config struct {
 	Target          string
 	Addr            string
@@ -25,28 +32,19 @@ type Config struct {
 	LogLevel        string
 	ShutdownTimeout time.Duration
 
-	Gateway GatewayConfig
-	// URLs are where services that run apart are reached (split mode).
-	URLs ServiceURLs
+	Gateway gateway.Config
+	Chart   chart.Config
+	Data    data.Config
+	Brand   brand.Config
+	Render  render.Config
+	// URLs are where services that run apart are reached (split mode), by
+	// service name.
+	URLs map[string]string
 }
 
-// ServiceURLs are the addresses of services in other processes.
-type ServiceURLs struct {
-	Chart, Data, Brand, Render string
-}
-
-// GatewayConfig holds the gateway's flags (prefixed gateway.).
-type GatewayConfig struct {
-	MaxBodyBytes int64
-	KeyCacheTTL  time.Duration
-}
-
-// targetNames lists the targets a process can run.
-func targetNames() []string {
-	return []string{TargetAll, TargetGateway, TargetChart, TargetData, TargetBrand, TargetRender}
-}
-
-// RegisterFlags declares the flags on fs with their defaults.
+// RegisterFlags declares the flags on fs with their defaults: the
+// process's own, each service's (prefixed with its name) and one
+// -<service>-url per service the gateway routes to.
 func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Target, "target", TargetAll, "what to run: "+strings.Join(targetNames(), "|"))
 	fs.StringVar(&c.Addr, "addr", "127.0.0.1:8080", "listen address host:port")
@@ -57,12 +55,17 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.InternalToken, "internal-token", "", "shared secret between gateway and services (required unless -target=all)")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "debug|info|warn|error")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", 20*time.Second, "how long SIGTERM waits for in-flight requests")
-	fs.Int64Var(&c.Gateway.MaxBodyBytes, "gateway.max-body-bytes", 5<<20, "largest request body; larger is too_large")
-	fs.DurationVar(&c.Gateway.KeyCacheTTL, "gateway.key-cache-ttl", 2*time.Second, "how long a verified API key is cached (revocation delay)")
-	fs.StringVar(&c.URLs.Chart, "chart-url", "", "chart service URL, for processes that call it (split mode)")
-	fs.StringVar(&c.URLs.Data, "data-url", "", "data service URL, for processes that call it (split mode)")
-	fs.StringVar(&c.URLs.Brand, "brand-url", "", "brand service URL, for processes that call it (split mode)")
-	fs.StringVar(&c.URLs.Render, "render-url", "", "render service URL, for processes that call it (split mode)")
+	c.URLs = map[string]string{}
+	for _, s := range services() {
+		s.flags(c, fs)
+		if s.name == gateway.Name {
+			continue
+		}
+		fs.Func(s.name+"-url", s.name+" service URL, for processes that call it (split mode)", func(v string) error {
+			c.URLs[s.name] = v
+			return nil
+		})
+	}
 }
 
 // EnvName is the environment variable of a flag.
@@ -143,7 +146,7 @@ func (c Config) Validate() error {
 		bad("-gateway.max-body-bytes %d: want at least 1024", c.Gateway.MaxBodyBytes)
 	}
 	for _, name := range calls(c.Target) {
-		v := c.URLs.get(name)
+		v := c.URLs[name]
 		if u, err := url.Parse(v); v == "" || err != nil || u.Host == "" {
 			bad("-%s-url %q: -target=%s calls the %s service and needs its URL", name, v, c.Target, name)
 		}
@@ -158,35 +161,4 @@ func (c Config) logLevel() slog.Level {
 	var l slog.Level
 	l.UnmarshalText([]byte(c.LogLevel))
 	return l
-}
-
-// get answers the URL of a service by target name.
-func (u ServiceURLs) get(name string) string {
-	switch name {
-	case TargetChart:
-		return u.Chart
-	case TargetData:
-		return u.Data
-	case TargetBrand:
-		return u.Brand
-	case TargetRender:
-		return u.Render
-	}
-	return ""
-}
-
-// calls lists the services a target calls over the network when it runs
-// alone (in -target=all every call stays in the process).
-func calls(target string) []string {
-	switch target {
-	case TargetGateway:
-		return []string{TargetChart, TargetData, TargetBrand, TargetRender}
-	case TargetChart:
-		return []string{TargetData, TargetBrand}
-	case TargetData:
-		return []string{TargetChart}
-	case TargetRender:
-		return []string{TargetChart, TargetData, TargetBrand}
-	}
-	return nil
 }

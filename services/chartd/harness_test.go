@@ -363,11 +363,17 @@ func startSplit(t *testing.T, extra ...string) instance {
 	pub := "http://" + gw
 	common := append([]string{"-data-dir", dir, "-internal-token", token, "-public-url", pub, "-log-level", "warn"}, extra...)
 	addrs := map[string]string{}
-	for _, target := range []string{TargetChart, TargetData, TargetBrand, TargetRender} {
+	var targets []string
+	for _, s := range services() {
+		if s.name != "gateway" {
+			targets = append(targets, s.name)
+		}
+	}
+	for _, target := range targets {
 		addrs[target] = freeAddr(t)
 		common = append(common, "-"+target+"-url", "http://"+addrs[target])
 	}
-	for _, target := range []string{TargetChart, TargetData, TargetBrand, TargetRender} {
+	for _, target := range targets {
 		startProcess(t, bin, addrs[target], append([]string{"-target=" + target}, common...)...)
 	}
 	startProcess(t, bin, gw, append([]string{"-target=gateway"}, common...)...)

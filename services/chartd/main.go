@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"chartd.dev/libs/lifecycle"
 	"chartd.dev/libs/telemetry"
 )
 
@@ -27,8 +28,10 @@ func main() {
 	}
 }
 
-// run parses the settings, builds the target's modules and serves until
-// ctx ends, then drains in-flight requests.
+// run parses the settings, builds the target's modules on one set of
+// telemetry providers and serves until ctx ends; then the modules stop in
+// reverse dependency order, the server first (draining in-flight
+// requests).
 func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
 	cfg, err := ParseConfig(args, getenv)
 	if err != nil {
@@ -51,9 +54,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	return serve(ctx, app, ln, cfg.ShutdownTimeout)
 }
 
-// serve answers on ln until ctx ends, then stops taking connections and
-// waits up to drain for in-flight requests.
+// serve adds the HTTP server on ln as the app's last module and runs the
+// app until ctx ends.
 func serve(ctx context.Context, app *App, ln net.Listener, drain time.Duration) error {
+	app.modules.Add(serverModule(app, ln, drain))
+	return app.Run(ctx)
+}
+
+// serverModule answers on ln until its context ends, then stops taking
+// connections and waits up to drain for in-flight requests.
+func serverModule(app *App, ln net.Listener, drain time.Duration) lifecycle.Module {
 	srv := &http.Server{
 		Handler:           app.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -62,22 +72,24 @@ func serve(ctx context.Context, app *App, ln net.Listener, drain time.Duration) 
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 	}
-	app.tel.Log.Info("chartd listening", "target", app.cfg.Target, "addr", ln.Addr().String(), "public_url", app.cfg.PublicURL)
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return fmt.Errorf("serve: %w", err)
-	case <-ctx.Done():
-	}
-	app.tel.Log.Info("draining", "timeout", drain.String())
-	sctx, cancel := context.WithTimeout(context.Background(), drain)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		return fmt.Errorf("drain: %w", err)
-	}
-	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	return lifecycle.Module{Name: "server", Run: func(ctx context.Context) error {
+		app.tel.Log.Info("chartd listening", "target", app.cfg.Target, "addr", ln.Addr().String(), "public_url", app.cfg.PublicURL)
+		errc := make(chan error, 1)
+		go func() { errc <- srv.Serve(ln) }()
+		select {
+		case err := <-errc:
+			return fmt.Errorf("serve: %w", err)
+		case <-ctx.Done():
+		}
+		app.tel.Log.Info("draining", "timeout", drain.String())
+		sctx, cancel := context.WithTimeout(context.Background(), drain)
+		defer cancel()
+		if err := srv.Shutdown(sctx); err != nil {
+			return fmt.Errorf("drain: %w", err)
+		}
+		if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		return nil
+	}}
 }

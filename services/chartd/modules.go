@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httputil"
@@ -18,13 +19,14 @@ import (
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 
 	"chartd.dev/charts"
-	"chartd.dev/libs/auth"
 	"chartd.dev/libs/chartspec"
 	"chartd.dev/libs/clients"
 	"chartd.dev/libs/docsite"
 	"chartd.dev/libs/draw"
 	"chartd.dev/libs/httpx"
+	"chartd.dev/libs/lifecycle"
 	"chartd.dev/libs/quota"
+	"chartd.dev/libs/route"
 	"chartd.dev/libs/store"
 	"chartd.dev/libs/store/postgres"
 	"chartd.dev/libs/store/sqlite"
@@ -36,70 +38,128 @@ import (
 	"chartd.dev/services/render"
 )
 
-// Targets: what one process runs.
+// TargetAll runs every service in one process.
+const TargetAll = "all"
+
+// Modules: the backends and shared parts services are built on.
 const (
-	TargetAll     = "all"
-	TargetGateway = "gateway"
-	TargetChart   = "chart"
-	TargetData    = "data"
-	TargetBrand   = "brand"
-	TargetRender  = "render"
+	modStore   = "store"
+	modRedis   = "redis"
+	modLimiter = "limiter"
+	modCounter = "counter"
+	modCatalog = "catalog"
+	modOps     = "ops"
+	modFonts   = "fonts"
+	modDocs    = "docs"
 )
 
-// Modules: the parts a target is made of.
-const (
-	modTelemetry = "telemetry"
-	modStore     = "store"
-	modRedis     = "redis"
-	modLimiter   = "limiter"
-	modCounter   = "counter"
-	modCatalog   = "catalog"
-	modOps       = "ops"
-	modFonts     = "fonts"
-	modDocs      = "docs"
-)
+// service is one of chartd's services. This list is the one place the
+// services are written down: the targets, each service's flags and its
+// -<name>-url, the clients, the gateway's routing and the dependency map
+// are all derived from it.
+type service struct {
+	name string
+	// routes is the service's route table (its package's Routes()).
+	routes []route.Route
+	// needs are the modules the service is built on.
+	needs []string
+	// calls are the services it calls; in split mode each needs a URL.
+	calls []string
+	// flags registers the service's own prefixed flags on the config.
+	flags func(c *Config, fs *flag.FlagSet)
+	// init builds the service's handler.
+	init func(a *App, ctx context.Context) (http.Handler, error)
+}
 
-// moduleDeps declares, for every module and target, what must be built
-// before it. This one table is the whole wiring of chartd.
-func moduleDeps() map[string][]string {
-	return map[string][]string{
-		modTelemetry:  nil,
-		modStore:      {modTelemetry},
-		modRedis:      {modTelemetry},
-		modLimiter:    {modRedis},
-		modCounter:    {modRedis},
-		modCatalog:    nil,
-		modOps:        {modCatalog},
-		TargetChart:   {modStore, modCatalog, modOps, modDocs},
-		TargetData:    {modStore},
-		TargetBrand:   {modStore},
-		modFonts:      nil,
-		modDocs:       {modCatalog},
-		TargetRender:  {modCounter, modCatalog, modOps, modFonts},
-		TargetGateway: {modStore, modLimiter, modDocs},
-		TargetAll:     {TargetChart, TargetData, TargetBrand, TargetRender, TargetGateway},
+// services lists chartd's services; the gateway comes last, as it routes
+// to all the others.
+func services() []service {
+	return []service{
+		{name: chart.Name, routes: chart.Routes(), needs: []string{modStore, modCatalog, modOps, modDocs}, calls: []string{brand.Name},
+			flags: func(c *Config, fs *flag.FlagSet) { c.Chart.RegisterFlags(fs) }, init: (*App).initChart},
+		{name: data.Name, routes: data.Routes(), calls: []string{chart.Name},
+			flags: func(c *Config, fs *flag.FlagSet) { c.Data.RegisterFlags(fs) }, init: (*App).initData},
+		{name: brand.Name, routes: brand.Routes(), needs: []string{modStore},
+			flags: func(c *Config, fs *flag.FlagSet) { c.Brand.RegisterFlags(fs) }, init: (*App).initBrand},
+		{name: render.Name, routes: render.Routes(), needs: []string{modCounter, modCatalog, modOps, modFonts}, calls: []string{chart.Name, brand.Name},
+			flags: func(c *Config, fs *flag.FlagSet) { c.Render.RegisterFlags(fs) }, init: (*App).initRender},
+		{name: gateway.Name, routes: gateway.Routes(), needs: []string{modStore, modLimiter, modDocs}, calls: []string{chart.Name, data.Name, brand.Name, render.Name},
+			flags: func(c *Config, fs *flag.FlagSet) { c.Gateway.RegisterFlags(fs) }, init: (*App).initGateway},
 	}
 }
 
-// initFuncs maps each module to the function that builds it.
-func (a *App) initFuncs() map[string]func(context.Context) error {
-	return map[string]func(context.Context) error{
-		modTelemetry:  a.initTelemetry,
-		modStore:      a.initStore,
-		modRedis:      a.initRedis,
-		modLimiter:    a.initLimiter,
-		modCounter:    a.initCounter,
-		modCatalog:    a.initCatalog,
-		modOps:        a.initOps,
-		modFonts:      a.initFonts,
-		modDocs:       a.initDocs,
-		TargetChart:   a.initChart,
-		TargetData:    a.initData,
-		TargetBrand:   a.initBrand,
-		TargetRender:  a.initRender,
-		TargetGateway: a.initGateway,
-		TargetAll:     func(context.Context) error { return nil },
+// serviceNamed answers the service called name.
+func serviceNamed(name string) (service, bool) {
+	i := slices.IndexFunc(services(), func(s service) bool { return s.name == name })
+	if i < 0 {
+		return service{}, false
 	}
+	return services()[i], true
+}
+
+// targetNames lists the targets a process can run: all, or one service.
+func targetNames() []string {
+	out := []string{TargetAll}
+	for _, s := range services() {
+		out = append(out, s.name)
+	}
+	return out
+}
+
+// calls lists the services a target calls over the network when it runs
+// alone (in -target=all every call stays in the process).
+func calls(target string) []string {
+	s, _ := serviceNamed(target)
+	return s.calls
+}
+
+// moduleDeps declares, for every module and target, what must be built
+// before it: the backends' own table, then each service's needs.
+func moduleDeps() map[string][]string {
+	deps := map[string][]string{
+		modStore:   nil,
+		modRedis:   nil,
+		modLimiter: {modRedis},
+		modCounter: {modRedis},
+		modCatalog: nil,
+		modOps:     {modCatalog},
+		modFonts:   nil,
+		modDocs:    {modCatalog},
+	}
+	var all []string
+	for _, s := range services() {
+		deps[s.name] = s.needs
+		all = append(all, s.name)
+	}
+	deps[TargetAll] = all
+	return deps
+}
+
+// initFuncs maps each module to the function that builds it: a backend
+// answers its lifecycle (readiness, stop), a service its handler.
+func (a *App) initFuncs() map[string]func(context.Context) (lifecycle.Module, error) {
+	fns := map[string]func(context.Context) (lifecycle.Module, error){
+		modStore:   a.initStore,
+		modRedis:   a.initRedis,
+		modLimiter: a.initLimiter,
+		modCounter: a.initCounter,
+		modCatalog: a.initCatalog,
+		modOps:     a.initOps,
+		modFonts:   a.initFonts,
+		modDocs:    a.initDocs,
+		TargetAll:  func(context.Context) (lifecycle.Module, error) { return lifecycle.Module{}, nil },
+	}
+	for _, s := range services() {
+		fns[s.name] = func(ctx context.Context) (lifecycle.Module, error) {
+			h, err := s.init(a, ctx)
+			if err != nil {
+				return lifecycle.Module{}, err
+			}
+			a.handlers[s.name] = h
+			return lifecycle.Module{}, nil
+		}
+	}
+	return fns
 }
 
 // initOrder answers the modules target needs, dependencies first.
@@ -132,7 +192,8 @@ func initOrder(target string) ([]string, error) {
 	return order, visit(target)
 }
 
-// App is one chartd process: the modules its target needs, built in order.
+// App is one chartd process: the modules its target needs, built in order
+// and run under one lifecycle group.
 type App struct {
 	cfg     Config
 	tel     *telemetry.Providers
@@ -145,15 +206,20 @@ type App struct {
 	fonts   *draw.Fonts
 	docs    *docsite.Site
 
-	// services are the service handlers built in this process, by target.
-	services map[string]http.Handler
+	// handlers are the service handlers built in this process, by name.
+	handlers map[string]http.Handler
 	handler  http.Handler
-	closers  []func() error
+	modules  lifecycle.Group
+	stopped  bool
 }
 
-// NewApp builds every module of cfg.Target.
+// NewApp builds every module of cfg.Target on tel, the process's one set
+// of telemetry providers.
 func NewApp(ctx context.Context, cfg Config, tel *telemetry.Providers) (*App, error) {
-	a := &App{cfg: cfg, tel: tel, services: map[string]http.Handler{}}
+	if tel == nil {
+		return nil, errors.New("new app: telemetry is required")
+	}
+	a := &App{cfg: cfg, tel: tel, handlers: map[string]http.Handler{}}
 	if cfg.Target == TargetAll && cfg.InternalToken == "" {
 		var b [24]byte
 		rand.Read(b[:])
@@ -165,11 +231,15 @@ func NewApp(ctx context.Context, cfg Config, tel *telemetry.Providers) (*App, er
 	}
 	fns := a.initFuncs()
 	for _, m := range order {
-		if err := fns[m](ctx); err != nil {
+		mod, err := fns[m](ctx)
+		if err != nil {
 			a.Close()
 			return nil, fmt.Errorf("init %s: %w", m, err)
 		}
+		mod.Name = m
+		a.modules.Add(mod)
 	}
+	a.addUpstreamChecks()
 	a.handler = a.buildHandler()
 	return a, nil
 }
@@ -177,164 +247,213 @@ func NewApp(ctx context.Context, cfg Config, tel *telemetry.Providers) (*App, er
 // Handler is the process's HTTP surface.
 func (a *App) Handler() http.Handler { return a.handler }
 
-// Close releases the backends.
+// Ready asks every module of the process whether it can serve.
+func (a *App) Ready(ctx context.Context) error { return a.modules.Ready(ctx) }
+
+// Run runs the modules until ctx ends, then stops them in reverse order.
+func (a *App) Run(ctx context.Context) error {
+	if a.stopped {
+		return errors.New("app already stopped")
+	}
+	a.stopped = true
+	return a.modules.Run(ctx)
+}
+
+// Close stops the modules of an app that never ran (or releases nothing
+// when Run has stopped them already).
 func (a *App) Close() error {
-	var errs []error
-	for _, c := range slices.Backward(a.closers) {
-		errs = append(errs, c())
+	if a.stopped {
+		return nil
 	}
-	a.closers = nil
-	return errors.Join(errs...)
+	a.stopped = true
+	return a.modules.Stop(context.Background())
 }
 
-func (a *App) initTelemetry(ctx context.Context) error {
-	if a.tel == nil {
-		t, err := telemetry.New(ctx, telemetry.Config{Service: "chartd-" + a.cfg.Target, LogLevel: a.cfg.logLevel()})
-		if err != nil {
-			return err
-		}
-		a.tel = t
-		a.closers = append(a.closers, func() error { return t.Shutdown(context.Background()) })
-	}
-	return nil
-}
-
-func (a *App) initStore(ctx context.Context) error {
+func (a *App) initStore(ctx context.Context) (lifecycle.Module, error) {
 	var s store.Store
 	var err error
 	if a.cfg.PostgresURL != "" {
 		s, err = postgres.Open(ctx, a.cfg.PostgresURL)
 	} else {
 		if err := os.MkdirAll(a.cfg.DataDir, 0o700); err != nil {
-			return fmt.Errorf("data dir: %w", err)
+			return lifecycle.Module{}, fmt.Errorf("data dir: %w", err)
 		}
 		s, err = sqlite.Open(ctx, filepath.Join(a.cfg.DataDir, "chartd.db"))
 	}
 	if err != nil {
-		return err
+		return lifecycle.Module{}, err
 	}
 	a.store = s
-	a.closers = append(a.closers, s.Close)
-	return nil
+	return lifecycle.Module{Ready: s.Ping, Stop: func(context.Context) error { return s.Close() }}, nil
 }
 
-func (a *App) initRedis(ctx context.Context) error {
+func (a *App) initRedis(ctx context.Context) (lifecycle.Module, error) {
 	if a.cfg.RedisURL == "" {
-		return nil
+		return lifecycle.Module{}, nil
 	}
 	opts, err := redis.ParseURL(a.cfg.RedisURL)
 	if err != nil {
-		return fmt.Errorf("redis url: %w", err)
+		return lifecycle.Module{}, fmt.Errorf("redis url: %w", err)
 	}
 	// Let a request's deadline bound each Redis call, so an outage costs the
 	// limiter's short timeout and not go-redis' retries.
 	opts.ContextTimeoutEnabled = true
-	a.redis = redis.NewClient(opts)
-	a.closers = append(a.closers, a.redis.Close)
-	return nil
+	rc := redis.NewClient(opts)
+	a.redis = rc
+	return lifecycle.Module{
+		Ready: func(ctx context.Context) error { return rc.Ping(ctx).Err() },
+		Stop:  func(context.Context) error { return rc.Close() },
+	}, nil
 }
 
 func (a *App) redisOptions() quota.RedisOptions {
 	return quota.RedisOptions{Logger: a.tel.Log, Meter: a.tel.Meter.Meter("chartd/quota")}
 }
 
-func (a *App) initLimiter(ctx context.Context) error {
+func (a *App) initLimiter(ctx context.Context) (lifecycle.Module, error) {
 	if a.redis == nil {
 		a.limiter = quota.NewMemory(nil)
-		return nil
+		return lifecycle.Module{}, nil
 	}
 	l, err := quota.NewRedis(a.redis, a.redisOptions())
 	if err != nil {
-		return err
+		return lifecycle.Module{}, err
 	}
 	a.limiter = l
-	return nil
+	return lifecycle.Module{}, nil
 }
 
-func (a *App) initCounter(ctx context.Context) error {
+func (a *App) initCounter(ctx context.Context) (lifecycle.Module, error) {
 	if a.redis == nil {
 		a.counter = quota.NewMemoryCounter(nil)
-		return nil
+		return lifecycle.Module{}, nil
 	}
 	a.counter = quota.NewRedisCounter(a.redis, a.redisOptions())
-	return nil
+	return lifecycle.Module{}, nil
 }
 
-func (a *App) initCatalog(ctx context.Context) error {
+func (a *App) initCatalog(ctx context.Context) (lifecycle.Module, error) {
 	c, err := charts.Load()
 	if err != nil {
-		return err
+		return lifecycle.Module{}, err
 	}
 	a.catalog = c
-	return nil
+	return lifecycle.Module{}, nil
 }
 
-func (a *App) initOps(ctx context.Context) error {
+func (a *App) initOps(ctx context.Context) (lifecycle.Module, error) {
 	ops, err := chartspec.NewOps(a.catalog)
 	if err != nil {
-		return err
+		return lifecycle.Module{}, err
 	}
 	a.ops = ops
-	return nil
+	return lifecycle.Module{}, nil
 }
 
-func (a *App) initDocs(ctx context.Context) error {
-	d, err := docsite.New(a.catalog, a.cfg.PublicURL+"/docs", a.cfg.PublicURL+gateway.BasePath, a.cfg.PublicURL)
+func (a *App) initDocs(ctx context.Context) (lifecycle.Module, error) {
+	d, err := docsite.New(a.catalog, a.cfg.PublicURL+"/docs", a.cfg.PublicURL+route.APIBase, a.cfg.PublicURL)
 	if err != nil {
-		return err
+		return lifecycle.Module{}, err
 	}
 	a.docs = d
-	return nil
+	return lifecycle.Module{}, nil
 }
 
-func (a *App) initFonts(ctx context.Context) error {
+func (a *App) initFonts(ctx context.Context) (lifecycle.Module, error) {
 	f, err := draw.LoadFonts()
 	if err != nil {
-		return err
+		return lifecycle.Module{}, err
 	}
 	a.fonts = f
-	return nil
+	return lifecycle.Module{}, nil
 }
 
-func (a *App) initChart(ctx context.Context) error {
-	s, err := chart.New(chart.Config{PublicURL: a.cfg.PublicURL, InternalToken: a.cfg.InternalToken},
-		chart.Deps{Charts: a.store, Catalog: a.catalog, Log: a.tel.Log, Data: clients.Data{Base: a.client(TargetData)},
-			Ops: a.ops, Docs: a.docs, Brand: a.brandPalette})
+func (a *App) initChart(ctx context.Context) (http.Handler, error) {
+	cfg := a.cfg.Chart
+	cfg.PublicURL, cfg.InternalToken = a.cfg.PublicURL, a.cfg.InternalToken
+	s, err := chart.New(cfg, chart.Deps{Charts: a.store, Catalog: a.catalog, Log: a.tel.Log, Ops: a.ops, Docs: a.docs,
+		Brand: clients.Brand{Base: a.client(brand.Name)}})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	a.services[TargetChart] = a.instrument("chart", s.Handler())
-	return nil
+	return a.instrument(chart.Name, s.Handler()), nil
 }
 
-func (a *App) initData(ctx context.Context) error {
-	s, err := data.New(data.Config{PublicURL: a.cfg.PublicURL, InternalToken: a.cfg.InternalToken},
-		data.Deps{Datasets: a.store, Charts: clients.Chart{Base: a.client(TargetChart)}, Log: a.tel.Log})
+func (a *App) initData(ctx context.Context) (http.Handler, error) {
+	cfg := a.cfg.Data
+	cfg.PublicURL, cfg.InternalToken = a.cfg.PublicURL, a.cfg.InternalToken
+	s, err := data.New(cfg, data.Deps{Charts: clients.Chart{Base: a.client(chart.Name)}, Log: a.tel.Log})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	a.services[TargetData] = a.instrument("data", s.Handler())
-	return nil
+	return a.instrument(data.Name, s.Handler()), nil
 }
 
-func (a *App) initBrand(ctx context.Context) error {
-	s, err := brand.New(brand.Config{PublicURL: a.cfg.PublicURL, InternalToken: a.cfg.InternalToken}, brand.Deps{Accounts: a.store, Log: a.tel.Log})
+func (a *App) initBrand(ctx context.Context) (http.Handler, error) {
+	cfg := a.cfg.Brand
+	cfg.PublicURL, cfg.InternalToken = a.cfg.PublicURL, a.cfg.InternalToken
+	s, err := brand.New(cfg, brand.Deps{Accounts: a.store, Log: a.tel.Log})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	a.services[TargetBrand] = a.instrument("brand", s.Handler())
-	return nil
+	return a.instrument(brand.Name, s.Handler()), nil
 }
 
-func (a *App) initRender(ctx context.Context) error {
-	s, err := render.New(render.Config{PublicURL: a.cfg.PublicURL, InternalToken: a.cfg.InternalToken},
-		render.Deps{Counter: a.counter, Catalog: a.catalog, Ops: a.ops, Fonts: a.fonts, Log: a.tel.Log, Brand: a.brandPalette,
-			Charts: clients.Chart{Base: a.client(TargetChart)}, Data: clients.Data{Base: a.client(TargetData)}})
+func (a *App) initRender(ctx context.Context) (http.Handler, error) {
+	cfg := a.cfg.Render
+	cfg.PublicURL, cfg.InternalToken = a.cfg.PublicURL, a.cfg.InternalToken
+	s, err := render.New(cfg, render.Deps{Counter: a.counter, Catalog: a.catalog, Ops: a.ops, Fonts: a.fonts, Log: a.tel.Log,
+		Charts: clients.Chart{Base: a.client(chart.Name)}, Brand: clients.Brand{Base: a.client(brand.Name)}})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	a.services[TargetRender] = a.instrument("render", s.Handler())
-	return nil
+	return a.instrument(render.Name, s.Handler()), nil
+}
+
+func (a *App) initGateway(ctx context.Context) (http.Handler, error) {
+	upstreams := map[string]gateway.Upstream{}
+	for _, s := range services() {
+		if s.name == gateway.Name {
+			continue
+		}
+		h, err := a.upstream(s.name)
+		if err != nil {
+			return nil, err
+		}
+		upstreams[s.name] = gateway.Upstream{Routes: s.routes, Handler: h}
+	}
+	cfg := a.cfg.Gateway
+	cfg.PublicURL, cfg.InternalToken = a.cfg.PublicURL, a.cfg.InternalToken
+	g, err := gateway.New(cfg, gateway.Deps{
+		Accounts: a.store,
+		Limiter:  a.limiter,
+		Services: upstreams,
+		Charts:   clients.Chart{Base: a.client(chart.Name)},
+		Renders:  clients.Render{Base: a.client(render.Name)},
+		Tel:      a.tel,
+		Ready:    a.Ready,
+		Docs:     a.docs,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return g.Handler(), nil
+}
+
+// upstream answers what serves service name for the gateway: its handler
+// when it runs in this process, else a reverse proxy to its URL.
+func (a *App) upstream(name string) (http.Handler, error) {
+	if h, ok := a.handlers[name]; ok {
+		return h, nil
+	}
+	u, err := url.Parse(a.cfg.URLs[name])
+	if err != nil {
+		return nil, fmt.Errorf("%s service url: %w", name, err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(u)
+	proxy.Transport = otelhttp.NewTransport(http.DefaultTransport,
+		otelhttp.WithTracerProvider(a.tel.Tracer), otelhttp.WithMeterProvider(a.tel.Meter), otelhttp.WithPropagators(a.tel.Propagator))
+	return proxy, nil
 }
 
 // instrument wraps a service's handler in otelhttp, so each service has its
@@ -346,23 +465,8 @@ func (a *App) instrument(name string, h http.Handler) http.Handler {
 		otelhttp.WithSpanNameFormatter(gateway.SpanNames(name)))
 }
 
-// brandPalette reads the account's brand palette from the brand service.
-func (a *App) brandPalette(ctx context.Context, p auth.Principal) ([]string, error) {
-	return clients.Brand{Base: a.client(TargetBrand)}.Palette(ctx, p)
-}
-
 func (a *App) clientTelemetry() clients.Telemetry {
 	return clients.Telemetry{Tracer: a.tel.Tracer, Meter: a.tel.Meter, Propagator: a.tel.Propagator}
-}
-
-// serviceURLs are where the gateway finds services that run apart.
-func (a *App) serviceURLs() map[string]string {
-	return map[string]string{
-		TargetChart:  a.cfg.URLs.Chart,
-		TargetData:   a.cfg.URLs.Data,
-		TargetBrand:  a.cfg.URLs.Brand,
-		TargetRender: a.cfg.URLs.Render,
-	}
 }
 
 // client answers the typed-client base for a service: in-process when the
@@ -370,98 +474,56 @@ func (a *App) serviceURLs() map[string]string {
 // other whatever their build order), else over HTTP at its URL.
 func (a *App) client(name string) clients.Base {
 	if a.cfg.Target == TargetAll {
-		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { a.services[name].ServeHTTP(w, r) })
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { a.handlers[name].ServeHTTP(w, r) })
 		return clients.NewBase("", h, a.cfg.InternalToken, a.clientTelemetry())
 	}
-	return clients.NewBase(a.cfg.URLs.get(name), nil, a.cfg.InternalToken, a.clientTelemetry())
+	return clients.NewBase(a.cfg.URLs[name], nil, a.cfg.InternalToken, a.clientTelemetry())
 }
 
-func (a *App) initGateway(ctx context.Context) error {
-	upstreams := map[string]http.Handler{}
-	for name, raw := range a.serviceURLs() {
-		if h, ok := a.services[name]; ok {
-			upstreams[name] = h
-			continue
-		}
-		u, err := url.Parse(raw)
-		if err != nil {
-			return fmt.Errorf("%s service url: %w", name, err)
-		}
-		proxy := httputil.NewSingleHostReverseProxy(u)
-		proxy.Transport = otelhttp.NewTransport(http.DefaultTransport,
-			otelhttp.WithTracerProvider(a.tel.Tracer), otelhttp.WithMeterProvider(a.tel.Meter), otelhttp.WithPropagators(a.tel.Propagator))
-		upstreams[name] = proxy
+// addUpstreamChecks makes every service this process calls over the
+// network part of its readiness: a service that runs apart is asked for
+// its /readyz.
+func (a *App) addUpstreamChecks() {
+	if a.cfg.Target == TargetAll {
+		return
 	}
-	g, err := gateway.New(gateway.Config{
-		PublicURL:     a.cfg.PublicURL,
-		MaxBodyBytes:  a.cfg.Gateway.MaxBodyBytes,
-		InternalToken: a.cfg.InternalToken,
-		KeyCacheTTL:   a.cfg.Gateway.KeyCacheTTL,
-	}, gateway.Deps{
-		Accounts: a.store,
-		Limiter:  a.limiter,
-		Services: upstreams,
-		Charts:   clients.Chart{Base: a.client(TargetChart)},
-		Renders:  clients.Render{Base: a.client(TargetRender)},
-		Tel:      a.tel,
-		Ready:    a.ready,
-		Docs:     a.docs,
-	})
-	if err != nil {
-		return err
-	}
-	a.services[TargetGateway] = g.Handler()
-	return nil
-}
-
-// ready checks every backend this process uses and, for a gateway whose
-// services run apart, their /readyz.
-func (a *App) ready(ctx context.Context) error {
-	var errs []error
-	if a.store != nil {
-		if err := a.store.Ping(ctx); err != nil {
-			errs = append(errs, fmt.Errorf("store: %w", err))
-		}
-	}
-	if a.redis != nil {
-		if err := a.redis.Ping(ctx).Err(); err != nil {
-			errs = append(errs, fmt.Errorf("redis: %w", err))
-		}
-	}
-	if a.cfg.Target == TargetGateway {
-		for name, u := range a.serviceURLs() {
-			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, u+"/readyz", nil)
+	for _, name := range calls(a.cfg.Target) {
+		u := a.cfg.URLs[name] + "/readyz"
+		a.modules.Add(lifecycle.Module{Name: name + " service", Ready: func(ctx context.Context) error {
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+			if err != nil {
+				return err
+			}
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
-				errs = append(errs, fmt.Errorf("%s service: %w", name, err))
-				continue
+				return err
 			}
 			resp.Body.Close()
 			if resp.StatusCode != http.StatusOK {
-				errs = append(errs, fmt.Errorf("%s service: status %d", name, resp.StatusCode))
+				return fmt.Errorf("status %d", resp.StatusCode)
 			}
-		}
+			return nil
+		}})
 	}
-	return errors.Join(errs...)
 }
 
 // buildHandler answers the process's HTTP surface: the gateway when it runs
 // here (it routes to in-process services), otherwise the one service with
 // its own health endpoints.
 func (a *App) buildHandler() http.Handler {
-	if h, ok := a.services[TargetGateway]; ok {
+	if h, ok := a.handlers[gateway.Name]; ok {
 		return h
 	}
-	svc := a.services[a.cfg.Target]
+	svc := a.handlers[a.cfg.Target]
 	docs := a.cfg.PublicURL + "/docs"
-	errs := httpx.Errors{DocsURL: docs}
+	errs := httpx.Errors{DocsURL: docs, Log: a.tel.Log}
 	r := mux.NewRouter()
 	r.Methods(http.MethodGet).Path("/healthz").Handler(errs.Wrap(func(w http.ResponseWriter, r *http.Request) error {
 		httpx.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 		return nil
 	}))
 	r.Methods(http.MethodGet).Path("/readyz").Handler(errs.Wrap(func(w http.ResponseWriter, r *http.Request) error {
-		if err := a.ready(r.Context()); err != nil {
+		if err := a.Ready(r.Context()); err != nil {
 			return fmt.Errorf("not ready: %w", err)
 		}
 		httpx.WriteJSON(w, http.StatusOK, map[string]string{"status": "ready"})

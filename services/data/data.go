@@ -1,39 +1,47 @@
-// Package data is the data service: it owns the datasets table (each
-// chart's data as sent) and answers describe_data and query_data, computed
-// on the data after the chart's steps.
+// Package data is the data service: it computes describe_data and
+// query_data on a chart's data after its steps. It owns no table: it reads
+// the chart aggregate from the chart service, its owner, in one internal
+// call, through the shared aggregate loader.
 package data
 
 import (
 	"encoding/json"
-	"errors"
+	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"strings"
 
 	"github.com/gorilla/mux"
 
+	"chartd.dev/libs/aggregate"
 	"chartd.dev/libs/apierr"
 	"chartd.dev/libs/auth"
-	"chartd.dev/libs/chartspec"
-	"chartd.dev/libs/clients"
 	"chartd.dev/libs/dataset"
 	"chartd.dev/libs/httpx"
-	"chartd.dev/libs/store"
+	"chartd.dev/libs/route"
 )
+
+// Name is the service's name: its target and its flag prefix.
+const Name = "data"
 
 // Config is the data service's settings.
 type Config struct {
 	PublicURL     string
 	InternalToken string
+	// Tables sizes the parsed-data cache.
+	Tables aggregate.CacheConfig
+}
+
+// RegisterFlags declares the service's own flags, prefixed "data.".
+func (c *Config) RegisterFlags(fs *flag.FlagSet) {
+	c.Tables.RegisterFlags(Name+".", fs)
 }
 
 // Deps are the parts the service is built from.
 type Deps struct {
-	Datasets store.Datasets
-	// Charts reads chart specs (steps, mapping) from the chart service.
-	Charts clients.Chart
+	// Charts reads chart aggregates from their owner, the chart service.
+	Charts aggregate.Source
 	Log    *slog.Logger
 }
 
@@ -42,118 +50,43 @@ type Service struct {
 	cfg     Config
 	deps    Deps
 	docsURL string
+	charts  *aggregate.Loader
 	errs    httpx.Errors
 }
 
 // New builds the service.
 func New(cfg Config, deps Deps) (*Service, error) {
-	if deps.Datasets == nil || deps.Log == nil {
-		return nil, fmt.Errorf("data service: Datasets and Log are required")
+	if deps.Charts == nil || deps.Log == nil {
+		return nil, fmt.Errorf("data service: Charts and Log are required")
+	}
+	loader, err := aggregate.NewLoader(deps.Charts, cfg.Tables)
+	if err != nil {
+		return nil, fmt.Errorf("data service: %w", err)
 	}
 	docs := strings.TrimRight(cfg.PublicURL, "/") + "/docs"
-	return &Service{cfg: cfg, deps: deps, docsURL: docs, errs: httpx.Errors{DocsURL: docs}}, nil
+	return &Service{cfg: cfg, deps: deps, docsURL: docs, charts: loader, errs: httpx.Errors{DocsURL: docs, Log: deps.Log}}, nil
 }
 
-// Routes registers the service's routes on r.
-func (s *Service) Routes(r *mux.Router) {
-	r.Methods(http.MethodGet).Path("/api/v1/charts/{id}/data/summary").Handler(s.errs.Wrap(s.describe))
-	r.Methods(http.MethodPost).Path("/api/v1/charts/{id}/data/query").Handler(s.errs.Wrap(s.query))
-	r.Methods(http.MethodPut).Path("/internal/v1/datasets/{id}").Handler(s.errs.Wrap(s.putDataset))
-	r.Methods(http.MethodGet).Path("/internal/v1/datasets/{id}").Handler(s.errs.Wrap(s.getDataset))
+// Endpoints is the service's route table.
+func Endpoints() []route.Endpoint[*Service] {
+	return []route.Endpoint[*Service]{
+		{Route: route.Route{Op: "describe_data", Method: http.MethodGet, Path: route.APIBase + "/charts/{id}/data/summary"}, Handle: (*Service).describe},
+		{Route: route.Route{Op: "query_data", Method: http.MethodPost, Path: route.APIBase + "/charts/{id}/data/query"}, Handle: (*Service).query},
+	}
 }
+
+// Routes is the service's route table without handlers, for the gateway.
+func Routes() []route.Route { return route.Routes(Endpoints()) }
 
 // Handler is the service behind the internal-token check.
 func (s *Service) Handler() http.Handler {
-	r := mux.NewRouter()
-	s.Routes(r)
-	r.NotFoundHandler = s.errs.Wrap(func(w http.ResponseWriter, r *http.Request) error {
-		return apierr.New(apierr.NotFound, "no endpoint %s %s in the data service", r.Method, r.URL.Path)
-	})
-	return auth.Internal(s.cfg.InternalToken, s.docsURL, r)
+	return auth.Internal(s.cfg.InternalToken, s.docsURL, route.Mux(Name, s, Endpoints(), s.errs))
 }
 
-func chartNotFound(id string) error {
-	return apierr.New(apierr.NotFound, "no chart %s in this account; list your charts with GET /charts", id)
-}
-
-func (s *Service) putDataset(w http.ResponseWriter, r *http.Request) error {
-	p, err := auth.Require(r.Context())
-	if err != nil {
-		return err
-	}
-	var d clients.Dataset
-	body, err := readAll(r)
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(body, &d); err != nil {
-		return apierr.Wrap(apierr.InvalidRequest, err, "dataset body is not valid")
-	}
-	id := mux.Vars(r)["id"]
-	err = s.deps.Datasets.PutDataset(r.Context(), store.Dataset{ChartID: id, AccountID: p.AccountID, Format: d.Format, Raw: d.Raw})
-	if errors.Is(err, store.ErrNotFound) {
-		return chartNotFound(id)
-	}
-	if err != nil {
-		return fmt.Errorf("put dataset %s: %w", id, err)
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
-}
-
-func (s *Service) getDataset(w http.ResponseWriter, r *http.Request) error {
-	p, err := auth.Require(r.Context())
-	if err != nil {
-		return err
-	}
-	id := mux.Vars(r)["id"]
-	d, err := s.deps.Datasets.GetDataset(r.Context(), p.AccountID, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return chartNotFound(id)
-	}
-	if err != nil {
-		return fmt.Errorf("get dataset %s: %w", id, err)
-	}
-	httpx.WriteJSON(w, http.StatusOK, clients.Dataset{Format: d.Format, Raw: d.Raw})
-	return nil
-}
-
-func readAll(r *http.Request) ([]byte, error) {
-	b, err := io.ReadAll(r.Body)
-	if err != nil {
-		return nil, fmt.Errorf("read dataset body: %w", err)
-	}
-	return b, nil
-}
-
-// loaded is a chart's spec and its table before steps.
-type loaded struct {
-	spec  *chartspec.Spec
-	table *dataset.Table
-}
-
-// load reads the chart's spec (from the chart service) and data.
-func (s *Service) load(r *http.Request, p auth.Principal, id string) (loaded, error) {
-	cs, err := s.deps.Charts.GetSpec(r.Context(), p, id)
-	if err != nil {
-		return loaded{}, err
-	}
-	var spec chartspec.Spec
-	if err := json.Unmarshal(cs.Spec, &spec); err != nil {
-		return loaded{}, fmt.Errorf("decode spec of %s: %w", id, err)
-	}
-	d, err := s.deps.Datasets.GetDataset(r.Context(), p.AccountID, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return loaded{spec: &spec, table: &dataset.Table{}}, nil
-	}
-	if err != nil {
-		return loaded{}, fmt.Errorf("get dataset %s: %w", id, err)
-	}
-	t, _, err := dataset.Parse(json.RawMessage(d.Raw), d.Format)
-	if err != nil {
-		return loaded{}, fmt.Errorf("parse stored data of %s: %w", id, err)
-	}
-	return loaded{spec: &spec, table: t}, nil
+// applyChartSteps runs the chart's steps, keeping going past failures.
+func applyChartSteps(l *aggregate.Chart) (*dataset.Table, []StepProblem) {
+	t, errs := l.Spec.AfterSteps(l.Table)
+	return t, problems("chart", errs)
 }
 
 // StepProblem is one step that failed in query_data: `in` is "chart" for
@@ -162,12 +95,6 @@ type StepProblem struct {
 	In      string `json:"in"`
 	Index   int    `json:"index"`
 	Message string `json:"message"`
-}
-
-// applyChartSteps runs the chart's steps, keeping going past failures.
-func applyChartSteps(l loaded) (*dataset.Table, []StepProblem) {
-	t, errs := l.spec.AfterSteps(l.table)
-	return t, problems("chart", errs)
 }
 
 // problems labels step errors with where the steps came from.
@@ -193,7 +120,7 @@ func (s *Service) describe(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	l, err := s.load(r, p, mux.Vars(r)["id"])
+	l, err := s.charts.Load(r.Context(), p, mux.Vars(r)["id"], aggregate.WithTable)
 	if err != nil {
 		return err
 	}
@@ -237,12 +164,12 @@ func (s *Service) query(w http.ResponseWriter, r *http.Request) error {
 		}
 		limit = *req.Limit
 	}
-	l, err := s.load(r, p, mux.Vars(r)["id"])
+	l, err := s.charts.Load(r.Context(), p, mux.Vars(r)["id"], aggregate.WithTable)
 	if err != nil {
 		return err
 	}
 	t, probs := applyChartSteps(l)
-	t, qerrs := dataset.TryRaw(t, req.Steps, dataset.Defaults{ValueColumn: l.spec.ValueColumn()})
+	t, qerrs := dataset.TryRaw(t, req.Steps, dataset.Defaults{ValueColumn: l.Spec.ValueColumn()})
 	probs = append(probs, problems("query", qerrs)...)
 	cols := make([]string, len(t.Columns))
 	for i, c := range t.Columns {

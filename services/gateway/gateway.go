@@ -8,11 +8,14 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,12 +30,13 @@ import (
 	"chartd.dev/libs/httpx"
 	"chartd.dev/libs/plan"
 	"chartd.dev/libs/quota"
+	"chartd.dev/libs/route"
 	"chartd.dev/libs/store"
 	"chartd.dev/libs/telemetry"
 )
 
 // BasePath is where the API lives under the public URL.
-const BasePath = "/api/v1"
+const BasePath = route.APIBase
 
 // Config is the gateway's own settings.
 type Config struct {
@@ -47,13 +51,19 @@ type Config struct {
 	KeyCacheTTL time.Duration
 }
 
+// RegisterFlags declares the gateway's own flags, prefixed "gateway.".
+func (c *Config) RegisterFlags(fs *flag.FlagSet) {
+	fs.Int64Var(&c.MaxBodyBytes, Name+".max-body-bytes", 5<<20, "largest request body; larger is too_large")
+	fs.DurationVar(&c.KeyCacheTTL, Name+".key-cache-ttl", 2*time.Second, "how long a verified API key is cached (revocation delay)")
+}
+
 // Deps are the parts the gateway is built from.
 type Deps struct {
 	Accounts store.Accounts
 	Limiter  quota.Limiter
-	// Services are the handlers that serve each Route.Service other than
-	// the gateway: in-process service handlers or reverse proxies.
-	Services map[string]http.Handler
+	// Services are the services the gateway routes to, by name: each
+	// one's route table and handler.
+	Services map[string]Upstream
 	Charts   clients.Chart
 	Renders  clients.Render
 	Tel      *telemetry.Providers
@@ -74,7 +84,6 @@ type Gateway struct {
 	errs    httpx.Errors
 	keys    *keyCache
 	openapi []byte
-	routes  []Route
 	// router is the core (auth, limits, routing) without telemetry.
 	router  http.Handler
 	handler http.Handler
@@ -94,9 +103,8 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 		deps:    deps,
 		docsURL: docs,
 		log:     deps.Tel.Log,
-		errs:    httpx.Errors{DocsURL: docs},
+		errs:    httpx.Errors{DocsURL: docs, Log: deps.Tel.Log},
 		keys:    newKeyCache(cfg.KeyCacheTTL, deps.Now),
-		routes:  Routes(),
 	}
 	doc, err := OpenAPI(strings.TrimRight(cfg.PublicURL, "/") + BasePath)
 	if err != nil {
@@ -106,19 +114,23 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	r := newRouter(g)
 	entries := map[string]*pathEntry{}
 	var order []string
-	for _, rt := range g.routes {
-		h, err := g.endpoint(rt)
-		if err != nil {
-			return nil, err
+	for _, e := range Endpoints() {
+		handle := e.Handle
+		h := g.errs.Wrap(func(w http.ResponseWriter, r *http.Request) error { return handle(g, w, r) })
+		r.handle(entries, &order, e.Method, e.Path, g.endpoint(e.Route, h, true))
+	}
+	for _, name := range slices.Sorted(maps.Keys(deps.Services)) {
+		up := deps.Services[name]
+		if up.Handler == nil {
+			return nil, fmt.Errorf("gateway: the %s service has no handler", name)
 		}
-		r.handle(entries, &order, rt.Method, BasePath+rt.Path, h)
+		for _, rt := range up.Routes {
+			if rt.Access == route.Internal {
+				continue
+			}
+			r.handle(entries, &order, rt.Method, rt.Path, g.endpoint(rt, up.Handler, false))
+		}
 	}
-	docsPage := g.anonymous(g.errs.Wrap(g.docsPage))
-	for _, p := range []string{"/docs", "/docs/", "/docs/{slug}", "/docs/{slug}/"} {
-		r.handle(entries, &order, http.MethodGet, p, docsPage)
-	}
-	r.handle(entries, &order, http.MethodGet, "/healthz", g.anonymous(g.errs.Wrap(g.healthz)))
-	r.handle(entries, &order, http.MethodGet, "/readyz", g.anonymous(g.errs.Wrap(g.readyz)))
 	r.register(entries, order)
 	g.router = r
 	tel := deps.Tel
@@ -150,34 +162,21 @@ func (g *Gateway) Handler() http.Handler { return g.handler }
 // DocsURL is {docs_url}.
 func (g *Gateway) DocsURL() string { return g.docsURL }
 
-func (g *Gateway) endpoint(rt Route) (http.Handler, error) {
-	var upstream http.Handler
-	switch {
-	case rt.Service == ServiceGateway:
-		switch rt.Op {
-		case "get_account":
-			upstream = g.errs.Wrap(g.getAccount)
-		case "get_openapi":
-			upstream = g.errs.Wrap(g.getOpenAPI)
-		default:
-			return nil, fmt.Errorf("gateway route %s has no handler", rt.Op)
-		}
-	default:
-		upstream = g.deps.Services[rt.Service]
-		if upstream == nil {
-			return nil, fmt.Errorf("route %s: no handler for service %q", rt.Op, rt.Service)
-		}
-	}
-	limited := g.bodyLimit(upstream)
-	if rt.Public {
-		return g.anonymous(limited), nil
+// endpoint wraps h, the handler of rt, in the edge's checks: body limit,
+// then the key and the account's rate limit, or for public routes the
+// client address' rate limit. own says h is the gateway's, which learns
+// the caller from the context instead of internal headers.
+func (g *Gateway) endpoint(rt route.Route, h http.Handler, own bool) http.Handler {
+	limited := g.bodyLimit(h)
+	if rt.Access == route.Public {
+		return g.anonymous(limited)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		stripInternal(r.Header)
 		p, err := g.authenticate(r)
 		if err != nil {
 			g.limitAnonymous(w, r)
-			apierr.Write(w, g.docsURL, err)
+			g.errs.Write(w, r, err)
 			return
 		}
 		res, ok := g.limit(w, r, "acct:"+p.AccountID, plan.LimitsOf(p.Plan).RequestsPerMinute)
@@ -185,11 +184,11 @@ func (g *Gateway) endpoint(rt Route) (http.Handler, error) {
 			return
 		}
 		auth.SetInternal(r.Header, g.cfg.InternalToken, p)
-		if rt.Service == ServiceGateway {
+		if own {
 			r = r.WithContext(context.WithValue(r.Context(), callerKey{}, caller{p: p, limit: res}))
 		}
 		limited.ServeHTTP(w, r)
-	}), nil
+	})
 }
 
 // stripInternal drops internal headers a client may have forged.
@@ -238,6 +237,14 @@ func (g *Gateway) limitAnonymous(w http.ResponseWriter, r *http.Request) bool {
 	return ok
 }
 
+// The rate-limit headers, spelled as the spec writes them. They are set
+// as map keys, so no canonicalisation turns them into X-Ratelimit-*.
+const (
+	HeaderLimit     = "X-RateLimit-Limit"
+	HeaderRemaining = "X-RateLimit-Remaining"
+	HeaderReset     = "X-RateLimit-Reset"
+)
+
 // caller is what the gateway's own handlers learn about the request.
 type caller struct {
 	p     auth.Principal
@@ -256,9 +263,9 @@ func (g *Gateway) limit(w http.ResponseWriter, r *http.Request, key string, perM
 		g.log.ErrorContext(r.Context(), "rate limiter", "err", err)
 		res = quota.Result{Allowed: true, Limit: perMinute, Remaining: perMinute}
 	}
-	// The keys are written in canonical form, which skips canonicalising
-	// them on this hot path.
-	// One string and one backing array serve the three header values.
+	// The keys are written directly, in the spec's spelling, which also
+	// skips canonicalising them on this hot path. One string and one
+	// backing array serve the three header values.
 	var num [64]byte
 	b := strconv.AppendInt(num[:0], int64(res.Limit), 10)
 	n1 := len(b)
@@ -268,9 +275,9 @@ func (g *Gateway) limit(w http.ResponseWriter, r *http.Request, key string, perM
 	all := string(b)
 	vals := []string{all[:n1], all[n1:n2], all[n2:]}
 	h := w.Header()
-	h["X-Ratelimit-Limit"] = vals[0:1:1]
-	h["X-Ratelimit-Remaining"] = vals[1:2:2]
-	h["X-Ratelimit-Reset"] = vals[2:3:3]
+	h[HeaderLimit] = vals[0:1:1]
+	h[HeaderRemaining] = vals[1:2:2]
+	h[HeaderReset] = vals[2:3:3]
 	if !res.Allowed {
 		wait := max(ceilSeconds(res.RetryAfter), 1)
 		h.Set("Retry-After", strconv.Itoa(wait))

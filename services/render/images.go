@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"mime"
 	"net/http"
@@ -17,6 +16,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/gorilla/mux"
 
+	"chartd.dev/libs/aggregate"
 	"chartd.dev/libs/apierr"
 	"chartd.dev/libs/auth"
 	"chartd.dev/libs/chartspec"
@@ -221,36 +221,13 @@ func wantsJSON(r *http.Request) bool {
 	return false
 }
 
-// loadSaved reads a saved chart's spec and parsed data from their owners.
+// loadSaved reads a saved chart's spec and parsed data (before steps).
 func (s *Service) loadSaved(ctx context.Context, p auth.Principal, id string) (*chartspec.Spec, *dataset.Table, error) {
-	cs, err := s.deps.Charts.GetSpec(ctx, p, id)
+	l, err := s.charts.Load(ctx, p, id, aggregate.WithTable)
 	if err != nil {
 		return nil, nil, err
 	}
-	var spec chartspec.Spec
-	if err := json.Unmarshal(cs.Spec, &spec); err != nil {
-		return nil, nil, fmt.Errorf("decode spec of %s: %w", id, err)
-	}
-	version := spec.DataVersion
-	if t, ok := s.tables.Get(id, p.AccountID, version); ok && version != "" {
-		return &spec, t, nil
-	}
-	d, err := s.deps.Data.GetDataset(ctx, p, id)
-	var ae *apierr.Error
-	if errors.As(err, &ae) && ae.Code == apierr.NotFound {
-		return &spec, &dataset.Table{}, nil
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("load data of %s: %w", id, err)
-	}
-	t, _, err := dataset.Parse(d.Raw, d.Format)
-	if err != nil {
-		return nil, nil, fmt.Errorf("parse stored data of %s: %w", id, err)
-	}
-	if version != "" {
-		s.tables.Add(id, p.AccountID, version, t)
-	}
-	return &spec, t, nil
+	return l.Spec, l.Table, nil
 }
 
 // renderChart draws a saved chart (GET /charts/{id}/render.{format}); it
@@ -374,16 +351,15 @@ func (s *Service) renderImage(w http.ResponseWriter, r *http.Request) error {
 		if req.DataFormat != nil {
 			return apierr.New(apierr.InvalidRequest, "data_format is given without data")
 		}
-		sample := s.deps.Catalog.Sample(ct.Type)
-		raw, _ := json.Marshal(sample.Data())
-		if t, _, err = dataset.ParseRequest(raw, "csv"); err != nil {
+		ex, err := chartspec.Example(s.deps.Catalog, ct, s.deps.Catalog.Sample(ct.Type))
+		if err != nil {
 			return err
 		}
-		spec = chartspec.FromExample(s.deps.Catalog, ct, sample, t)
+		spec, t = ex.Spec, ex.Table
 	default:
 		return apierr.New(apierr.InvalidRequest, "send type with data (or type alone for sample data), or a spec as get_chart?include=spec gives it")
 	}
-	if spec, err = s.deps.Ops.ApplyRequest(r.Context(), spec, req.Ops, t, s.brandOf(p)); err != nil {
+	if spec, err = s.deps.Ops.ApplyRequest(r.Context(), spec, req.Ops, t, s.deps.Brand.PaletteOf(p)); err != nil {
 		return err
 	}
 	pic, err := s.draw(p, spec, t, o)
@@ -448,14 +424,6 @@ func (s *Service) fromSpec(in *InputSpec) (*chartspec.Spec, *dataset.Table, erro
 	return spec, t, nil
 }
 
-// brandOf reads p's brand palette when an op asks for it.
-func (s *Service) brandOf(p auth.Principal) func(context.Context) ([]string, error) {
-	if s.deps.Brand == nil {
-		return nil
-	}
-	return func(ctx context.Context) ([]string, error) { return s.deps.Brand(ctx, p) }
-}
-
 // RenderTemplateRequest is the render_template body.
 type RenderTemplateRequest struct {
 	BodyOptions
@@ -497,16 +465,23 @@ func (s *Service) renderTemplate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if missing := missingColumns(spec, saved, t); len(missing) > 0 {
+	missing, err := missingColumns(spec, saved, t)
+	if err != nil {
+		return err
+	}
+	if len(missing) > 0 {
 		return apierr.New(apierr.InvalidRequest, "the data lacks the column%s %s that the chart is drawn from; send columns with these names", plural(len(missing)), quoteAll(missing))
 	}
-	ct, _ := s.deps.Catalog.Type(spec.Type)
+	ct, ok := s.deps.Catalog.Type(spec.Type)
+	if !ok {
+		return fmt.Errorf("chart %s: type %q is not in the catalog", mux.Vars(r)["id"], spec.Type)
+	}
 	cols := make([]dataset.Column, len(saved.Columns))
 	for i, c := range saved.Columns {
 		cols[i] = dataset.Column{ID: c.ID, Name: c.Name, Kind: c.Kind}
 	}
 	spec = chartspec.Rebind(spec, ct, cols, t).Spec
-	if spec, err = s.deps.Ops.ApplyRequest(r.Context(), spec, req.Ops, t, s.brandOf(p)); err != nil {
+	if spec, err = s.deps.Ops.ApplyRequest(r.Context(), spec, req.Ops, t, s.deps.Brand.PaletteOf(p)); err != nil {
 		return err
 	}
 	pic, err := s.draw(p, spec, t, o)
@@ -522,7 +497,7 @@ func (s *Service) renderTemplate(w http.ResponseWriter, r *http.Request) error {
 
 // missingColumns names the saved data's columns the chart is drawn from
 // (its roles and steps) that the new data lacks by name.
-func missingColumns(spec *chartspec.Spec, saved, t *dataset.Table) []string {
+func missingColumns(spec *chartspec.Spec, saved, t *dataset.Table) ([]string, error) {
 	have := map[string]bool{}
 	for _, c := range t.Columns {
 		have[c.Name] = true
@@ -533,8 +508,12 @@ func missingColumns(spec *chartspec.Spec, saved, t *dataset.Table) []string {
 			used[id] = true
 		}
 	}
-	for _, raw := range spec.Steps {
-		for _, id := range stepColumns(raw) {
+	for i, raw := range spec.Steps {
+		ids, err := stepColumns(raw)
+		if err != nil {
+			return nil, fmt.Errorf("saved steps[%d]: %w", i, err)
+		}
+		for _, id := range ids {
 			used[id] = true
 		}
 	}
@@ -544,11 +523,11 @@ func missingColumns(spec *chartspec.Spec, saved, t *dataset.Table) []string {
 			missing = append(missing, c.Name)
 		}
 	}
-	return missing
+	return missing, nil
 }
 
 // stepColumns lists the column ids a step names.
-func stepColumns(raw json.RawMessage) []string {
+func stepColumns(raw json.RawMessage) ([]string, error) {
 	var st struct {
 		Column   string   `json:"column"`
 		Columns  []string `json:"columns"`
@@ -557,12 +536,14 @@ func stepColumns(raw json.RawMessage) []string {
 			Column string `json:"column"`
 		} `json:"measures"`
 	}
-	json.Unmarshal(raw, &st)
+	if err := json.Unmarshal(raw, &st); err != nil {
+		return nil, fmt.Errorf("decode step: %w", err)
+	}
 	ids := append(append([]string{st.Column}, st.Columns...), st.GroupBy...)
 	for _, m := range st.Measures {
 		ids = append(ids, m.Column)
 	}
-	return ids
+	return ids, nil
 }
 
 func plural(n int) string {

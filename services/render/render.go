@@ -4,30 +4,38 @@
 package render
 
 import (
-	"context"
+	"flag"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
 	"time"
 
-	"github.com/gorilla/mux"
-
 	"chartd.dev/charts"
-	"chartd.dev/libs/apierr"
+	"chartd.dev/libs/aggregate"
 	"chartd.dev/libs/auth"
 	"chartd.dev/libs/chartspec"
 	"chartd.dev/libs/clients"
-	"chartd.dev/libs/dataset"
 	"chartd.dev/libs/draw"
 	"chartd.dev/libs/httpx"
 	"chartd.dev/libs/quota"
+	"chartd.dev/libs/route"
 )
+
+// Name is the service's name: its target and its flag prefix.
+const Name = "render"
 
 // Config is the render service's settings.
 type Config struct {
 	PublicURL     string
 	InternalToken string
+	// Tables sizes the parsed-data cache.
+	Tables aggregate.CacheConfig
+}
+
+// RegisterFlags declares the service's own flags, prefixed "render.".
+func (c *Config) RegisterFlags(fs *flag.FlagSet) {
+	c.Tables.RegisterFlags(Name+".", fs)
 }
 
 // Deps are the parts the service is built from.
@@ -37,11 +45,10 @@ type Deps struct {
 	Catalog *charts.Catalog
 	Ops     *chartspec.Ops
 	Fonts   *draw.Fonts
-	// Charts and Data read saved charts from their owners.
-	Charts clients.Chart
-	Data   clients.Data
-	// Brand answers the account's brand palette (nil when none is saved).
-	Brand func(ctx context.Context, p auth.Principal) ([]string, error)
+	// Charts reads chart aggregates from their owner, the chart service.
+	Charts aggregate.Source
+	// Brand reads the account's brand palette when an op names it.
+	Brand clients.Brand
 	Log   *slog.Logger
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
@@ -53,7 +60,7 @@ type Service struct {
 	deps    Deps
 	docsURL string
 	errs    httpx.Errors
-	tables  *dataset.Cache
+	charts  *aggregate.Loader
 }
 
 // The counter keys of an account.
@@ -62,37 +69,37 @@ func imagesKey(account string) string  { return "images:" + account }
 
 // New builds the service.
 func New(cfg Config, deps Deps) (*Service, error) {
-	if deps.Counter == nil || deps.Log == nil || deps.Catalog == nil || deps.Ops == nil || deps.Fonts == nil {
-		return nil, fmt.Errorf("render service: Counter, Catalog, Ops, Fonts and Log are required")
+	if deps.Counter == nil || deps.Log == nil || deps.Catalog == nil || deps.Ops == nil || deps.Fonts == nil || deps.Charts == nil {
+		return nil, fmt.Errorf("render service: Counter, Catalog, Ops, Fonts, Charts and Log are required")
 	}
 	if deps.Now == nil {
 		deps.Now = time.Now
 	}
-	// 64 tables of at most 100,000 cells: ~100 MB at worst.
-	tables, err := dataset.NewCache(64, 100_000)
+	loader, err := aggregate.NewLoader(deps.Charts, cfg.Tables)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("render service: %w", err)
 	}
 	docs := strings.TrimRight(cfg.PublicURL, "/") + "/docs"
-	return &Service{cfg: cfg, deps: deps, docsURL: docs, errs: httpx.Errors{DocsURL: docs}, tables: tables}, nil
+	return &Service{cfg: cfg, deps: deps, docsURL: docs, errs: httpx.Errors{DocsURL: docs, Log: deps.Log}, charts: loader}, nil
 }
 
-// Routes registers the service's routes on r.
-func (s *Service) Routes(r *mux.Router) {
-	r.Methods(http.MethodGet).Path("/api/v1/charts/{id}/render.{format}").Handler(s.errs.Wrap(s.renderChart))
-	r.Methods(http.MethodPost).Path("/api/v1/render").Handler(s.errs.Wrap(s.renderImage))
-	r.Methods(http.MethodPost).Path("/api/v1/charts/{id}/render").Handler(s.errs.Wrap(s.renderTemplate))
-	r.Methods(http.MethodGet).Path("/internal/v1/usage").Handler(s.errs.Wrap(s.usage))
+// Endpoints is the service's route table.
+func Endpoints() []route.Endpoint[*Service] {
+	const api = route.APIBase
+	return []route.Endpoint[*Service]{
+		{Route: route.Route{Op: "render_chart", Method: http.MethodGet, Path: api + "/charts/{id}/render.{format}"}, Handle: (*Service).renderChart},
+		{Route: route.Route{Op: "render_image", Method: http.MethodPost, Path: api + "/render"}, Handle: (*Service).renderImage},
+		{Route: route.Route{Op: "render_template", Method: http.MethodPost, Path: api + "/charts/{id}/render"}, Handle: (*Service).renderTemplate},
+		{Route: route.Route{Op: "render_usage", Method: http.MethodGet, Path: "/internal/v1/usage", Access: route.Internal}, Handle: (*Service).usage},
+	}
 }
+
+// Routes is the service's route table without handlers, for the gateway.
+func Routes() []route.Route { return route.Routes(Endpoints()) }
 
 // Handler is the service behind the internal-token check.
 func (s *Service) Handler() http.Handler {
-	r := mux.NewRouter()
-	s.Routes(r)
-	r.NotFoundHandler = s.errs.Wrap(func(w http.ResponseWriter, r *http.Request) error {
-		return apierr.New(apierr.NotFound, "no endpoint %s %s in the render service", r.Method, r.URL.Path)
-	})
-	return auth.Internal(s.cfg.InternalToken, s.docsURL, r)
+	return auth.Internal(s.cfg.InternalToken, s.docsURL, route.Mux(Name, s, Endpoints(), s.errs))
 }
 
 func (s *Service) usage(w http.ResponseWriter, r *http.Request) error {

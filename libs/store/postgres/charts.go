@@ -34,6 +34,9 @@ func (s *Store) CreateChart(ctx context.Context, c store.Chart, limit int) (stor
 	now := store.Micro(time.Now())
 	c.CreatedAt, c.UpdatedAt = now, now
 	c.Spec = nonNil(c.Spec)
+	if c.Data != nil {
+		c.Data = &store.Dataset{Format: c.Data.Format, Raw: nonNil(c.Data.Raw)}
+	}
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if limit > 0 {
 			var n int
@@ -56,7 +59,10 @@ func (s *Store) CreateChart(ctx context.Context, c store.Chart, limit int) (stor
 		case codeUniqueViolation:
 			return fmt.Errorf("%w: chart id taken", store.ErrConflict)
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		return putData(ctx, tx, c)
 	})
 	if err != nil {
 		return store.Chart{}, fmt.Errorf("create chart %s in account %s: %w", c.ID, c.AccountID, err)
@@ -74,25 +80,70 @@ func (s *Store) GetChart(ctx context.Context, accountID, id string) (store.Chart
 	return c, nil
 }
 
-// UpdateChart saves name, type and spec in one conditional UPDATE. Writers
-// holding the same token queue on the row lock; under READ COMMITTED each
-// re-checks the WHERE clause against the row the previous one committed,
-// finds the token moved, and matches nothing: exactly one wins.
+// putData writes c.Data, when set, as the chart's data in tx.
+func putData(ctx context.Context, tx pgx.Tx, c store.Chart) error {
+	if c.Data == nil {
+		return nil
+	}
+	_, err := tx.Exec(ctx,
+		`INSERT INTO datasets (chart_id, account_id, format, raw, updated_at) VALUES ($1, $2, $3, $4, $5)
+		 ON CONFLICT (chart_id) DO UPDATE SET format = excluded.format, raw = excluded.raw, updated_at = excluded.updated_at`,
+		c.ID, c.AccountID, c.Data.Format, nonNil(c.Data.Raw), c.UpdatedAt)
+	if err != nil {
+		return fmt.Errorf("put data: %w", err)
+	}
+	return nil
+}
+
+// GetChartWithData loads the chart and its data in one statement.
+func (s *Store) GetChartWithData(ctx context.Context, accountID, id string) (store.Chart, error) {
+	var c store.Chart
+	var format *string
+	var raw []byte
+	err := s.pool.QueryRow(ctx,
+		`SELECT c.id, c.account_id, c.name, c.type, c.spec, c.created_at, c.updated_at, d.format, d.raw
+		   FROM charts c LEFT JOIN datasets d ON d.chart_id = c.id AND d.account_id = c.account_id
+		  WHERE c.account_id = $1 AND c.id = $2`, accountID, id).
+		Scan(&c.ID, &c.AccountID, &c.Name, &c.Type, &c.Spec, &c.CreatedAt, &c.UpdatedAt, &format, &raw)
+	if err != nil {
+		return store.Chart{}, fmt.Errorf("get chart %s with data in account %s: %w", id, accountID, notFound(err))
+	}
+	c.CreatedAt, c.UpdatedAt = store.Micro(c.CreatedAt), store.Micro(c.UpdatedAt)
+	if format != nil {
+		c.Data = &store.Dataset{Format: *format, Raw: nonNil(raw)}
+	}
+	return c, nil
+}
+
+// UpdateChart saves name, type, spec and (when given) data in one
+// transaction whose conditional UPDATE is the token check. Writers holding
+// the same token queue on the row lock; under READ COMMITTED each re-checks
+// the WHERE clause against the row the previous one committed, finds the
+// token moved, and matches nothing: exactly one wins.
 func (s *Store) UpdateChart(ctx context.Context, c store.Chart, expected *time.Time) (store.Chart, error) {
 	var want *time.Time
 	if expected != nil {
 		w := store.Micro(*expected)
 		want = &w
 	}
-	out, err := scanChart(s.pool.QueryRow(ctx,
-		`UPDATE charts SET name = $3, type = $4, spec = $5,
-		        updated_at = greatest($6::timestamptz, updated_at + interval '1 microsecond')
-		  WHERE account_id = $1 AND id = $2 AND ($7::timestamptz IS NULL OR updated_at = $7::timestamptz)
-		  RETURNING `+chartColumns,
-		c.AccountID, c.ID, c.Name, c.Type, nonNil(c.Spec), store.Micro(time.Now()), want))
-	if errors.Is(err, pgx.ErrNoRows) {
-		err = s.updateMiss(ctx, c, want)
-	}
+	var out store.Chart
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var err error
+		out, err = scanChart(tx.QueryRow(ctx,
+			`UPDATE charts SET name = $3, type = $4, spec = $5,
+			        updated_at = greatest($6::timestamptz, updated_at + interval '1 microsecond')
+			  WHERE account_id = $1 AND id = $2 AND ($7::timestamptz IS NULL OR updated_at = $7::timestamptz)
+			  RETURNING `+chartColumns,
+			c.AccountID, c.ID, c.Name, c.Type, nonNil(c.Spec), store.Micro(time.Now()), want))
+		if errors.Is(err, pgx.ErrNoRows) {
+			return updateMiss(ctx, tx, c, want)
+		}
+		if err != nil {
+			return err
+		}
+		out.Data = c.Data
+		return putData(ctx, tx, out)
+	})
 	if err != nil {
 		return store.Chart{}, fmt.Errorf("update chart %s in account %s: %w", c.ID, c.AccountID, err)
 	}
@@ -101,12 +152,12 @@ func (s *Store) UpdateChart(ctx context.Context, c store.Chart, expected *time.T
 
 // updateMiss explains why a conditional update changed nothing: the chart
 // is missing from the account, or its token moved on.
-func (s *Store) updateMiss(ctx context.Context, c store.Chart, expected *time.Time) error {
+func updateMiss(ctx context.Context, tx pgx.Tx, c store.Chart, expected *time.Time) error {
 	if expected == nil {
 		return store.ErrNotFound
 	}
 	var updated time.Time
-	err := s.pool.QueryRow(ctx, `SELECT updated_at FROM charts WHERE account_id = $1 AND id = $2`,
+	err := tx.QueryRow(ctx, `SELECT updated_at FROM charts WHERE account_id = $1 AND id = $2`,
 		c.AccountID, c.ID).Scan(&updated)
 	if err != nil {
 		return notFound(err)
@@ -115,7 +166,8 @@ func (s *Store) updateMiss(ctx context.Context, c store.Chart, expected *time.Ti
 		store.Micro(updated).Format(time.RFC3339Nano), expected.Format(time.RFC3339Nano))
 }
 
-// DeleteChart removes one of the account's charts; its dataset goes with it.
+// DeleteChart removes one of the account's charts; its data goes with it
+// in the same statement (ON DELETE CASCADE).
 func (s *Store) DeleteChart(ctx context.Context, accountID, id string) error {
 	tag, err := s.pool.Exec(ctx, `DELETE FROM charts WHERE account_id = $1 AND id = $2`, accountID, id)
 	if err == nil {
@@ -164,54 +216,4 @@ func (s *Store) CountCharts(ctx context.Context, accountID string) (int, error) 
 		return 0, fmt.Errorf("count charts of account %s: %w", accountID, err)
 	}
 	return n, nil
-}
-
-// PutDataset inserts or replaces the chart's dataset. The composite foreign
-// key (account_id, chart_id) → charts makes a chart of another account (or
-// no chart) a violation, and the upsert's WHERE keeps another account's row
-// untouched; both answer ErrNotFound.
-func (s *Store) PutDataset(ctx context.Context, d store.Dataset) error {
-	if d.UpdatedAt.IsZero() {
-		d.UpdatedAt = time.Now()
-	}
-	tag, err := s.pool.Exec(ctx,
-		`INSERT INTO datasets (chart_id, account_id, format, raw, updated_at) VALUES ($1, $2, $3, $4, $5)
-		 ON CONFLICT (chart_id) DO UPDATE SET format = excluded.format, raw = excluded.raw, updated_at = excluded.updated_at
-		  WHERE datasets.account_id = excluded.account_id`,
-		d.ChartID, d.AccountID, d.Format, nonNil(d.Raw), store.Micro(d.UpdatedAt))
-	switch {
-	case pgCode(err) == codeForeignKeyViolation:
-		err = store.ErrNotFound
-	case err == nil:
-		err = mustAffect(tag)
-	}
-	if err != nil {
-		return fmt.Errorf("put dataset of chart %s in account %s: %w", d.ChartID, d.AccountID, err)
-	}
-	return nil
-}
-
-// GetDataset loads the chart's dataset.
-func (s *Store) GetDataset(ctx context.Context, accountID, chartID string) (store.Dataset, error) {
-	var d store.Dataset
-	err := s.pool.QueryRow(ctx,
-		`SELECT chart_id, account_id, format, raw, updated_at FROM datasets WHERE account_id = $1 AND chart_id = $2`,
-		accountID, chartID).Scan(&d.ChartID, &d.AccountID, &d.Format, &d.Raw, &d.UpdatedAt)
-	if err != nil {
-		return store.Dataset{}, fmt.Errorf("get dataset of chart %s in account %s: %w", chartID, accountID, notFound(err))
-	}
-	d.UpdatedAt = store.Micro(d.UpdatedAt)
-	return d, nil
-}
-
-// DeleteDataset removes the chart's dataset.
-func (s *Store) DeleteDataset(ctx context.Context, accountID, chartID string) error {
-	tag, err := s.pool.Exec(ctx, `DELETE FROM datasets WHERE account_id = $1 AND chart_id = $2`, accountID, chartID)
-	if err == nil {
-		err = mustAffect(tag)
-	}
-	if err != nil {
-		return fmt.Errorf("delete dataset of chart %s in account %s: %w", chartID, accountID, err)
-	}
-	return nil
 }

@@ -38,6 +38,9 @@ func (s *Store) CreateChart(ctx context.Context, c store.Chart, limit int) (stor
 	now := store.Micro(time.Now())
 	c.CreatedAt, c.UpdatedAt = now, now
 	c.Spec = nonNil(c.Spec)
+	if c.Data != nil {
+		c.Data = &store.Dataset{Format: c.Data.Format, Raw: nonNil(c.Data.Raw)}
+	}
 	if err := s.createChart(ctx, c, limit); err != nil {
 		return store.Chart{}, fmt.Errorf("create chart %s in account %s: %w", c.ID, c.AccountID, err)
 	}
@@ -72,7 +75,25 @@ func (s *Store) createChart(ctx context.Context, c store.Chart, limit int) error
 	if err != nil {
 		return err
 	}
+	if err := putData(ctx, tx, c); err != nil {
+		return err
+	}
 	return tx.Commit()
+}
+
+// putData writes c.Data, when set, as the chart's data in tx.
+func putData(ctx context.Context, tx *sql.Tx, c store.Chart) error {
+	if c.Data == nil {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx,
+		`INSERT INTO datasets (chart_id, account_id, format, raw, updated_at) VALUES (?, ?, ?, ?, ?)
+		 ON CONFLICT (chart_id) DO UPDATE SET format = excluded.format, raw = excluded.raw, updated_at = excluded.updated_at`,
+		c.ID, c.AccountID, c.Data.Format, nonNil(c.Data.Raw), micros(c.UpdatedAt))
+	if err != nil {
+		return fmt.Errorf("put data: %w", err)
+	}
+	return nil
 }
 
 // GetChart loads one of the account's charts.
@@ -84,36 +105,77 @@ func (s *Store) GetChart(ctx context.Context, accountID, id string) (store.Chart
 	return c, nil
 }
 
-// UpdateChart saves name, type and spec in one conditional UPDATE: the
-// token check and the write are a single statement on the single writer,
-// so of several writers holding the same token exactly one matches.
+// GetChartWithData loads the chart and its data in one statement.
+func (s *Store) GetChartWithData(ctx context.Context, accountID, id string) (store.Chart, error) {
+	var c store.Chart
+	var created, updated int64
+	var format sql.NullString
+	var raw []byte
+	err := s.read.QueryRowContext(ctx,
+		`SELECT c.id, c.account_id, c.name, c.type, c.spec, c.created_at, c.updated_at, d.format, d.raw
+		   FROM charts c LEFT JOIN datasets d ON d.chart_id = c.id AND d.account_id = c.account_id
+		  WHERE c.account_id = ? AND c.id = ?`, accountID, id).
+		Scan(&c.ID, &c.AccountID, &c.Name, &c.Type, &c.Spec, &created, &updated, &format, &raw)
+	if err != nil {
+		return store.Chart{}, fmt.Errorf("get chart %s with data in account %s: %w", id, accountID, notFound(err))
+	}
+	c.CreatedAt, c.UpdatedAt = fromMicros(created), fromMicros(updated)
+	if format.Valid {
+		c.Data = &store.Dataset{Format: format.String, Raw: nonNil(raw)}
+	}
+	return c, nil
+}
+
+// UpdateChart saves name, type, spec and (when given) data in one
+// transaction whose conditional UPDATE is the token check: on the single
+// writer, of several writers holding the same token exactly one matches.
 func (s *Store) UpdateChart(ctx context.Context, c store.Chart, expected *time.Time) (store.Chart, error) {
-	var want sql.NullInt64
-	if expected != nil {
-		want = sql.NullInt64{Int64: micros(*expected), Valid: true}
-	}
-	out, err := scanChart(s.write.QueryRowContext(ctx,
-		`UPDATE charts SET name = ?, type = ?, spec = ?, updated_at = max(?, updated_at + 1)
-		  WHERE account_id = ? AND id = ? AND (? IS NULL OR updated_at = ?)
-		  RETURNING `+chartColumns,
-		c.Name, c.Type, nonNil(c.Spec), micros(time.Now()), c.AccountID, c.ID, want, want))
-	if errors.Is(err, sql.ErrNoRows) {
-		err = s.updateMiss(ctx, c, expected)
-	}
+	out, err := s.updateChart(ctx, c, expected)
 	if err != nil {
 		return store.Chart{}, fmt.Errorf("update chart %s in account %s: %w", c.ID, c.AccountID, err)
 	}
 	return out, nil
 }
 
+func (s *Store) updateChart(ctx context.Context, c store.Chart, expected *time.Time) (store.Chart, error) {
+	var want sql.NullInt64
+	if expected != nil {
+		want = sql.NullInt64{Int64: micros(*expected), Valid: true}
+	}
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return store.Chart{}, err
+	}
+	defer tx.Rollback()
+	out, err := scanChart(tx.QueryRowContext(ctx,
+		`UPDATE charts SET name = ?, type = ?, spec = ?, updated_at = max(?, updated_at + 1)
+		  WHERE account_id = ? AND id = ? AND (? IS NULL OR updated_at = ?)
+		  RETURNING `+chartColumns,
+		c.Name, c.Type, nonNil(c.Spec), micros(time.Now()), c.AccountID, c.ID, want, want))
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.Chart{}, updateMiss(ctx, tx, c, expected)
+	}
+	if err != nil {
+		return store.Chart{}, err
+	}
+	out.Data = c.Data
+	if err := putData(ctx, tx, out); err != nil {
+		return store.Chart{}, err
+	}
+	if err := tx.Commit(); err != nil {
+		return store.Chart{}, err
+	}
+	return out, nil
+}
+
 // updateMiss explains why a conditional update changed nothing: the chart
 // is missing from the account, or its token moved on.
-func (s *Store) updateMiss(ctx context.Context, c store.Chart, expected *time.Time) error {
+func updateMiss(ctx context.Context, tx *sql.Tx, c store.Chart, expected *time.Time) error {
 	if expected == nil {
 		return store.ErrNotFound
 	}
 	var updated int64
-	err := s.write.QueryRowContext(ctx,
+	err := tx.QueryRowContext(ctx,
 		`SELECT updated_at FROM charts WHERE account_id = ? AND id = ?`, c.AccountID, c.ID).Scan(&updated)
 	if err != nil {
 		return notFound(err)
@@ -122,7 +184,8 @@ func (s *Store) updateMiss(ctx context.Context, c store.Chart, expected *time.Ti
 		fromMicros(updated).Format(time.RFC3339Nano), store.Micro(*expected).Format(time.RFC3339Nano))
 }
 
-// DeleteChart removes one of the account's charts; its dataset goes with it.
+// DeleteChart removes one of the account's charts; its data goes with it
+// in the same statement (ON DELETE CASCADE).
 func (s *Store) DeleteChart(ctx context.Context, accountID, id string) error {
 	res, err := s.write.ExecContext(ctx, `DELETE FROM charts WHERE account_id = ? AND id = ?`, accountID, id)
 	if err == nil {
@@ -179,55 +242,4 @@ func (s *Store) CountCharts(ctx context.Context, accountID string) (int, error) 
 		return 0, fmt.Errorf("count charts of account %s: %w", accountID, err)
 	}
 	return n, nil
-}
-
-// PutDataset inserts or replaces the chart's dataset. The composite foreign
-// key (account_id, chart_id) → charts makes a chart of another account (or
-// no chart) a violation, and the upsert's WHERE keeps another account's row
-// untouched; both answer ErrNotFound.
-func (s *Store) PutDataset(ctx context.Context, d store.Dataset) error {
-	if d.UpdatedAt.IsZero() {
-		d.UpdatedAt = time.Now()
-	}
-	res, err := s.write.ExecContext(ctx,
-		`INSERT INTO datasets (chart_id, account_id, format, raw, updated_at) VALUES (?, ?, ?, ?, ?)
-		 ON CONFLICT (chart_id) DO UPDATE SET format = excluded.format, raw = excluded.raw, updated_at = excluded.updated_at
-		  WHERE datasets.account_id = excluded.account_id`,
-		d.ChartID, d.AccountID, d.Format, nonNil(d.Raw), micros(d.UpdatedAt))
-	switch {
-	case isForeignKey(err):
-		err = store.ErrNotFound
-	case err == nil:
-		err = mustAffect(res)
-	}
-	if err != nil {
-		return fmt.Errorf("put dataset of chart %s in account %s: %w", d.ChartID, d.AccountID, err)
-	}
-	return nil
-}
-
-// GetDataset loads the chart's dataset.
-func (s *Store) GetDataset(ctx context.Context, accountID, chartID string) (store.Dataset, error) {
-	var d store.Dataset
-	var updated int64
-	err := s.read.QueryRowContext(ctx,
-		`SELECT chart_id, account_id, format, raw, updated_at FROM datasets WHERE account_id = ? AND chart_id = ?`,
-		accountID, chartID).Scan(&d.ChartID, &d.AccountID, &d.Format, &d.Raw, &updated)
-	if err != nil {
-		return store.Dataset{}, fmt.Errorf("get dataset of chart %s in account %s: %w", chartID, accountID, notFound(err))
-	}
-	d.UpdatedAt = fromMicros(updated)
-	return d, nil
-}
-
-// DeleteDataset removes the chart's dataset.
-func (s *Store) DeleteDataset(ctx context.Context, accountID, chartID string) error {
-	res, err := s.write.ExecContext(ctx, `DELETE FROM datasets WHERE account_id = ? AND chart_id = ?`, accountID, chartID)
-	if err == nil {
-		err = mustAffect(res)
-	}
-	if err != nil {
-		return fmt.Errorf("delete dataset of chart %s in account %s: %w", chartID, accountID, err)
-	}
-	return nil
 }

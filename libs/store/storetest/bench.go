@@ -22,13 +22,21 @@ func Bench(b *testing.B, open func(tb testing.TB) store.Store) {
 	var hashes [][]byte
 	var chartIDs []string
 	spec := bytes.Repeat([]byte(`{"k":"v"},`), 200) // ~2 KB, a typical spec
+	// 1,000 rows of CSV, as a JSON string: what set_data stores.
+	var csv bytes.Buffer
+	csv.WriteString(`"month,sales,profit\n`)
+	for i := range 1000 {
+		fmt.Fprintf(&csv, "2024-%02d-%02d,%d,%d\\n", i%12+1, i%28+1, i*7, i*3)
+	}
+	csv.WriteString(`"`)
+	data := &store.Dataset{Format: "csv", Raw: csv.Bytes()}
 	for i := range benchKeys {
 		h := hashOf(fmt.Sprintf("bench-key-%d", i))
 		if _, err := s.CreateAPIKey(ctx, a.ID, "bench", "cd_", h); err != nil {
 			b.Fatalf("seed api key: %v", err)
 		}
 		hashes = append(hashes, h)
-		c, err := s.CreateChart(ctx, store.Chart{AccountID: a.ID, Name: "bench", Type: "bar", Spec: spec}, 0)
+		c, err := s.CreateChart(ctx, store.Chart{AccountID: a.ID, Name: "bench", Type: "bar", Spec: spec, Data: data}, 0)
 		if err != nil {
 			b.Fatalf("seed chart: %v", err)
 		}
@@ -76,5 +84,25 @@ func Bench(b *testing.B, open func(tb testing.TB) store.Store) {
 				i++
 			}
 		})
+	})
+	b.Run("GetChartWithData", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			c, err := s.GetChartWithData(ctx, a.ID, chartIDs[i%len(chartIDs)])
+			if err != nil || c.Data == nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
+	b.Run("UpdateChartWithData", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			id := chartIDs[i%len(chartIDs)]
+			if _, err := s.UpdateChart(ctx, store.Chart{ID: id, AccountID: a.ID, Name: "bench", Type: "bar", Spec: spec, Data: data}, nil); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
 	})
 }

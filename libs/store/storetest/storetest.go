@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -46,8 +47,11 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ListCharts", testListCharts},
 		{"ListChartsBadCursor", testListChartsBadCursor},
 		{"ListChartsConcurrent", testListChartsConcurrent},
-		{"Datasets", testDatasets},
-		{"DatasetScoping", testDatasetScoping},
+		{"ChartData", testChartData},
+		{"ChartDataScoping", testChartDataScoping},
+		{"ChartDataRace", testChartDataRace},
+		{"ChartDataRaceSpecEdits", testChartDataRaceSpecEdits},
+		{"ChartDataRaceBlind", testChartDataRaceBlind},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -477,14 +481,6 @@ func testChartMicroseconds(t *testing.T, s store.Store) {
 	_, err = s.UpdateChart(ctx, store.Chart{ID: c.ID, AccountID: a.ID, Name: "micro 3", Type: "bar", Spec: c.Spec}, &nanos)
 	must(t, "update with token carrying nanoseconds", err)
 
-	d := store.Dataset{ChartID: c.ID, AccountID: a.ID, Format: "csv", Raw: []byte("a\n1\n"),
-		UpdatedAt: time.Date(2026, 3, 4, 5, 6, 7, 123456789, time.FixedZone("CET", 3600))}
-	must(t, "put dataset", s.PutDataset(ctx, d))
-	gotD, err := s.GetDataset(ctx, a.ID, c.ID)
-	must(t, "get dataset", err)
-	if want := time.Date(2026, 3, 4, 4, 6, 7, 123456000, time.UTC); gotD.UpdatedAt != want {
-		t.Fatalf("dataset updated_at = %v, want %v", gotD.UpdatedAt, want)
-	}
 }
 
 func testChartLimit(t *testing.T, s store.Store) {
@@ -834,69 +830,219 @@ func testListChartsConcurrent(t *testing.T, s store.Store) {
 	t.Logf("listed while %d updates and %d creates ran", updates.Load(), creates.Load())
 }
 
-func testDatasets(t *testing.T, s store.Store) {
+func testChartData(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a := newAccount(t, s, store.PlanFree)
-	c := newChart(t, s, a.ID, "with data")
 
-	_, err := s.GetDataset(ctx, a.ID, c.ID)
-	wantErr(t, "get missing dataset", err, store.ErrNotFound)
-
-	tests := []store.Dataset{
-		{ChartID: c.ID, AccountID: a.ID, Format: "csv", Raw: []byte("x,y\n1,2\n")},
-		{ChartID: c.ID, AccountID: a.ID, Format: "json", Raw: []byte(`[{"x":1,"y":2}]`), UpdatedAt: c.UpdatedAt},
-		{ChartID: c.ID, AccountID: a.ID, Format: "tsv", Raw: bytes.Repeat([]byte{0, 1, 2, 255}, 4096)},
-	}
-	for i, d := range tests {
-		before := store.Micro(time.Now())
-		must(t, fmt.Sprintf("put dataset %d", i), s.PutDataset(ctx, d))
-		got, err := s.GetDataset(ctx, a.ID, c.ID)
-		must(t, "get dataset", err)
-		if got.ChartID != d.ChartID || got.AccountID != d.AccountID || got.Format != d.Format || !bytes.Equal(got.Raw, d.Raw) {
-			t.Fatalf("dataset %d read back as %+v", i, got)
-		}
-		normalised(t, "dataset updated_at", got.UpdatedAt)
-		if d.UpdatedAt.IsZero() && got.UpdatedAt.Before(before) {
-			t.Fatalf("dataset %d: updated_at %v is older than the put (%v)", i, got.UpdatedAt, before)
-		}
-		if !d.UpdatedAt.IsZero() && got.UpdatedAt != d.UpdatedAt {
-			t.Fatalf("dataset %d: updated_at %v, want the given %v", i, got.UpdatedAt, d.UpdatedAt)
-		}
+	bare := newChart(t, s, a.ID, "no data")
+	got, err := s.GetChartWithData(ctx, a.ID, bare.ID)
+	must(t, "get chart without data", err)
+	if got.Data != nil {
+		t.Fatalf("a chart created without data reads back data %+v", got.Data)
 	}
 
-	must(t, "delete dataset", s.DeleteDataset(ctx, a.ID, c.ID))
-	_, err = s.GetDataset(ctx, a.ID, c.ID)
-	wantErr(t, "get deleted dataset", err, store.ErrNotFound)
-	wantErr(t, "delete dataset twice", s.DeleteDataset(ctx, a.ID, c.ID), store.ErrNotFound)
+	data := &store.Dataset{Format: "csv", Raw: []byte("x,y\n1,2\n")}
+	c, err := s.CreateChart(ctx, store.Chart{AccountID: a.ID, Name: "with data", Type: "bar", Spec: []byte(`{"v":1}`), Data: data}, 0)
+	must(t, "create chart with data", err)
+	if c.Data == nil || !bytes.Equal(c.Data.Raw, data.Raw) {
+		t.Fatalf("create answered data %+v", c.Data)
+	}
+	got, err = s.GetChartWithData(ctx, a.ID, c.ID)
+	must(t, "get chart with data", err)
+	if got.Data == nil || got.Data.Format != "csv" || !bytes.Equal(got.Data.Raw, data.Raw) || string(got.Spec) != `{"v":1}` || got.UpdatedAt != c.UpdatedAt {
+		t.Fatalf("read back %+v with data %+v", got, got.Data)
+	}
+	plain, err := s.GetChart(ctx, a.ID, c.ID)
+	must(t, "get chart", err)
+	if plain.Data != nil {
+		t.Fatal("GetChart loaded the data")
+	}
 
-	// Deleting the chart deletes its dataset.
-	must(t, "put dataset", s.PutDataset(ctx, tests[0]))
+	// Replacing spec and data together; the data round-trips byte for byte.
+	binary := &store.Dataset{Format: "tsv", Raw: bytes.Repeat([]byte{0, 1, 2, 255}, 4096)}
+	up, err := s.UpdateChart(ctx, store.Chart{ID: c.ID, AccountID: a.ID, Name: "with data", Type: "line", Spec: []byte(`{"v":2}`), Data: binary}, &c.UpdatedAt)
+	must(t, "update spec and data", err)
+	got, err = s.GetChartWithData(ctx, a.ID, c.ID)
+	must(t, "get after update", err)
+	if got.Data == nil || got.Data.Format != "tsv" || !bytes.Equal(got.Data.Raw, binary.Raw) || string(got.Spec) != `{"v":2}` || got.UpdatedAt != up.UpdatedAt {
+		t.Fatalf("after update: spec %s, data %+v", got.Spec, got.Data)
+	}
+
+	// A spec-only edit keeps the data.
+	up2, err := s.UpdateChart(ctx, store.Chart{ID: c.ID, AccountID: a.ID, Name: "renamed", Type: "line", Spec: []byte(`{"v":3}`)}, nil)
+	must(t, "update spec only", err)
+	got, err = s.GetChartWithData(ctx, a.ID, c.ID)
+	must(t, "get after spec edit", err)
+	if got.Data == nil || !bytes.Equal(got.Data.Raw, binary.Raw) || got.Name != "renamed" || got.UpdatedAt != up2.UpdatedAt {
+		t.Fatalf("a spec-only edit changed the data: %+v", got.Data)
+	}
+
+	// A stale token changes neither spec nor data.
+	_, err = s.UpdateChart(ctx, store.Chart{ID: c.ID, AccountID: a.ID, Name: "stale", Type: "pie", Spec: []byte(`{"v":4}`), Data: data}, &c.UpdatedAt)
+	wantErr(t, "update with a stale token", err, store.ErrConflict)
+	got, err = s.GetChartWithData(ctx, a.ID, c.ID)
+	must(t, "get after conflict", err)
+	if string(got.Spec) != `{"v":3}` || !bytes.Equal(got.Data.Raw, binary.Raw) {
+		t.Fatalf("a refused update changed the chart: spec %s", got.Spec)
+	}
+
+	// Deleting the chart deletes its data; a chart later made with the same
+	// id starts without any.
 	must(t, "delete chart", s.DeleteChart(ctx, a.ID, c.ID))
-	_, err = s.GetDataset(ctx, a.ID, c.ID)
-	wantErr(t, "dataset of deleted chart", err, store.ErrNotFound)
-	err = s.PutDataset(ctx, tests[0])
-	wantErr(t, "put dataset for deleted chart", err, store.ErrNotFound)
+	_, err = s.GetChartWithData(ctx, a.ID, c.ID)
+	wantErr(t, "get deleted chart", err, store.ErrNotFound)
+	again, err := s.CreateChart(ctx, store.Chart{ID: c.ID, AccountID: a.ID, Name: "again", Type: "bar", Spec: []byte(`{}`)}, 0)
+	must(t, "create with the deleted id", err)
+	got, err = s.GetChartWithData(ctx, a.ID, again.ID)
+	must(t, "get recreated chart", err)
+	if got.Data != nil {
+		t.Fatalf("a recreated chart inherited data %q", got.Data.Raw)
+	}
 }
 
-func testDatasetScoping(t *testing.T, s store.Store) {
+func testChartDataScoping(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	a := newAccount(t, s, store.PlanFree)
 	b := newAccount(t, s, store.PlanFree)
-	c := newChart(t, s, a.ID, "a's chart")
-	mine := store.Dataset{ChartID: c.ID, AccountID: a.ID, Format: "csv", Raw: []byte("mine")}
+	mine := &store.Dataset{Format: "csv", Raw: []byte("mine")}
+	c, err := s.CreateChart(ctx, store.Chart{AccountID: a.ID, Name: "a's chart", Type: "bar", Spec: []byte(`{}`), Data: mine}, 0)
+	must(t, "create", err)
+	theirs := &store.Dataset{Format: "csv", Raw: []byte("theirs")}
 
-	theirs := store.Dataset{ChartID: c.ID, AccountID: b.ID, Format: "csv", Raw: []byte("theirs")}
-	wantErr(t, "put dataset on another account's chart (no dataset yet)", s.PutDataset(ctx, theirs), store.ErrNotFound)
-	must(t, "put own dataset", s.PutDataset(ctx, mine))
-	wantErr(t, "put dataset on another account's chart (overwrite)", s.PutDataset(ctx, theirs), store.ErrNotFound)
-	_, err := s.GetDataset(ctx, b.ID, c.ID)
-	wantErr(t, "get another account's dataset", err, store.ErrNotFound)
-	wantErr(t, "delete another account's dataset", s.DeleteDataset(ctx, b.ID, c.ID), store.ErrNotFound)
-	wantErr(t, "put dataset for unknown chart", s.PutDataset(ctx, store.Dataset{ChartID: uuid.NewString(), AccountID: a.ID, Format: "csv", Raw: []byte("x")}), store.ErrNotFound)
+	_, err = s.GetChartWithData(ctx, b.ID, c.ID)
+	wantErr(t, "read another account's chart with data", err, store.ErrNotFound)
+	_, err = s.UpdateChart(ctx, store.Chart{ID: c.ID, AccountID: b.ID, Name: "x", Type: "bar", Spec: []byte(`{}`), Data: theirs}, nil)
+	wantErr(t, "update another account's chart and data", err, store.ErrNotFound)
+	_, err = s.UpdateChart(ctx, store.Chart{ID: c.ID, AccountID: b.ID, Name: "x", Type: "bar", Spec: []byte(`{}`), Data: theirs}, &c.UpdatedAt)
+	wantErr(t, "update another account's chart with its token", err, store.ErrNotFound)
+	wantErr(t, "delete another account's chart", s.DeleteChart(ctx, b.ID, c.ID), store.ErrNotFound)
+	_, err = s.CreateChart(ctx, store.Chart{ID: c.ID, AccountID: b.ID, Name: "x", Type: "bar", Spec: []byte(`{}`), Data: theirs}, 0)
+	wantErr(t, "create over another account's chart id", err, store.ErrConflict)
 
-	got, err := s.GetDataset(ctx, a.ID, c.ID)
-	must(t, "get own dataset", err)
-	if !bytes.Equal(got.Raw, mine.Raw) {
-		t.Fatalf("another account's calls changed the dataset to %q", got.Raw)
+	got, err := s.GetChartWithData(ctx, a.ID, c.ID)
+	must(t, "get own chart", err)
+	if got.Data == nil || !bytes.Equal(got.Data.Raw, mine.Raw) || got.UpdatedAt != c.UpdatedAt {
+		t.Fatalf("another account's calls changed the chart: %+v", got.Data)
 	}
+}
+
+// writeMark is what one writer of the data races writes: a spec and data
+// both carrying its mark, so a mixed state is visible.
+type writeMark struct {
+	spec, data string
+}
+
+// raceRounds runs rounds of concurrent writers on one chart. write does one
+// writer's whole call (read, then compare-and-set, retrying on conflict as
+// the API does) and answers the chart it saved; after each round the
+// stored spec and data must come from the same successful call, the one
+// with the newest updated_at.
+func raceRounds(t *testing.T, s store.Store, writers, rounds int, write func(c store.Chart, round, w int) (store.Chart, writeMark, error)) {
+	ctx := context.Background()
+	a := newAccount(t, s, store.PlanPro)
+	c, err := s.CreateChart(ctx, store.Chart{AccountID: a.ID, Name: "race", Type: "bar", Spec: []byte(`{"mark":"start"}`),
+		Data: &store.Dataset{Format: "csv", Raw: []byte("start")}}, 0)
+	must(t, "create", err)
+	for round := range rounds {
+		saved := make([]store.Chart, writers)
+		marks := make([]writeMark, writers)
+		errs := make([]error, writers)
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for w := range writers {
+			wg.Go(func() {
+				<-start
+				saved[w], marks[w], errs[w] = write(c, round, w)
+			})
+		}
+		close(start)
+		wg.Wait()
+		newest := -1
+		for w, err := range errs {
+			if err != nil {
+				t.Fatalf("round %d writer %d: %v", round, w, err)
+			}
+			if newest < 0 || saved[w].UpdatedAt.After(saved[newest].UpdatedAt) {
+				newest = w
+			}
+		}
+		got, err := s.GetChartWithData(ctx, a.ID, c.ID)
+		must(t, "read after the round", err)
+		var spec struct {
+			Mark string `json:"mark"`
+			Data string `json:"data"`
+		}
+		must(t, "decode spec", json.Unmarshal(got.Spec, &spec))
+		if spec.Data != string(got.Data.Raw) {
+			t.Fatalf("round %d: mixed state: the spec was written for data %q, the data is %q", round, spec.Data, got.Data.Raw)
+		}
+		want := marks[newest]
+		if string(got.Spec) != want.spec || string(got.Data.Raw) != want.data || got.UpdatedAt != saved[newest].UpdatedAt {
+			t.Fatalf("round %d: stored spec %s, data %q at %v; the newest successful write (%d at %v) was %s, %q",
+				round, got.Spec, got.Data.Raw, got.UpdatedAt, newest, saved[newest].UpdatedAt, want.spec, want.data)
+		}
+	}
+}
+
+// casWrite reads the chart, lets edit decide what to write from what it
+// read, and saves it as a compare-and-set, re-reading on conflict.
+func casWrite(s store.Store, c store.Chart, edit func(read store.Chart) (store.Chart, writeMark)) (store.Chart, writeMark, error) {
+	ctx := context.Background()
+	for {
+		read, err := s.GetChartWithData(ctx, c.AccountID, c.ID)
+		if err != nil {
+			return store.Chart{}, writeMark{}, err
+		}
+		next, mark := edit(read)
+		token := read.UpdatedAt
+		out, err := s.UpdateChart(ctx, next, &token)
+		if errors.Is(err, store.ErrConflict) {
+			continue
+		}
+		return out, mark, err
+	}
+}
+
+// dataWrite is a set_data: new data and a spec made for it.
+func dataWrite(round, w int) func(read store.Chart) (store.Chart, writeMark) {
+	return func(read store.Chart) (store.Chart, writeMark) {
+		data := fmt.Sprintf("label,value_%d_%d\na,%d", round, w, w)
+		spec := fmt.Sprintf(`{"mark":"set %d/%d","data":%q}`, round, w, data)
+		read.Spec, read.Data = []byte(spec), &store.Dataset{Format: "csv", Raw: []byte(data)}
+		return read, writeMark{spec: spec, data: data}
+	}
+}
+
+// specWrite is an apply_ops: a spec edit made for the data it read.
+func specWrite(round, w int) func(read store.Chart) (store.Chart, writeMark) {
+	return func(read store.Chart) (store.Chart, writeMark) {
+		data := string(read.Data.Raw)
+		spec := fmt.Sprintf(`{"mark":"ops %d/%d","data":%q}`, round, w, data)
+		read.Spec, read.Data = []byte(spec), nil
+		return read, writeMark{spec: spec, data: data}
+	}
+}
+
+func testChartDataRace(t *testing.T, s store.Store) {
+	raceRounds(t, s, 6, 20, func(c store.Chart, round, w int) (store.Chart, writeMark, error) {
+		return casWrite(s, c, dataWrite(round, w))
+	})
+}
+
+func testChartDataRaceSpecEdits(t *testing.T, s store.Store) {
+	raceRounds(t, s, 6, 20, func(c store.Chart, round, w int) (store.Chart, writeMark, error) {
+		if w%2 == 0 {
+			return casWrite(s, c, specWrite(round, w))
+		}
+		return casWrite(s, c, dataWrite(round, w))
+	})
+}
+
+// testChartDataRaceBlind: writes without a token still land whole.
+func testChartDataRaceBlind(t *testing.T, s store.Store) {
+	raceRounds(t, s, 6, 20, func(c store.Chart, round, w int) (store.Chart, writeMark, error) {
+		next, mark := dataWrite(round, w)(c)
+		out, err := s.UpdateChart(context.Background(), next, nil)
+		return out, mark, err
+	})
 }

@@ -1,0 +1,89 @@
+// Package route describes a service's endpoints as data. Each service
+// exports one table; the service's own router, the gateway's routing, the
+// OpenAPI route check and the split-mode wiring are all built from those
+// tables, so adding an endpoint touches its owner and the OpenAPI document
+// only.
+package route
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/gorilla/mux"
+
+	"chartd.dev/libs/apierr"
+	"chartd.dev/libs/httpx"
+)
+
+// Access says who may call an endpoint.
+type Access uint8
+
+const (
+	// Key endpoints need an API key: the gateway authenticates the caller
+	// and applies the account's rate limit.
+	Key Access = iota
+	// Public endpoints need no key; the gateway limits them per client
+	// address.
+	Public
+	// Internal endpoints are for other services only; the gateway never
+	// routes to them.
+	Internal
+)
+
+// APIBase is where the public API lives under the site URL.
+const APIBase = "/api/v1"
+
+// Route is one endpoint: its operation name (the spec's, and the OpenAPI
+// operationId), method, path template from the site root (gorilla/mux
+// syntax, as in the OpenAPI document) and who may call it.
+type Route struct {
+	Op     string
+	Method string
+	Path   string
+	Access Access
+}
+
+// APIPath is the route's path relative to APIBase, as the OpenAPI document
+// writes it; "" for a route outside the API.
+func (r Route) APIPath() string {
+	if p, ok := strings.CutPrefix(r.Path, APIBase); ok && strings.HasPrefix(p, "/") {
+		return p
+	}
+	return ""
+}
+
+// Endpoint is a route with its handler: a method expression of the
+// service type S, so the table is written once, without a service value,
+// and still names the code that answers.
+type Endpoint[S any] struct {
+	Route
+	Handle func(S, http.ResponseWriter, *http.Request) error
+}
+
+// Routes answers the routes of a table.
+func Routes[S any](table []Endpoint[S]) []Route {
+	out := make([]Route, len(table))
+	for i, e := range table {
+		out[i] = e.Route
+	}
+	return out
+}
+
+// Mux builds a service's router from its table, every handler bound to s
+// and its refusals written by errs. An unknown path is not_found naming the
+// service; a known path under another method is invalid_request with an
+// Allow header, as at the gateway.
+func Mux[S any](service string, s S, table []Endpoint[S], errs httpx.Errors) *mux.Router {
+	r := mux.NewRouter()
+	for _, e := range table {
+		h := e.Handle
+		r.Methods(e.Method).Path(e.Path).Handler(errs.Wrap(func(w http.ResponseWriter, req *http.Request) error { return h(s, w, req) }))
+	}
+	r.NotFoundHandler = errs.Wrap(func(w http.ResponseWriter, req *http.Request) error {
+		return apierr.New(apierr.NotFound, "no endpoint %s %s in the %s service", req.Method, req.URL.Path, service)
+	})
+	r.MethodNotAllowedHandler = errs.Wrap(func(w http.ResponseWriter, req *http.Request) error {
+		return apierr.New(apierr.InvalidRequest, "method %s is not allowed on %s", req.Method, req.URL.Path)
+	})
+	return r
+}
