@@ -20,6 +20,7 @@ import (
 	"chartd.dev/libs/auth"
 	"chartd.dev/libs/chartspec"
 	"chartd.dev/libs/dataset"
+	"chartd.dev/libs/route"
 	"chartd.dev/libs/store"
 )
 
@@ -210,4 +211,18 @@ func (l *Loader) Remember(accountID, id, version, format string, t *dataset.Tabl
 	if version != "" && dataset.Cells(t) <= l.maxCells {
 		l.tables.Add(id, cached{account: accountID, version: version, format: format, table: t})
 	}
+}
+
+// ReaderConfig is the settings of a service that reads chart aggregates
+// (chart, data, render): where it runs and how many parsed tables it keeps.
+type ReaderConfig struct {
+	route.Site
+	// Tables sizes the parsed-data cache.
+	Tables CacheConfig
+}
+
+// RegisterFlags declares the service's flags under its name, e.g.
+// -render.table-cache-charts for service "render".
+func (c *ReaderConfig) RegisterFlags(service string, fs *flag.FlagSet) {
+	c.Tables.RegisterFlags(service+".", fs)
 }

@@ -6,12 +6,14 @@
 package route
 
 import (
+	"log/slog"
 	"net/http"
 	"strings"
 
 	"github.com/gorilla/mux"
 
 	"chartd.dev/libs/apierr"
+	"chartd.dev/libs/auth"
 	"chartd.dev/libs/httpx"
 )
 
@@ -86,4 +88,28 @@ func Mux[S any](service string, s S, table []Endpoint[S], errs httpx.Errors) *mu
 		return apierr.New(apierr.InvalidRequest, "method %s is not allowed on %s", req.Method, req.URL.Path)
 	})
 	return r
+}
+
+// Site is what every service is told about where it runs: the public URL
+// its links are built on and the token that internal calls carry.
+type Site struct {
+	// PublicURL is {site_url}, e.g. http://127.0.0.1:8080.
+	PublicURL string
+	// InternalToken authenticates the gateway and services to each other.
+	InternalToken string
+}
+
+// DocsURL is {docs_url}, where error bodies link to.
+func (s Site) DocsURL() string { return strings.TrimRight(s.PublicURL, "/") + "/docs" }
+
+// Errors is the error writer of a service of this site: refusals link to
+// its docs, internal causes go to log.
+func (s Site) Errors(log *slog.Logger) httpx.Errors {
+	return httpx.Errors{DocsURL: s.DocsURL(), Log: log}
+}
+
+// Handler is a service's whole handler: its table bound to svc, behind the
+// internal-token check every service has.
+func Handler[S any](site Site, service string, svc S, table []Endpoint[S], log *slog.Logger) http.Handler {
+	return auth.Internal(site.InternalToken, site.DocsURL(), Mux(service, svc, table, site.Errors(log)))
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strings"
 
 	"chartd.dev/libs/auth"
 	"chartd.dev/libs/clients"
@@ -22,8 +21,7 @@ const Name = "brand"
 
 // Config is the brand service's settings.
 type Config struct {
-	PublicURL     string
-	InternalToken string
+	route.Site
 }
 
 // RegisterFlags declares the service's own flags, prefixed "brand."; it
@@ -38,10 +36,8 @@ type Deps struct {
 
 // Service is the brand service.
 type Service struct {
-	cfg     Config
-	deps    Deps
-	docsURL string
-	errs    httpx.Errors
+	cfg  Config
+	deps Deps
 }
 
 // New builds the service.
@@ -49,8 +45,7 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	if deps.Accounts == nil || deps.Log == nil {
 		return nil, fmt.Errorf("brand service: Accounts and Log are required")
 	}
-	docs := strings.TrimRight(cfg.PublicURL, "/") + "/docs"
-	return &Service{cfg: cfg, deps: deps, docsURL: docs, errs: httpx.Errors{DocsURL: docs, Log: deps.Log}}, nil
+	return &Service{cfg: cfg, deps: deps}, nil
 }
 
 // Endpoints is the service's route table.
@@ -78,5 +73,5 @@ func (s *Service) palette(w http.ResponseWriter, r *http.Request) error {
 
 // Handler is the service behind the internal-token check.
 func (s *Service) Handler() http.Handler {
-	return auth.Internal(s.cfg.InternalToken, s.docsURL, route.Mux(Name, s, Endpoints(), s.errs))
+	return route.Handler(s.cfg.Site, Name, s, Endpoints(), s.deps.Log)
 }

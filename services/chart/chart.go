@@ -5,7 +5,6 @@
 package chart
 
 import (
-	"flag"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -27,20 +26,8 @@ import (
 // Name is the service's name: its target and its flag prefix.
 const Name = "chart"
 
-// Config is the chart service's settings.
-type Config struct {
-	// PublicURL is {site_url}; chart urls and error docs links are built on it.
-	PublicURL string
-	// InternalToken is the token the gateway sends (see auth.Internal).
-	InternalToken string
-	// Tables sizes the parsed-data cache.
-	Tables aggregate.CacheConfig
-}
-
-// RegisterFlags declares the service's own flags, prefixed "chart.".
-func (c *Config) RegisterFlags(fs *flag.FlagSet) {
-	c.Tables.RegisterFlags(Name+".", fs)
-}
+// Config is the chart service's settings: its flags are -chart.*.
+type Config = aggregate.ReaderConfig
 
 // Deps are the parts the service is built from.
 type Deps struct {
@@ -60,9 +47,7 @@ type Service struct {
 	cfg     Config
 	deps    Deps
 	siteURL string
-	docsURL string
 	charts  *aggregate.Loader
-	errs    httpx.Errors
 }
 
 // New builds the service.
@@ -70,14 +55,11 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	if deps.Charts == nil || deps.Catalog == nil || deps.Log == nil || deps.Ops == nil {
 		return nil, fmt.Errorf("chart service: Charts, Catalog, Ops and Log are required")
 	}
-	site := strings.TrimRight(cfg.PublicURL, "/")
-	docs := site + "/docs"
 	loader, err := aggregate.NewLoader(aggregate.Store{Charts: deps.Charts}, cfg.Tables)
 	if err != nil {
 		return nil, fmt.Errorf("chart service: %w", err)
 	}
-	return &Service{cfg: cfg, deps: deps, siteURL: site, docsURL: docs, charts: loader,
-		errs: httpx.Errors{DocsURL: docs, Log: deps.Log}}, nil
+	return &Service{cfg: cfg, deps: deps, siteURL: strings.TrimRight(cfg.PublicURL, "/"), charts: loader}, nil
 }
 
 // Endpoints is the service's route table.
@@ -108,7 +90,7 @@ func Routes() []route.Route { return route.Routes(Endpoints()) }
 
 // Handler is the service behind the internal-token check.
 func (s *Service) Handler() http.Handler {
-	return auth.Internal(s.cfg.InternalToken, s.docsURL, route.Mux(Name, s, Endpoints(), s.errs))
+	return route.Handler(s.cfg.Site, Name, s, Endpoints(), s.deps.Log)
 }
 
 func (s *Service) countCharts(w http.ResponseWriter, r *http.Request) error {

@@ -76,13 +76,13 @@ type service struct {
 func services() []service {
 	return []service{
 		{name: chart.Name, routes: chart.Routes(), needs: []string{modStore, modCatalog, modOps, modDocs}, calls: []string{brand.Name},
-			flags: func(c *Config, fs *flag.FlagSet) { c.Chart.RegisterFlags(fs) }, init: (*App).initChart},
+			flags: func(c *Config, fs *flag.FlagSet) { c.Chart.RegisterFlags(chart.Name, fs) }, init: (*App).initChart},
 		{name: data.Name, routes: data.Routes(), calls: []string{chart.Name},
-			flags: func(c *Config, fs *flag.FlagSet) { c.Data.RegisterFlags(fs) }, init: (*App).initData},
+			flags: func(c *Config, fs *flag.FlagSet) { c.Data.RegisterFlags(data.Name, fs) }, init: (*App).initData},
 		{name: brand.Name, routes: brand.Routes(), needs: []string{modStore},
 			flags: func(c *Config, fs *flag.FlagSet) { c.Brand.RegisterFlags(fs) }, init: (*App).initBrand},
 		{name: render.Name, routes: render.Routes(), needs: []string{modCounter, modCatalog, modOps, modFonts}, calls: []string{chart.Name, brand.Name},
-			flags: func(c *Config, fs *flag.FlagSet) { c.Render.RegisterFlags(fs) }, init: (*App).initRender},
+			flags: func(c *Config, fs *flag.FlagSet) { c.Render.RegisterFlags(render.Name, fs) }, init: (*App).initRender},
 		{name: gateway.Name, routes: gateway.Routes(), needs: []string{modStore, modLimiter, modDocs}, calls: []string{chart.Name, data.Name, brand.Name, render.Name},
 			flags: func(c *Config, fs *flag.FlagSet) { c.Gateway.RegisterFlags(fs) }, init: (*App).initGateway},
 	}
@@ -370,7 +370,7 @@ func (a *App) initFonts(ctx context.Context) (lifecycle.Module, error) {
 
 func (a *App) initChart(ctx context.Context) (http.Handler, error) {
 	cfg := a.cfg.Chart
-	cfg.PublicURL, cfg.InternalToken = a.cfg.PublicURL, a.cfg.InternalToken
+	cfg.Site = a.site()
 	s, err := chart.New(cfg, chart.Deps{Charts: a.store, Catalog: a.catalog, Log: a.tel.Log, Ops: a.ops, Docs: a.docs,
 		Brand: clients.Brand{Base: a.client(brand.Name)}})
 	if err != nil {
@@ -381,7 +381,7 @@ func (a *App) initChart(ctx context.Context) (http.Handler, error) {
 
 func (a *App) initData(ctx context.Context) (http.Handler, error) {
 	cfg := a.cfg.Data
-	cfg.PublicURL, cfg.InternalToken = a.cfg.PublicURL, a.cfg.InternalToken
+	cfg.Site = a.site()
 	s, err := data.New(cfg, data.Deps{Charts: clients.Chart{Base: a.client(chart.Name)}, Log: a.tel.Log})
 	if err != nil {
 		return nil, err
@@ -391,7 +391,7 @@ func (a *App) initData(ctx context.Context) (http.Handler, error) {
 
 func (a *App) initBrand(ctx context.Context) (http.Handler, error) {
 	cfg := a.cfg.Brand
-	cfg.PublicURL, cfg.InternalToken = a.cfg.PublicURL, a.cfg.InternalToken
+	cfg.Site = a.site()
 	s, err := brand.New(cfg, brand.Deps{Accounts: a.store, Log: a.tel.Log})
 	if err != nil {
 		return nil, err
@@ -401,7 +401,7 @@ func (a *App) initBrand(ctx context.Context) (http.Handler, error) {
 
 func (a *App) initRender(ctx context.Context) (http.Handler, error) {
 	cfg := a.cfg.Render
-	cfg.PublicURL, cfg.InternalToken = a.cfg.PublicURL, a.cfg.InternalToken
+	cfg.Site = a.site()
 	s, err := render.New(cfg, render.Deps{Counter: a.counter, Catalog: a.catalog, Ops: a.ops, Fonts: a.fonts, Log: a.tel.Log,
 		Charts: clients.Chart{Base: a.client(chart.Name)}, Brand: clients.Brand{Base: a.client(brand.Name)}})
 	if err != nil {
@@ -423,7 +423,7 @@ func (a *App) initGateway(ctx context.Context) (http.Handler, error) {
 		upstreams[s.name] = gateway.Upstream{Routes: s.routes, Handler: h}
 	}
 	cfg := a.cfg.Gateway
-	cfg.PublicURL, cfg.InternalToken = a.cfg.PublicURL, a.cfg.InternalToken
+	cfg.Site = a.site()
 	g, err := gateway.New(cfg, gateway.Deps{
 		Accounts: a.store,
 		Limiter:  a.limiter,
@@ -438,6 +438,11 @@ func (a *App) initGateway(ctx context.Context) (http.Handler, error) {
 		return nil, err
 	}
 	return g.Handler(), nil
+}
+
+// site is what every service is told about where it runs.
+func (a *App) site() route.Site {
+	return route.Site{PublicURL: a.cfg.PublicURL, InternalToken: a.cfg.InternalToken}
 }
 
 // upstream answers what serves service name for the gateway: its handler

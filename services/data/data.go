@@ -6,11 +6,9 @@ package data
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strings"
 
 	"github.com/gorilla/mux"
 
@@ -25,18 +23,8 @@ import (
 // Name is the service's name: its target and its flag prefix.
 const Name = "data"
 
-// Config is the data service's settings.
-type Config struct {
-	PublicURL     string
-	InternalToken string
-	// Tables sizes the parsed-data cache.
-	Tables aggregate.CacheConfig
-}
-
-// RegisterFlags declares the service's own flags, prefixed "data.".
-func (c *Config) RegisterFlags(fs *flag.FlagSet) {
-	c.Tables.RegisterFlags(Name+".", fs)
-}
+// Config is the data service's settings: its flags are -data.*.
+type Config = aggregate.ReaderConfig
 
 // Deps are the parts the service is built from.
 type Deps struct {
@@ -47,11 +35,9 @@ type Deps struct {
 
 // Service is the data service.
 type Service struct {
-	cfg     Config
-	deps    Deps
-	docsURL string
-	charts  *aggregate.Loader
-	errs    httpx.Errors
+	cfg    Config
+	deps   Deps
+	charts *aggregate.Loader
 }
 
 // New builds the service.
@@ -63,8 +49,7 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("data service: %w", err)
 	}
-	docs := strings.TrimRight(cfg.PublicURL, "/") + "/docs"
-	return &Service{cfg: cfg, deps: deps, docsURL: docs, charts: loader, errs: httpx.Errors{DocsURL: docs, Log: deps.Log}}, nil
+	return &Service{cfg: cfg, deps: deps, charts: loader}, nil
 }
 
 // Endpoints is the service's route table.
@@ -80,7 +65,7 @@ func Routes() []route.Route { return route.Routes(Endpoints()) }
 
 // Handler is the service behind the internal-token check.
 func (s *Service) Handler() http.Handler {
-	return auth.Internal(s.cfg.InternalToken, s.docsURL, route.Mux(Name, s, Endpoints(), s.errs))
+	return route.Handler(s.cfg.Site, Name, s, Endpoints(), s.deps.Log)
 }
 
 // applyChartSteps runs the chart's steps, keeping going past failures.

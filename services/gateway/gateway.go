@@ -40,12 +40,9 @@ const BasePath = route.APIBase
 
 // Config is the gateway's own settings.
 type Config struct {
-	// PublicURL is {site_url}, e.g. http://127.0.0.1:8080.
-	PublicURL string
+	route.Site
 	// MaxBodyBytes refuses larger request bodies with too_large.
 	MaxBodyBytes int64
-	// InternalToken authenticates the gateway to the services.
-	InternalToken string
 	// KeyCacheTTL is how long a verified API key is trusted without asking
 	// the store again; a revoked key stops working within this time.
 	KeyCacheTTL time.Duration

@@ -75,7 +75,7 @@ func newFixture(t testing.TB, planID string, chartSvc http.Handler) *fixture {
 			w.Write([]byte(`{"renders":7,"image_renders":2}`))
 		}
 	}))
-	g, err := New(Config{PublicURL: "http://example.test", MaxBodyBytes: 1 << 10, InternalToken: "tok", KeyCacheTTL: time.Minute},
+	g, err := New(Config{Site: route.Site{PublicURL: "http://example.test", InternalToken: "tok"}, MaxBodyBytes: 1 << 10, KeyCacheTTL: time.Minute},
 		Deps{
 			Accounts: st,
 			Limiter:  quota.NewMemory(nil),

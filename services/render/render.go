@@ -4,11 +4,9 @@
 package render
 
 import (
-	"flag"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strings"
 	"time"
 
 	"chartd.dev/charts"
@@ -25,18 +23,8 @@ import (
 // Name is the service's name: its target and its flag prefix.
 const Name = "render"
 
-// Config is the render service's settings.
-type Config struct {
-	PublicURL     string
-	InternalToken string
-	// Tables sizes the parsed-data cache.
-	Tables aggregate.CacheConfig
-}
-
-// RegisterFlags declares the service's own flags, prefixed "render.".
-func (c *Config) RegisterFlags(fs *flag.FlagSet) {
-	c.Tables.RegisterFlags(Name+".", fs)
-}
+// Config is the render service's settings: its flags are -render.*.
+type Config = aggregate.ReaderConfig
 
 // Deps are the parts the service is built from.
 type Deps struct {
@@ -56,11 +44,9 @@ type Deps struct {
 
 // Service is the render service.
 type Service struct {
-	cfg     Config
-	deps    Deps
-	docsURL string
-	errs    httpx.Errors
-	charts  *aggregate.Loader
+	cfg    Config
+	deps   Deps
+	charts *aggregate.Loader
 }
 
 // The counter keys of an account.
@@ -79,8 +65,7 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("render service: %w", err)
 	}
-	docs := strings.TrimRight(cfg.PublicURL, "/") + "/docs"
-	return &Service{cfg: cfg, deps: deps, docsURL: docs, errs: httpx.Errors{DocsURL: docs, Log: deps.Log}, charts: loader}, nil
+	return &Service{cfg: cfg, deps: deps, charts: loader}, nil
 }
 
 // Endpoints is the service's route table.
@@ -99,7 +84,7 @@ func Routes() []route.Route { return route.Routes(Endpoints()) }
 
 // Handler is the service behind the internal-token check.
 func (s *Service) Handler() http.Handler {
-	return auth.Internal(s.cfg.InternalToken, s.docsURL, route.Mux(Name, s, Endpoints(), s.errs))
+	return route.Handler(s.cfg.Site, Name, s, Endpoints(), s.deps.Log)
 }
 
 func (s *Service) usage(w http.ResponseWriter, r *http.Request) error {
