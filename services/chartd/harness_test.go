@@ -183,6 +183,16 @@ func (c *client) validate(req *http.Request, body []byte, a answer) {
 	}
 	in := &openapi3filter.RequestValidationInput{Request: vreq, PathParams: params, Route: route,
 		Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}}
+	if a.status < 300 {
+		// What the server accepted, the document must accept: the typed
+		// op and step schemas included.
+		if err := openapi3filter.ValidateRequest(context.Background(), in); err != nil {
+			c.t.Errorf("%s %s: accepted request does not match the OpenAPI document: %v\n%.300s", req.Method, req.URL.Path, err, body)
+		}
+		if body != nil {
+			vreq.Body = io.NopCloser(bytes.NewReader(body))
+		}
+	}
 	out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: a.status, Header: a.header,
 		Body: io.NopCloser(bytes.NewReader(a.body)), Options: &openapi3filter.Options{IncludeResponseStatus: true}}
 	if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {

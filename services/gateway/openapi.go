@@ -9,6 +9,12 @@ import (
 //go:embed openapi.json
 var openapiSource []byte
 
+// openapiTypes are the typed Op and Step schemas, generated from the op
+// catalog and the step decoder (openapi_types_test.go, -update).
+//
+//go:embed openapi_types.json
+var openapiTypes []byte
+
 // OpenAPI answers the OpenAPI 3.1 document with baseURL as its server and
 // the rate-limit headers on every response.
 func OpenAPI(baseURL string) ([]byte, error) {
@@ -17,6 +23,18 @@ func OpenAPI(baseURL string) ([]byte, error) {
 		return nil, fmt.Errorf("parse embedded openapi.json: %w", err)
 	}
 	doc["servers"] = []any{map[string]any{"url": baseURL}}
+	var types map[string]any
+	if err := json.Unmarshal(openapiTypes, &types); err != nil {
+		return nil, fmt.Errorf("parse embedded openapi_types.json: %w", err)
+	}
+	comps, _ := doc["components"].(map[string]any)
+	schemas, _ := comps["schemas"].(map[string]any)
+	if schemas == nil {
+		return nil, fmt.Errorf("openapi.json has no components.schemas")
+	}
+	for name, s := range types {
+		schemas[name] = s
+	}
 	// The rate-limit headers are on every answer, so they are added here
 	// instead of being repeated in the source.
 	rateLimitHeaderNames := []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"}
@@ -46,7 +64,6 @@ func OpenAPI(baseURL string) ([]byte, error) {
 			}
 		}
 	}
-	comps, _ := doc["components"].(map[string]any)
 	resps, _ := comps["responses"].(map[string]any)
 	for _, resp := range resps {
 		addHeaders(resp.(map[string]any))
