@@ -1,6 +1,7 @@
 package httpx
 
 import (
+	"errors"
 	"log/slog"
 	"net/http"
 
@@ -42,6 +43,13 @@ func (e Errors) Write(w http.ResponseWriter, r *http.Request, err error) {
 		return
 	}
 	ctx := r.Context()
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		// The caller went away; nothing failed that an operator must see.
+		if e.Log != nil {
+			e.Log.DebugContext(ctx, "request cancelled", slog.String("request_id", RequestID(ctx)), slog.String("path", r.URL.Path))
+		}
+		return
+	}
 	span := trace.SpanFromContext(ctx)
 	span.RecordError(err)
 	span.SetStatus(codes.Error, ae.Message)

@@ -14,6 +14,12 @@ import (
 
 const chartColumns = `id, account_id, name, type, spec, created_at, updated_at`
 
+// updateChartQuery is the compare-and-set of a chart row: with a token
+// (the last two arguments) it matches only the version the caller read.
+const updateChartQuery = `UPDATE charts SET name = ?, type = ?, spec = ?, updated_at = max(?, updated_at + 1)
+  WHERE account_id = ? AND id = ? AND (? IS NULL OR updated_at = ?)
+  RETURNING ` + chartColumns
+
 // getChartQuery loads one chart; prepared in Open.
 const getChartQuery = `SELECT ` + chartColumns + ` FROM charts WHERE account_id = ? AND id = ?`
 
@@ -142,15 +148,21 @@ func (s *Store) updateChart(ctx context.Context, c store.Chart, expected *time.T
 	if expected != nil {
 		want = sql.NullInt64{Int64: micros(*expected), Valid: true}
 	}
+	if c.Data == nil {
+		// One statement is atomic by itself: no transaction round trips.
+		out, err := scanChart(s.write.QueryRowContext(ctx, updateChartQuery,
+			c.Name, c.Type, nonNil(c.Spec), micros(time.Now()), c.AccountID, c.ID, want, want))
+		if errors.Is(err, sql.ErrNoRows) {
+			return store.Chart{}, updateMiss(ctx, s.write, c, expected)
+		}
+		return out, err
+	}
 	tx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
 		return store.Chart{}, err
 	}
 	defer tx.Rollback()
-	out, err := scanChart(tx.QueryRowContext(ctx,
-		`UPDATE charts SET name = ?, type = ?, spec = ?, updated_at = max(?, updated_at + 1)
-		  WHERE account_id = ? AND id = ? AND (? IS NULL OR updated_at = ?)
-		  RETURNING `+chartColumns,
+	out, err := scanChart(tx.QueryRowContext(ctx, updateChartQuery,
 		c.Name, c.Type, nonNil(c.Spec), micros(time.Now()), c.AccountID, c.ID, want, want))
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.Chart{}, updateMiss(ctx, tx, c, expected)
@@ -168,9 +180,14 @@ func (s *Store) updateChart(ctx context.Context, c store.Chart, expected *time.T
 	return out, nil
 }
 
+// querier is a connection or a transaction.
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
 // updateMiss explains why a conditional update changed nothing: the chart
 // is missing from the account, or its token moved on.
-func updateMiss(ctx context.Context, tx *sql.Tx, c store.Chart, expected *time.Time) error {
+func updateMiss(ctx context.Context, tx querier, c store.Chart, expected *time.Time) error {
 	if expected == nil {
 		return store.ErrNotFound
 	}
