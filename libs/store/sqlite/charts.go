@@ -23,6 +23,12 @@ const updateChartQuery = `UPDATE charts SET name = ?, type = ?, spec = ?, update
 // getChartQuery loads one chart; prepared in Open.
 const getChartQuery = `SELECT ` + chartColumns + ` FROM charts WHERE account_id = ? AND id = ?`
 
+// getChartWithDataQuery loads a chart and its data in one statement, so one
+// read snapshot; prepared in Open.
+const getChartWithDataQuery = `SELECT c.id, c.account_id, c.name, c.type, c.spec, c.created_at, c.updated_at, d.format, d.raw
+  FROM charts c LEFT JOIN datasets d ON d.chart_id = c.id AND d.account_id = c.account_id
+ WHERE c.account_id = ? AND c.id = ?`
+
 func scanChart(r scanner) (store.Chart, error) {
 	var c store.Chart
 	var created, updated int64
@@ -117,10 +123,7 @@ func (s *Store) GetChartWithData(ctx context.Context, accountID, id string) (sto
 	var created, updated int64
 	var format sql.NullString
 	var raw []byte
-	err := s.read.QueryRowContext(ctx,
-		`SELECT c.id, c.account_id, c.name, c.type, c.spec, c.created_at, c.updated_at, d.format, d.raw
-		   FROM charts c LEFT JOIN datasets d ON d.chart_id = c.id AND d.account_id = c.account_id
-		  WHERE c.account_id = ? AND c.id = ?`, accountID, id).
+	err := s.getChartWithData.QueryRowContext(ctx, accountID, id).
 		Scan(&c.ID, &c.AccountID, &c.Name, &c.Type, &c.Spec, &created, &updated, &format, &raw)
 	if err != nil {
 		return store.Chart{}, fmt.Errorf("get chart %s with data in account %s: %w", id, accountID, notFound(err))

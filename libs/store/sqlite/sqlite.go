@@ -42,8 +42,9 @@ type Store struct {
 
 	// Prepared once for the per-request hot paths; database/sql prepares
 	// them lazily on each read connection and keeps them.
-	lookupAPIKey *sql.Stmt
-	getChart     *sql.Stmt
+	lookupAPIKey     *sql.Stmt
+	getChart         *sql.Stmt
+	getChartWithData *sql.Stmt
 }
 
 // busyTimeoutMillis is how long a connection waits for another process's
@@ -115,6 +116,9 @@ func (s *Store) prepare(ctx context.Context) error {
 	if s.getChart, err = s.read.PrepareContext(ctx, getChartQuery); err != nil {
 		return fmt.Errorf("prepare chart load: %w", err)
 	}
+	if s.getChartWithData, err = s.read.PrepareContext(ctx, getChartWithDataQuery); err != nil {
+		return fmt.Errorf("prepare chart and data load: %w", err)
+	}
 	return nil
 }
 
@@ -150,7 +154,7 @@ func (s *Store) Ping(ctx context.Context) error {
 // Close closes the prepared statements and both pools.
 func (s *Store) Close() error {
 	var errs []error
-	for _, st := range []*sql.Stmt{s.lookupAPIKey, s.getChart} {
+	for _, st := range []*sql.Stmt{s.lookupAPIKey, s.getChart, s.getChartWithData} {
 		if st != nil {
 			errs = append(errs, st.Close())
 		}

@@ -835,6 +835,9 @@ func testChartData(t *testing.T, s store.Store) {
 	a := newAccount(t, s, store.PlanFree)
 
 	bare := newChart(t, s, a.ID, "no data")
+	if bare.Data != nil {
+		t.Fatalf("create without data answered data %+v", bare.Data)
+	}
 	got, err := s.GetChartWithData(ctx, a.ID, bare.ID)
 	must(t, "get chart without data", err)
 	if got.Data != nil {
@@ -844,7 +847,7 @@ func testChartData(t *testing.T, s store.Store) {
 	data := &store.Dataset{Format: "csv", Raw: []byte("x,y\n1,2\n")}
 	c, err := s.CreateChart(ctx, store.Chart{AccountID: a.ID, Name: "with data", Type: "bar", Spec: []byte(`{"v":1}`), Data: data}, 0)
 	must(t, "create chart with data", err)
-	if c.Data == nil || !bytes.Equal(c.Data.Raw, data.Raw) {
+	if c.Data == nil || c.Data.Format != "csv" || !bytes.Equal(c.Data.Raw, data.Raw) {
 		t.Fatalf("create answered data %+v", c.Data)
 	}
 	got, err = s.GetChartWithData(ctx, a.ID, c.ID)
@@ -857,11 +860,21 @@ func testChartData(t *testing.T, s store.Store) {
 	if plain.Data != nil {
 		t.Fatal("GetChart loaded the data")
 	}
+	listed, _, err := s.ListCharts(ctx, a.ID, 10, "")
+	must(t, "list charts", err)
+	for _, l := range listed {
+		if l.Data != nil {
+			t.Fatalf("ListCharts loaded the data of %s", l.ID)
+		}
+	}
 
 	// Replacing spec and data together; the data round-trips byte for byte.
 	binary := &store.Dataset{Format: "tsv", Raw: bytes.Repeat([]byte{0, 1, 2, 255}, 4096)}
 	up, err := s.UpdateChart(ctx, store.Chart{ID: c.ID, AccountID: a.ID, Name: "with data", Type: "line", Spec: []byte(`{"v":2}`), Data: binary}, &c.UpdatedAt)
 	must(t, "update spec and data", err)
+	if up.Data == nil || !bytes.Equal(up.Data.Raw, binary.Raw) {
+		t.Fatalf("update answered data %+v, want what it wrote", up.Data)
+	}
 	got, err = s.GetChartWithData(ctx, a.ID, c.ID)
 	must(t, "get after update", err)
 	if got.Data == nil || got.Data.Format != "tsv" || !bytes.Equal(got.Data.Raw, binary.Raw) || string(got.Spec) != `{"v":2}` || got.UpdatedAt != up.UpdatedAt {
@@ -871,6 +884,9 @@ func testChartData(t *testing.T, s store.Store) {
 	// A spec-only edit keeps the data.
 	up2, err := s.UpdateChart(ctx, store.Chart{ID: c.ID, AccountID: a.ID, Name: "renamed", Type: "line", Spec: []byte(`{"v":3}`)}, nil)
 	must(t, "update spec only", err)
+	if up2.Data != nil {
+		t.Fatalf("a spec-only update answered data %+v", up2.Data)
+	}
 	got, err = s.GetChartWithData(ctx, a.ID, c.ID)
 	must(t, "get after spec edit", err)
 	if got.Data == nil || !bytes.Equal(got.Data.Raw, binary.Raw) || got.Name != "renamed" || got.UpdatedAt != up2.UpdatedAt {
@@ -882,8 +898,17 @@ func testChartData(t *testing.T, s store.Store) {
 	wantErr(t, "update with a stale token", err, store.ErrConflict)
 	got, err = s.GetChartWithData(ctx, a.ID, c.ID)
 	must(t, "get after conflict", err)
-	if string(got.Spec) != `{"v":3}` || !bytes.Equal(got.Data.Raw, binary.Raw) {
+	if string(got.Spec) != `{"v":3}` || got.Data == nil || !bytes.Equal(got.Data.Raw, binary.Raw) || got.UpdatedAt != up2.UpdatedAt {
 		t.Fatalf("a refused update changed the chart: spec %s", got.Spec)
+	}
+
+	// Without a token the write always lands, spec and data together.
+	blind, err := s.UpdateChart(ctx, store.Chart{ID: c.ID, AccountID: a.ID, Name: "blind", Type: "bar", Spec: []byte(`{"v":5}`), Data: data}, nil)
+	must(t, "update without a token", err)
+	got, err = s.GetChartWithData(ctx, a.ID, c.ID)
+	must(t, "get after blind update", err)
+	if string(got.Spec) != `{"v":5}` || got.Data == nil || got.Data.Format != "csv" || !bytes.Equal(got.Data.Raw, data.Raw) || got.UpdatedAt != blind.UpdatedAt {
+		t.Fatalf("after an update without a token: spec %s, data %+v", got.Spec, got.Data)
 	}
 
 	// Deleting the chart deletes its data; a chart later made with the same
@@ -915,13 +940,17 @@ func testChartDataScoping(t *testing.T, s store.Store) {
 	wantErr(t, "update another account's chart and data", err, store.ErrNotFound)
 	_, err = s.UpdateChart(ctx, store.Chart{ID: c.ID, AccountID: b.ID, Name: "x", Type: "bar", Spec: []byte(`{}`), Data: theirs}, &c.UpdatedAt)
 	wantErr(t, "update another account's chart with its token", err, store.ErrNotFound)
+	_, err = s.UpdateChart(ctx, store.Chart{ID: c.ID, AccountID: b.ID, Name: "x", Type: "bar", Spec: []byte(`{}`)}, nil)
+	wantErr(t, "update another account's spec", err, store.ErrNotFound)
+	_, err = s.UpdateChart(ctx, store.Chart{ID: c.ID, AccountID: b.ID, Name: "x", Type: "bar", Spec: []byte(`{}`)}, &c.UpdatedAt)
+	wantErr(t, "update another account's spec with its token", err, store.ErrNotFound)
 	wantErr(t, "delete another account's chart", s.DeleteChart(ctx, b.ID, c.ID), store.ErrNotFound)
 	_, err = s.CreateChart(ctx, store.Chart{ID: c.ID, AccountID: b.ID, Name: "x", Type: "bar", Spec: []byte(`{}`), Data: theirs}, 0)
 	wantErr(t, "create over another account's chart id", err, store.ErrConflict)
 
 	got, err := s.GetChartWithData(ctx, a.ID, c.ID)
 	must(t, "get own chart", err)
-	if got.Data == nil || !bytes.Equal(got.Data.Raw, mine.Raw) || got.UpdatedAt != c.UpdatedAt {
+	if got.Data == nil || !bytes.Equal(got.Data.Raw, mine.Raw) || got.Name != "a's chart" || got.UpdatedAt != c.UpdatedAt {
 		t.Fatalf("another account's calls changed the chart: %+v", got.Data)
 	}
 }
@@ -932,31 +961,109 @@ type writeMark struct {
 	spec, data string
 }
 
-// raceRounds runs rounds of concurrent writers on one chart. write does one
-// writer's whole call (read, then compare-and-set, retrying on conflict as
-// the API does) and answers the chart it saved; after each round the
-// stored spec and data must come from the same successful call, the one
-// with the newest updated_at.
-func raceRounds(t *testing.T, s store.Store, writers, rounds int, write func(c store.Chart, round, w int) (store.Chart, writeMark, error)) {
+// agree checks that c's spec was written for c's data: every spec the
+// races write names, in its "data" field, the data written (or read) with it.
+func agree(c store.Chart) error {
+	var spec struct {
+		Data *string `json:"data"`
+	}
+	if err := json.Unmarshal(c.Spec, &spec); err != nil {
+		return fmt.Errorf("decode spec %s: %w", c.Spec, err)
+	}
+	switch {
+	case c.Data == nil:
+		return fmt.Errorf("spec %s read without data", c.Spec)
+	case spec.Data == nil || *spec.Data != string(c.Data.Raw):
+		return fmt.Errorf("mixed state: spec %s with data %q", c.Spec, c.Data.Raw)
+	}
+	return nil
+}
+
+// race is one chart raced by concurrent writers, round after round.
+type race struct {
+	s       store.Store
+	c       store.Chart
+	writers int
+	// read is the per-round barrier between every writer's first read and
+	// its first write: all first writes then hold the same token, so the
+	// writers collide every round without relying on timing.
+	read sync.WaitGroup
+	// conflicts counts ErrConflict retries; firstWins counts the round's
+	// first compare-and-set attempts that succeeded.
+	conflicts, firstWins atomic.Int64
+	// oneWin counts rounds where exactly one first attempt won.
+	oneWin int
+}
+
+// raceRounds runs rounds of concurrent writers on one chart, with a reader
+// polling GetChartWithData alongside. write does one writer's whole call
+// (for compare-and-set writers: read, then write, retrying on conflict as
+// the API does) and answers the chart it saved; it must pass the r.read
+// barrier exactly once, before its first write. Every read must see a spec and data that agree; after each round
+// the stored spec and data must come from the same successful call, the
+// one with the newest updated_at.
+func raceRounds(t *testing.T, s store.Store, writers, rounds int, write func(r *race, round, w int) (store.Chart, writeMark, error)) *race {
 	ctx := context.Background()
 	a := newAccount(t, s, store.PlanPro)
-	c, err := s.CreateChart(ctx, store.Chart{AccountID: a.ID, Name: "race", Type: "bar", Spec: []byte(`{"mark":"start"}`),
+	c, err := s.CreateChart(ctx, store.Chart{AccountID: a.ID, Name: "race", Type: "bar", Spec: []byte(`{"mark":"start","data":"start"}`),
 		Data: &store.Dataset{Format: "csv", Raw: []byte("start")}}, 0)
 	must(t, "create", err)
+	r := &race{s: s, c: c, writers: writers}
+	reads := 0
 	for round := range rounds {
 		saved := make([]store.Chart, writers)
 		marks := make([]writeMark, writers)
 		errs := make([]error, writers)
 		var wg sync.WaitGroup
-		start := make(chan struct{})
+		start, done := make(chan struct{}), make(chan struct{})
+		r.read.Add(writers)
 		for w := range writers {
 			wg.Go(func() {
 				<-start
-				saved[w], marks[w], errs[w] = write(c, round, w)
+				saved[w], marks[w], errs[w] = write(r, round, w)
 			})
 		}
+		// The reader stops once the writers are done; it has no sleeps, so
+		// its reads land between and during the writers' transactions.
+		var readErr error
+		var reader sync.WaitGroup
+		reader.Go(func() {
+			<-start
+			var last time.Time
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				got, err := s.GetChartWithData(ctx, a.ID, c.ID)
+				if err == nil {
+					err = agree(got)
+				}
+				if err == nil && got.UpdatedAt.Before(last) {
+					err = fmt.Errorf("updated_at went back from %v to %v", last, got.UpdatedAt)
+				}
+				if err != nil {
+					readErr = fmt.Errorf("concurrent read: %w", err)
+					return
+				}
+				last = got.UpdatedAt
+				reads++
+			}
+		})
 		close(start)
 		wg.Wait()
+		close(done)
+		reader.Wait()
+		if readErr != nil {
+			t.Fatalf("round %d: %v", round, readErr)
+		}
+		switch wins := r.firstWins.Swap(0); {
+		case wins > 1:
+			t.Fatalf("round %d: %d writers won with the same token, want one", round, wins)
+		case wins == 1:
+			r.oneWin++
+		}
 		newest := -1
 		for w, err := range errs {
 			if err != nil {
@@ -968,13 +1075,8 @@ func raceRounds(t *testing.T, s store.Store, writers, rounds int, write func(c s
 		}
 		got, err := s.GetChartWithData(ctx, a.ID, c.ID)
 		must(t, "read after the round", err)
-		var spec struct {
-			Mark string `json:"mark"`
-			Data string `json:"data"`
-		}
-		must(t, "decode spec", json.Unmarshal(got.Spec, &spec))
-		if spec.Data != string(got.Data.Raw) {
-			t.Fatalf("round %d: mixed state: the spec was written for data %q, the data is %q", round, spec.Data, got.Data.Raw)
+		if err := agree(got); err != nil {
+			t.Fatalf("round %d: %v", round, err)
 		}
 		want := marks[newest]
 		if string(got.Spec) != want.spec || string(got.Data.Raw) != want.data || got.UpdatedAt != saved[newest].UpdatedAt {
@@ -982,24 +1084,56 @@ func raceRounds(t *testing.T, s store.Store, writers, rounds int, write func(c s
 				round, got.Spec, got.Data.Raw, got.UpdatedAt, newest, saved[newest].UpdatedAt, want.spec, want.data)
 		}
 	}
+	t.Logf("%d rounds of %d writers: %d conflicts retried, %d concurrent reads agreed", rounds, writers, r.conflicts.Load(), reads)
+	return r
 }
 
-// casWrite reads the chart, lets edit decide what to write from what it
-// read, and saves it as a compare-and-set, re-reading on conflict.
-func casWrite(s store.Store, c store.Chart, edit func(read store.Chart) (store.Chart, writeMark)) (store.Chart, writeMark, error) {
+// cas is one compare-and-set writer: it reads the chart, lets edit decide
+// what to write from what it read, and saves it with the read updated_at
+// as the token, re-reading on conflict. Every read must agree.
+func (r *race) cas(edit func(read store.Chart) (store.Chart, writeMark)) (store.Chart, writeMark, error) {
 	ctx := context.Background()
-	for {
-		read, err := s.GetChartWithData(ctx, c.AccountID, c.ID)
+	for first := true; ; first = false {
+		read, err := r.s.GetChartWithData(ctx, r.c.AccountID, r.c.ID)
+		if err == nil {
+			err = agree(read)
+		}
+		if first {
+			r.read.Done()
+			r.read.Wait()
+		}
 		if err != nil {
 			return store.Chart{}, writeMark{}, err
 		}
 		next, mark := edit(read)
 		token := read.UpdatedAt
-		out, err := s.UpdateChart(ctx, next, &token)
+		out, err := r.s.UpdateChart(ctx, next, &token)
 		if errors.Is(err, store.ErrConflict) {
+			r.conflicts.Add(1)
 			continue
 		}
-		return out, mark, err
+		if err != nil {
+			return store.Chart{}, writeMark{}, err
+		}
+		if first {
+			r.firstWins.Add(1)
+		}
+		if (next.Data == nil) != (out.Data == nil) {
+			return store.Chart{}, writeMark{}, fmt.Errorf("UpdateChart answered data %v for a write of %v", out.Data, next.Data)
+		}
+		return out, mark, nil
+	}
+}
+
+// checkCAS fails t unless, every round, exactly one of the writers holding
+// the same token won its first attempt and the others retried.
+func (r *race) checkCAS(t *testing.T, rounds int) {
+	t.Helper()
+	if r.oneWin != rounds {
+		t.Fatalf("a first attempt with the shared token won in %d of %d rounds, want every round", r.oneWin, rounds)
+	}
+	if n := r.conflicts.Load(); n < int64(rounds*(r.writers-1)) {
+		t.Fatalf("%d conflicts in %d rounds of %d writers, want at least %d", n, rounds, r.writers, rounds*(r.writers-1))
 	}
 }
 
@@ -1013,7 +1147,8 @@ func dataWrite(round, w int) func(read store.Chart) (store.Chart, writeMark) {
 	}
 }
 
-// specWrite is an apply_ops: a spec edit made for the data it read.
+// specWrite is an apply_ops: a spec edit made for the data it read, which
+// it leaves in place (Data nil).
 func specWrite(round, w int) func(read store.Chart) (store.Chart, writeMark) {
 	return func(read store.Chart) (store.Chart, writeMark) {
 		data := string(read.Data.Raw)
@@ -1023,26 +1158,38 @@ func specWrite(round, w int) func(read store.Chart) (store.Chart, writeMark) {
 	}
 }
 
+// The data races: raceWriters writers on one chart, raceRoundCount rounds.
+const raceWriters, raceRoundCount = 6, 20
+
 func testChartDataRace(t *testing.T, s store.Store) {
-	raceRounds(t, s, 6, 20, func(c store.Chart, round, w int) (store.Chart, writeMark, error) {
-		return casWrite(s, c, dataWrite(round, w))
+	r := raceRounds(t, s, raceWriters, raceRoundCount, func(r *race, round, w int) (store.Chart, writeMark, error) {
+		return r.cas(dataWrite(round, w))
 	})
+	r.checkCAS(t, raceRoundCount)
 }
 
+// testChartDataRaceSpecEdits: half the writers edit only the spec, made
+// for the data they read; the data under it must not change meanwhile.
 func testChartDataRaceSpecEdits(t *testing.T, s store.Store) {
-	raceRounds(t, s, 6, 20, func(c store.Chart, round, w int) (store.Chart, writeMark, error) {
+	r := raceRounds(t, s, raceWriters, raceRoundCount, func(r *race, round, w int) (store.Chart, writeMark, error) {
 		if w%2 == 0 {
-			return casWrite(s, c, specWrite(round, w))
+			return r.cas(specWrite(round, w))
 		}
-		return casWrite(s, c, dataWrite(round, w))
+		return r.cas(dataWrite(round, w))
 	})
+	r.checkCAS(t, raceRoundCount)
 }
 
 // testChartDataRaceBlind: writes without a token still land whole.
 func testChartDataRaceBlind(t *testing.T, s store.Store) {
-	raceRounds(t, s, 6, 20, func(c store.Chart, round, w int) (store.Chart, writeMark, error) {
-		next, mark := dataWrite(round, w)(c)
+	raceRounds(t, s, raceWriters, raceRoundCount, func(r *race, round, w int) (store.Chart, writeMark, error) {
+		next, mark := dataWrite(round, w)(r.c)
+		r.read.Done()
+		r.read.Wait()
 		out, err := s.UpdateChart(context.Background(), next, nil)
+		if err == nil && out.Data == nil {
+			err = fmt.Errorf("UpdateChart answered no data for a write of %q", next.Data.Raw)
+		}
 		return out, mark, err
 	})
 }
