@@ -11,10 +11,12 @@ build:
 	cd tools && $(GO) build -o ../bin/chartctl ./chartctl && $(GO) build -o ../bin/loadgen ./loadgen
 
 run: build
+	tools/ci/render-deps.sh
 	ADDR=$(ADDR) DATA=$(DATA) tools/ci/run.sh
 
-# deps installs the real servers the tests run against (PostgreSQL, Redis)
-# when they are missing; the tests start and stop them on loopback ports.
+# deps installs the real servers the tests run against (PostgreSQL, Redis,
+# MinIO, Chromium and its fonts) when they are missing; the tests start and
+# stop them on loopback ports.
 deps:
 	tools/ci/deps.sh
 

@@ -2,8 +2,11 @@ package charts
 
 import _ "embed" // the font files below are embedded in the binary
 
-// FontFamily is the one font family every chart is measured and drawn with.
-// SVGs name it explicitly so Chromium never substitutes another sans-serif.
+// FontFamily is the first family of the font stack every chart is measured
+// and drawn with (libs/fontstack): DejaVu Sans draws Latin, Greek, Cyrillic,
+// Hebrew and the basic Arabic letters; the Noto families that follow it come
+// from Debian packages. SVGs name every family of the stack explicitly so
+// Chromium never substitutes another sans-serif.
 const FontFamily = "DejaVu Sans"
 
 // The DejaVu Sans faces and their licence, kept as strings so they are
@@ -17,9 +20,9 @@ var (
 	fontLicense string
 )
 
-// FontSet is the embedded font family: libs/draw measures text with it and
-// the render service installs the same files for Chromium, so measured text
-// is drawn text.
+// FontSet is the embedded font family, the first of the font stack
+// (libs/fontstack): libs/draw measures text with it and the render service
+// installs the same files for Chromium, so measured text is drawn text.
 type FontSet struct {
 	// Family is the family name the faces declare ("DejaVu Sans").
 	Family string

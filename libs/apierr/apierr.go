@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
+	"time"
 )
 
 // Code is a stable, machine-readable error code of the spec §7.
@@ -62,6 +64,9 @@ type Error struct {
 	Message string
 	// Err is the cause, logged but never shown to the caller.
 	Err error
+	// RetryAfter, when set, is sent as Retry-After (whole seconds, at
+	// least 1): when a refusal of load is worth trying again.
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string {
@@ -115,6 +120,9 @@ func Write(w http.ResponseWriter, docsURL string, err error) *Error {
 	e := From(err)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
+	if e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(max(1, (e.RetryAfter+time.Second-1)/time.Second))))
+	}
 	w.WriteHeader(e.Code.Status())
 	json.NewEncoder(w).Encode(Body{Error: BodyError{Code: e.Code, Message: e.Message, Docs: DocsURL(docsURL, e.Code)}})
 	return e

@@ -7,6 +7,7 @@ import (
 
 	"chartd.dev/libs/chartspec"
 	"chartd.dev/libs/dataset"
+	"chartd.dev/libs/fontstack"
 )
 
 // bar30 is the 30-bar chart of the performance target: axes, a legend
@@ -74,9 +75,13 @@ func BenchmarkMeasure(b *testing.B) {
 }
 
 func BenchmarkLoadFonts(b *testing.B) {
+	st, err := fontstack.Find()
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := LoadFonts(); err != nil {
+		if _, err := LoadFonts(st); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,6 +1,6 @@
 // Package draw turns a chart spec and its table (after steps) into an SVG:
 // a pure function with one file per chart type. Text is laid out with the
-// metrics of the one embedded font family (see Fonts), every user string is
+// metrics of the font stack Chromium draws with (see Fonts), every user string is
 // escaped, the document references nothing outside itself and describes
 // itself for screen readers (role="img", <title>, <desc>).
 package draw
@@ -231,7 +231,7 @@ func (c *canvas) render(ch chart, watermark bool) {
 	w.s(`title `)
 	w.s(c.id)
 	w.s(`desc" font-family="`)
-	w.esc(c.fonts.Family)
+	w.b = appendFamily(w.b, c.fonts.Family)
 	w.s(`" font-size="12"><title id="`)
 	w.s(c.id)
 	w.s(`title">`)

@@ -1,39 +1,89 @@
 package draw
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"strings"
+	"sync"
+	"unicode"
 	"unicode/utf8"
 
-	"chartd.dev/charts"
+	"chartd.dev/libs/fontstack"
+	gotext "github.com/go-text/typesetting/font"
+	ot "github.com/go-text/typesetting/font/opentype"
+	"github.com/go-text/typesetting/harfbuzz"
+	"github.com/go-text/typesetting/language"
+	"github.com/go-text/typesetting/segmenter"
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/sfnt"
 	"golang.org/x/image/math/fixed"
 )
 
-// Fonts holds the measured metrics of the one embedded font family
-// (charts.Fonts, DejaVu Sans regular and bold). Layout measures every string
-// with it, and the rasterizer draws the same family, so measured text is
-// drawn text. Load it once with LoadFonts; it is read-only afterwards and
-// safe for concurrent use.
+// Fonts holds the measured metrics of the font stack (libs/fontstack:
+// DejaVu Sans, the Noto faces for CJK, Arabic, Hebrew, Devanagari and Thai,
+// Noto Color Emoji). Layout measures every string with it, every SVG names
+// the same families in the same order, and the rasterizer draws with the
+// same files, so measured text is drawn text, in any script the stack
+// covers.
+//
+// A string is measured the way Chromium lays it out with an explicit
+// font-family list: each character (grapheme cluster) takes the advance of
+// the first face, in stack order, that has it. Plain text costs a table
+// lookup per rune. Text that needs shaping to be measured right — Arabic
+// (joining forms), Devanagari (conjuncts, reordered vowel signs), emoji
+// sequences (ZWJ, flags, skin tones, keycaps), combining marks — is shaped
+// with HarfBuzz (github.com/go-text/typesetting), one run per face.
+//
+// Load it once with LoadFonts; it is read-only afterwards and safe for
+// concurrent use.
 type Fonts struct {
-	// Family is the family name written into every SVG (font-family).
+	// Family is the font-family list written into every SVG: every
+	// family of the stack named explicitly, in stack order.
 	Family  string
-	regular *face
-	bold    *face
+	stack   *fontstack.Stack
+	regular *metrics
+	bold    *metrics
 }
 
-// face is one font face reduced to what layout needs: advance widths per
-// rune, ASCII kerning pairs and vertical metrics, all in em.
+// metrics is one weight of the stack (regular or bold) reduced to what
+// layout needs.
+type metrics struct {
+	// faces are the stack's faces in order; a family without a bold face
+	// uses its regular face in bold too (Chromium emboldens it, keeping
+	// the advances).
+	faces []*face
+	// em holds, for every rune below U+10000, the advance in em of the
+	// first face that has it, or missingEm (no face has it) or slowEm
+	// (the rune needs the cluster and shaping path).
+	em []float32
+	// astral is em for the runes above U+FFFF that some face has.
+	astral map[rune]float32
+	// kern is the first face's kerning in em for printable ASCII pairs.
+	kern [asciiSpan * asciiSpan]float32
+	// capHeight is the first face's capital height in em.
+	capHeight float64
+	// shapers hands out per-goroutine shaping state (HarfBuzz buffers and
+	// fonts are not safe for concurrent use).
+	shapers sync.Pool
+}
+
+// face is one font face reduced to what layout needs.
 type face struct {
-	upem float64
+	name  string
+	color bool
+	upem  float64
 	// bmp holds advance widths in font units for runes below U+10000;
 	// noGlyph marks runes the face does not have.
 	bmp []uint16
-	// astral holds the few glyphs the face has above U+FFFF.
+	// astral holds the glyphs the face has above U+FFFF.
 	astral map[rune]uint16
-	// kern holds kerning in font units for printable ASCII pairs.
-	kern [asciiSpan * asciiSpan]int16
-	// ascent, descent and capHeight are in em (descent positive).
+	// shape is the face's layout tables (cmap, metrics, GSUB, GPOS, GDEF,
+	// kern; no outlines or bitmaps) for HarfBuzz.
+	shape *gotext.Font
+	// kern holds kerning in font units for printable ASCII pairs; ascent,
+	// descent and capHeight are in em (descent positive).
+	kern                       [asciiSpan * asciiSpan]int16
 	ascent, descent, capHeight float64
 }
 
@@ -41,29 +91,84 @@ const (
 	noGlyph   = 0xFFFF
 	asciiLo   = 0x20
 	asciiSpan = 0x7F - asciiLo
+	// missingEm and slowEm are the sentinels of metrics.em.
+	missingEm = -1
+	slowEm    = -2
 )
 
-// LoadFonts parses the embedded font family and caches advance widths for
-// every rune it covers, so measuring text costs a table lookup per rune.
-// It takes tens of milliseconds: call it once at start and share the result.
-func LoadFonts() (*Fonts, error) {
-	set := charts.Fonts()
-	reg, err := loadFace(set.Regular)
-	if err != nil {
-		return nil, fmt.Errorf("load font %s: %w", set.RegularFile, err)
+// LoadFonts reads the stack's font files and caches advance widths for
+// every rune they cover, so measuring plain text costs a table lookup per
+// rune. It takes about a hundred milliseconds (the CJK collections are
+// 20 MB each): call it once at start and share the result.
+func LoadFonts(stack *fontstack.Stack) (*Fonts, error) {
+	if stack == nil {
+		return nil, errors.New("draw: no font stack given; find it once with fontstack.Find")
 	}
-	bold, err := loadFace(set.Bold)
-	if err != nil {
-		return nil, fmt.Errorf("load font %s: %w", set.BoldFile, err)
+	fams := stack.Families()
+	if len(fams) == 0 {
+		return nil, errors.New("draw: the font stack is empty")
 	}
-	return &Fonts{Family: set.Family, regular: reg, bold: bold}, nil
+	type job struct {
+		src  fontstack.Face
+		dst  **face
+		name string
+	}
+	regs := make([]*face, len(fams))
+	bolds := make([]*face, len(fams))
+	var jobs []job
+	for i, fam := range fams {
+		jobs = append(jobs, job{fam.Regular, &regs[i], fam.Name})
+		if fam.Bold != nil {
+			jobs = append(jobs, job{*fam.Bold, &bolds[i], fam.Name})
+		}
+	}
+	// The faces are independent: load them in parallel.
+	errs := make([]error, len(jobs))
+	var wg sync.WaitGroup
+	for k, j := range jobs {
+		wg.Go(func() {
+			fc, err := loadFace(j.src, j.name == fams[0].Name)
+			if err != nil {
+				errs[k] = fmt.Errorf("draw: load font %s (%s): %w", j.src.File, j.name, err)
+				return
+			}
+			fc.name = j.name
+			*j.dst = fc
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	for i, fam := range fams {
+		regs[i].color = fam.Color
+		if bolds[i] == nil {
+			bolds[i] = regs[i]
+		} else {
+			bolds[i].color = fam.Color
+		}
+	}
+	return &Fonts{Family: stack.CSSFamily(), stack: stack, regular: newMetrics(regs), bold: newMetrics(bolds)}, nil
 }
 
-// loadFace measures one TrueType face.
-func loadFace(src []byte) (*face, error) {
-	f, err := sfnt.Parse(src)
+// Stack is the font stack the metrics were loaded from: the render service
+// writes its fontconfig file for Chromium (Stack().WriteFontconfig).
+func (f *Fonts) Stack() *fontstack.Stack { return f.stack }
+
+// loadFace measures one face; first is set for the stack's first face,
+// whose kerning and vertical metrics layout uses.
+func loadFace(src fontstack.Face, first bool) (*face, error) {
+	data, err := src.Data()
+	if err != nil {
+		return nil, err
+	}
+	col, err := sfnt.ParseCollection(data)
 	if err != nil {
 		return nil, fmt.Errorf("parse: %w", err)
+	}
+	f, err := col.Font(src.Index)
+	if err != nil {
+		return nil, fmt.Errorf("parse face %d: %w", src.Index, err)
 	}
 	var buf sfnt.Buffer
 	upem := fixed.Int26_6(f.UnitsPerEm())
@@ -92,46 +197,144 @@ func loadFace(src []byte) (*face, error) {
 			ascii[r-asciiLo] = gi
 		}
 	}
-	for r := rune(0x10000); r < 0x20000; r++ {
-		if _, adv, ok := advance(r); ok {
-			fc.astral[r] = adv
-		}
-	}
-	for a := range ascii {
-		for b := range ascii {
-			if ascii[a] == 0 || ascii[b] == 0 {
-				continue
-			}
-			k, err := f.Kern(&buf, ascii[a], ascii[b], upem, font.HintingNone)
-			if err == nil {
-				fc.kern[a*asciiSpan+b] = int16(k)
+	// Planes 1–3 (emoji, CJK extensions B–H) and the tags and variation
+	// selectors of plane 14.
+	for _, span := range [][2]rune{{0x10000, 0x40000}, {0xE0000, 0xE0200}} {
+		for r := span[0]; r < span[1]; r++ {
+			if _, adv, ok := advance(r); ok {
+				fc.astral[r] = adv
 			}
 		}
 	}
-	m, err := f.Metrics(&buf, upem, font.HintingNone)
-	if err != nil {
-		return nil, fmt.Errorf("metrics: %w", err)
+	if first {
+		for a := range ascii {
+			for b := range ascii {
+				if ascii[a] == 0 || ascii[b] == 0 {
+					continue
+				}
+				k, err := f.Kern(&buf, ascii[a], ascii[b], upem, font.HintingNone)
+				if err == nil {
+					fc.kern[a*asciiSpan+b] = int16(k)
+				}
+			}
+		}
+		m, err := f.Metrics(&buf, upem, font.HintingNone)
+		if err != nil {
+			return nil, fmt.Errorf("metrics: %w", err)
+		}
+		fc.ascent = float64(m.Ascent) / fc.upem
+		fc.descent = float64(m.Descent) / fc.upem
+		fc.capHeight = float64(m.CapHeight) / fc.upem
+		if fc.capHeight <= 0 {
+			fc.capHeight = 0.73
+		}
 	}
-	fc.ascent = float64(m.Ascent) / fc.upem
-	fc.descent = float64(m.Descent) / fc.upem
-	fc.capHeight = float64(m.CapHeight) / fc.upem
-	if fc.capHeight <= 0 {
-		fc.capHeight = 0.73
+	if fc.shape, err = layoutFont(data, src.Index); err != nil {
+		return nil, fmt.Errorf("layout tables: %w", err)
 	}
 	return fc, nil
 }
 
-// face picks the regular or bold face.
-func (f *Fonts) face(bold bool) *face {
+// layoutFont is face index of the font file data reduced to the tables
+// shaping reads, so a 20 MB CJK collection or a 10 MB bitmap emoji font
+// costs well under a megabyte once loaded.
+func layoutFont(data []byte, index int) (*gotext.Font, error) {
+	lds, err := ot.NewLoaders(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	if index >= len(lds) {
+		return nil, fmt.Errorf("no face %d", index)
+	}
+	var tables []ot.Table
+	for _, tag := range []string{"cmap", "OS/2", "head", "maxp", "hhea", "hmtx", "GDEF", "GSUB", "GPOS", "kern"} {
+		if raw, err := lds[index].RawTable(ot.MustNewTag(tag)); err == nil {
+			tables = append(tables, ot.Table{Tag: ot.MustNewTag(tag), Content: raw})
+		}
+	}
+	ld, err := ot.NewLoader(bytes.NewReader(ot.WriteTTF(tables)))
+	if err != nil {
+		return nil, err
+	}
+	return gotext.NewFont(ld)
+}
+
+// newMetrics merges faces (in stack order) into per-rune advance tables.
+func newMetrics(faces []*face) *metrics {
+	m := &metrics{faces: faces, em: make([]float32, 0x10000), astral: map[rune]float32{}, capHeight: faces[0].capHeight}
+	for r := range rune(0x10000) {
+		switch {
+		case needsCluster(r):
+			m.em[r] = slowEm
+		default:
+			m.em[r] = missingEm
+			for _, fc := range faces {
+				if adv := fc.bmp[r]; adv != noGlyph {
+					m.em[r] = float32(float64(adv) / fc.upem)
+					break
+				}
+			}
+		}
+	}
+	for i := len(faces) - 1; i >= 0; i-- { // the first face that has a rune wins
+		for r, adv := range faces[i].astral {
+			m.astral[r] = float32(float64(adv) / faces[i].upem)
+		}
+	}
+	for r := range m.astral {
+		if needsCluster(r) {
+			m.astral[r] = slowEm
+		}
+	}
+	for i, k := range faces[0].kern {
+		m.kern[i] = float32(float64(k) / faces[0].upem)
+	}
+	return m
+}
+
+// needsCluster reports runes whose width depends on their neighbours:
+// combining marks and joiners (which go with the face of the character
+// they attach to), variation selectors (U+FE0F asks for the colour emoji
+// face), the parts of emoji sequences, and the scripts that are shaped.
+func needsCluster(r rune) bool {
+	switch {
+	case r < 0x300:
+		return false
+	case r == 0x200C || r == 0x200D, // ZWNJ, ZWJ
+		r >= 0xFE00 && r <= 0xFE0F, r >= 0xE0100 && r <= 0xE01EF, // variation selectors
+		r >= 0x1F1E6 && r <= 0x1F1FF, // regional indicators (flags)
+		r >= 0x1F3FB && r <= 0x1F3FF, // skin tones
+		r >= 0xE0020 && r <= 0xE007F: // emoji tags
+		return true
+	case unicode.In(r, unicode.Mn, unicode.Me, unicode.Mc):
+		return true
+	}
+	return shapedScript(language.LookupScript(r))
+}
+
+// shapedScript reports scripts whose advances change with shaping (joining
+// forms, conjuncts, reordering): measuring them glyph by glyph is off by up
+// to 40 % against what Chromium draws.
+func shapedScript(s language.Script) bool {
+	switch s {
+	case language.Arabic, language.Syriac, language.Nko, language.Devanagari:
+		return true
+	}
+	return false
+}
+
+// face picks the regular or bold metrics.
+func (f *Fonts) face(bold bool) *metrics {
 	if bold {
 		return f.bold
 	}
 	return f.regular
 }
 
-// Width is the advance width of s in pixels at the given font size, with
-// ASCII kerning applied. Runes the font lacks count 1em when East Asian wide
-// or emoji, 0 when combining or invisible, 0.6em otherwise.
+// Width is the advance width of s in pixels at the given font size, as
+// Chromium lays it out with the stack (ASCII kerning applied). Runes no
+// face of the stack has count 1em when East Asian wide or emoji, 0 when
+// invisible, 0.6em otherwise.
 func (f *Fonts) Width(s string, size float64, bold bool) float64 {
 	return f.face(bold).widthEm(s) * size
 }
@@ -142,25 +345,31 @@ func (f *Fonts) CapHeight(size float64) float64 { return f.regular.capHeight * s
 
 // Truncate shortens s with a trailing ellipsis so it is at most max pixels
 // wide; s is returned unchanged when it fits, "" when not even "…" does.
+// It cuts between grapheme clusters, never inside one.
 func (f *Fonts) Truncate(s string, size float64, bold bool, max float64) string {
-	fc := f.face(bold)
-	if fc.widthEm(s)*size <= max {
+	m := f.face(bold)
+	if m.widthEm(s)*size <= max {
 		return s
 	}
-	room := max/size - fc.widthEm("…")
+	room := max/size - m.widthEm("…")
 	if room < 0 {
 		return ""
 	}
-	used, end := 0.0, 0
-	prev := -1
-	for i, r := range s {
-		w, next := fc.runeEm(r, prev)
-		if used+w > room {
-			break
+	end := 0
+	if _, fast := m.fastEm(s); fast {
+		used := 0.0
+		prev := -1
+		for i, r := range s {
+			w, next, _ := m.runeEm(r, prev)
+			if used+w > room {
+				break
+			}
+			used += w
+			prev = next
+			end = i + utf8.RuneLen(r)
 		}
-		used += w
-		prev = next
-		end = i + utf8.RuneLen(r)
+	} else {
+		end = m.cut(s, room)
 	}
 	for end > 0 && s[end-1] == ' ' {
 		end--
@@ -169,7 +378,16 @@ func (f *Fonts) Truncate(s string, size float64, bold bool, max float64) string 
 }
 
 // widthEm is the width of s in em.
-func (fc *face) widthEm(s string) float64 {
+func (m *metrics) widthEm(s string) float64 {
+	if w, ok := m.fastEm(s); ok {
+		return w
+	}
+	return m.clusterEm(s)
+}
+
+// fastEm is the width of s in em from the rune tables, and false when s
+// holds a rune that needs the cluster path.
+func (m *metrics) fastEm(s string) (float64, bool) {
 	total := 0.0
 	prev := -1
 	for i := 0; i < len(s); {
@@ -181,15 +399,18 @@ func (fc *face) widthEm(s string) float64 {
 			r, n = utf8.DecodeRuneInString(s[i:])
 			i += n
 		}
-		w, next := fc.runeEm(r, prev)
+		w, next, ok := m.runeEm(r, prev)
+		if !ok {
+			return 0, false
+		}
 		total += w
 		prev = next
 	}
-	return total
+	return total, true
 }
 
 // widthBytesEm is widthEm for text held in a scratch buffer (formatted numbers).
-func (fc *face) widthBytesEm(s []byte) float64 {
+func (m *metrics) widthBytesEm(s []byte) float64 {
 	total := 0.0
 	prev := -1
 	for i := 0; i < len(s); {
@@ -201,39 +422,327 @@ func (fc *face) widthBytesEm(s []byte) float64 {
 			r, n = utf8.DecodeRune(s[i:])
 			i += n
 		}
-		w, next := fc.runeEm(r, prev)
+		w, next, ok := m.runeEm(r, prev)
+		if !ok {
+			return m.clusterEm(string(s))
+		}
 		total += w
 		prev = next
 	}
 	return total
 }
 
-// runeEm is one rune's advance in em including kerning against the previous
-// printable ASCII rune (prev, -1 for none); next is the kerning index r
-// leaves for the following rune.
-func (fc *face) runeEm(r rune, prev int) (w float64, next int) {
-	var adv uint16 = noGlyph
+// runeEm is one rune's advance in em including kerning against the
+// previous printable ASCII rune (prev, -1 for none); next is the kerning
+// index r leaves for the following rune. ok is false for a rune that needs
+// the cluster path.
+func (m *metrics) runeEm(r rune, prev int) (w float64, next int, ok bool) {
+	var em float32 = missingEm
 	if r < 0x10000 {
-		adv = fc.bmp[r]
-	} else if a, ok := fc.astral[r]; ok {
-		adv = a
+		em = m.em[r]
+	} else if a, found := m.astral[r]; found {
+		em = a
 	}
-	if adv == noGlyph {
-		return fallbackEm(r), -1
+	switch em {
+	case slowEm:
+		return 0, -1, false
+	case missingEm:
+		return fallbackEm(r), -1, true
 	}
-	units := float64(adv)
-	next = -1
+	w, next = float64(em), -1
 	if r >= asciiLo && r < asciiLo+asciiSpan {
 		next = int(r - asciiLo)
 		if prev >= 0 {
-			units += float64(fc.kern[prev*asciiSpan+next])
+			w += float64(m.kern[prev*asciiSpan+next])
 		}
 	}
-	return units / fc.upem, next
+	return w, next, true
 }
 
-// fallbackEm estimates the width of a rune the font lacks; the browser draws
-// it with a fallback font, so layout leaves room for a typical glyph.
+// shaper is one goroutine's shaping state.
+type shaper struct {
+	runes    []rune
+	seg      segmenter.Segmenter
+	clusters []cluster
+	buf      *harfbuzz.Buffer
+	fonts    []*harfbuzz.Font // by face index, made on first use
+}
+
+// cluster is one grapheme cluster: runes[start:end], drawn with face.
+type cluster struct {
+	start, end int
+	face       int // -1: no face has it
+	// shaped is set when HarfBuzz must measure it: a shaped script or
+	// more than one character (marks, emoji sequences).
+	shaped bool
+	// script is the cluster's script; characters common to all scripts
+	// (spaces, digits, punctuation, emoji) take the one before them.
+	script language.Script
+}
+
+func (m *metrics) getShaper() *shaper {
+	if sh, ok := m.shapers.Get().(*shaper); ok {
+		return sh
+	}
+	return &shaper{buf: harfbuzz.NewBuffer(), fonts: make([]*harfbuzz.Font, len(m.faces))}
+}
+
+// clusterEm measures s the way Chromium lays out an explicit font-family
+// list: each grapheme cluster goes to the first face that has all of its
+// characters (to the colour emoji face first when it asks for emoji
+// presentation with U+FE0F; away from it with U+FE0E), and runs of
+// clusters in one face are shaped with HarfBuzz where shaping changes the
+// advances; the rest is summed from the rune tables.
+func (m *metrics) clusterEm(s string) float64 {
+	sh := m.getShaper()
+	defer m.shapers.Put(sh)
+	sh.split(m, s)
+	return m.runsEm(sh, len(sh.clusters))
+}
+
+// cut is the byte length of the longest prefix of s, ending between
+// grapheme clusters, that is at most room em wide.
+func (m *metrics) cut(s string, room float64) int {
+	sh := m.getShaper()
+	defer m.shapers.Put(sh)
+	sh.split(m, s)
+	// Widths grow with the number of clusters kept: binary search.
+	lo, hi := 0, len(sh.clusters)
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if m.runsEm(sh, mid) <= room {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	if lo == 0 {
+		return 0
+	}
+	n := 0
+	for _, r := range sh.runes[:sh.clusters[lo-1].end] {
+		n += utf8.RuneLen(r)
+	}
+	return n
+}
+
+// split fills sh.runes and sh.clusters for s.
+func (sh *shaper) split(m *metrics, s string) {
+	sh.runes = sh.runes[:0]
+	for _, r := range s {
+		sh.runes = append(sh.runes, r)
+	}
+	sh.clusters = sh.clusters[:0]
+	sh.seg.Init(sh.runes)
+	it := sh.seg.GraphemeIterator()
+	prevScript := language.Common
+	for it.Next() {
+		g := it.Grapheme()
+		// go-text v0.3.5 ends an emoji ZWJ sequence that directly follows
+		// another one after its first ZWJ (its rule GB11 state is not
+		// restarted by the next pictograph): join the pieces back.
+		if n := len(sh.clusters); n > 0 && sh.runes[g.Offset-1] == 0x200D && pictographic(g.Text[0]) &&
+			pictographic(sh.runes[sh.clusters[n-1].start]) {
+			g.Text = sh.runes[sh.clusters[n-1].start : g.Offset+len(g.Text)]
+			g.Offset = sh.clusters[n-1].start
+			sh.clusters = sh.clusters[:n-1]
+		}
+		c := cluster{start: g.Offset, end: g.Offset + len(g.Text)}
+		c.face = m.clusterFace(g.Text)
+		c.script = prevScript
+		for _, r := range g.Text {
+			if sc := language.LookupScript(r); sc.Strong() && sc != language.Unknown {
+				c.script = sc
+				break
+			}
+		}
+		prevScript = c.script
+		c.shaped = c.face >= 0 && (len(g.Text) > 1 || shapedScript(c.script))
+		sh.clusters = append(sh.clusters, c)
+	}
+}
+
+// pictographic approximates Unicode's Extended_Pictographic property
+// (the emoji a ZWJ sequence joins).
+func pictographic(r rune) bool {
+	switch {
+	case r >= 0x1F000 && r <= 0x1FAFF, r >= 0x1FC00 && r <= 0x1FFFD,
+		r >= 0x2600 && r <= 0x27BF, r >= 0x2300 && r <= 0x23FF, r >= 0x2B00 && r <= 0x2BFF,
+		r >= 0x2190 && r <= 0x21FF, r >= 0x25A0 && r <= 0x25FF,
+		r == 0x00A9, r == 0x00AE, r == 0x203C, r == 0x2049, r == 0x2122, r == 0x2139,
+		r == 0x3030, r == 0x303D, r == 0x3297, r == 0x3299:
+		return true
+	}
+	return false
+}
+
+// clusterFace is the index of the face that draws a grapheme cluster, -1
+// when no face has its base character.
+func (m *metrics) clusterFace(text []rune) int {
+	emoji, notEmoji := false, false
+	for _, r := range text {
+		emoji = emoji || r == 0xFE0F
+		notEmoji = notEmoji || r == 0xFE0E
+	}
+	if emoji {
+		for i, fc := range m.faces {
+			if fc.color && fc.hasAll(text) {
+				return i
+			}
+		}
+	}
+	first := -1
+	for i, fc := range m.faces {
+		if fc.hasAll(text) {
+			if notEmoji && fc.color {
+				if first < 0 {
+					first = i
+				}
+				continue
+			}
+			return i
+		}
+	}
+	if first >= 0 {
+		return first
+	}
+	// No face has the whole cluster: the face of its base character.
+	for i, fc := range m.faces {
+		if fc.has(text[0]) {
+			return i
+		}
+	}
+	return -1
+}
+
+// has reports whether the face has a glyph for r.
+func (fc *face) has(r rune) bool {
+	if r < 0x10000 {
+		return fc.bmp[r] != noGlyph
+	}
+	_, ok := fc.astral[r]
+	return ok
+}
+
+// hasAll reports whether the face has every character of a cluster that
+// needs a glyph (default-ignorable characters such as joiners and
+// variation selectors are hidden by the shaper when the face lacks them).
+func (fc *face) hasAll(text []rune) bool {
+	for _, r := range text {
+		if !fc.has(r) && !ignorable(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// ignorable reports default-ignorable format characters.
+func ignorable(r rune) bool {
+	switch {
+	case r == 0x00AD, r == 0x034F, r == 0x061C, r == 0x180E,
+		r >= 0x200B && r <= 0x200F, r >= 0x202A && r <= 0x202E, r >= 0x2060 && r <= 0x206F,
+		r >= 0xFE00 && r <= 0xFE0F, r == 0xFEFF, r >= 0xE0100 && r <= 0xE01EF:
+		return true
+	}
+	return false
+}
+
+// runsEm is the width in em of the first n clusters of sh, shaped as if
+// the text ended there.
+func (m *metrics) runsEm(sh *shaper, n int) float64 {
+	total := 0.0
+	if n == 0 {
+		return 0
+	}
+	text := sh.runes[:sh.clusters[n-1].end]
+	for i := 0; i < n; {
+		// A run is the clusters of one face and script; it is shaped
+		// when any of them needs it.
+		c := sh.clusters[i]
+		shaped := c.shaped
+		j := i + 1
+		for j < n && sh.clusters[j].face == c.face && sh.clusters[j].script == c.script {
+			shaped = shaped || sh.clusters[j].shaped
+			j++
+		}
+		start, end := c.start, sh.clusters[j-1].end
+		switch {
+		case c.face < 0:
+			for _, r := range text[start:end] {
+				total += fallbackEm(r)
+			}
+		case shaped:
+			total += m.shapeEm(sh, text, c.face, c.script, start, end)
+		default:
+			fc := m.faces[c.face]
+			prev := -1
+			for _, r := range text[start:end] {
+				var adv uint16 = noGlyph
+				if r < 0x10000 {
+					adv = fc.bmp[r]
+				} else if a, ok := fc.astral[r]; ok {
+					adv = a
+				}
+				if adv == noGlyph {
+					prev = -1
+					continue // an ignorable character the face lacks
+				}
+				total += float64(float32(float64(adv) / fc.upem)) // as in the rune table
+				next := -1
+				if c.face == 0 && r >= asciiLo && r < asciiLo+asciiSpan {
+					next = int(r - asciiLo)
+					if prev >= 0 {
+						total += float64(m.kern[prev*asciiSpan+next])
+					}
+				}
+				prev = next
+			}
+		}
+		i = j
+	}
+	return total
+}
+
+// shapeEm shapes text[start:end] in one face, with the rest of text as
+// context (as Chromium does: Arabic letters join across a change of face),
+// and returns the advance in em.
+func (m *metrics) shapeEm(sh *shaper, text []rune, fi int, script language.Script, start, end int) float64 {
+	hf := sh.fonts[fi]
+	if hf == nil {
+		hf = harfbuzz.NewFont(gotext.NewFace(m.faces[fi].shape))
+		sh.fonts[fi] = hf
+	}
+	b := sh.buf
+	b.Clear()
+	b.AddRunes(text, start, end-start)
+	b.Props.Script = script
+	b.Props.Language = "en"
+	b.GuessSegmentProperties()
+	b.Shape(hf, nil)
+	adv := 0
+	for _, p := range b.Pos {
+		adv += int(p.XAdvance)
+	}
+	return float64(adv) / float64(hf.XScale)
+}
+
+// appendFamily appends the font-family list for a double-quoted XML
+// attribute: escaped like any text, but with the single quotes around the
+// family names kept as they are.
+func appendFamily(b []byte, family string) []byte {
+	for {
+		i := strings.IndexByte(family, '\'')
+		if i < 0 {
+			return appendEscaped(b, family)
+		}
+		b = appendEscaped(b, family[:i])
+		b = append(b, '\'')
+		family = family[i+1:]
+	}
+}
+
+// fallbackEm estimates the width of a rune no face has; the browser draws
+// it with some fallback font, so layout leaves room for a typical glyph.
 func fallbackEm(r rune) float64 {
 	switch {
 	case isZeroWidth(r):

@@ -9,10 +9,17 @@ import (
 
 	"chartd.dev/libs/chartspec"
 	"chartd.dev/libs/dataset"
+	"chartd.dev/libs/fontstack"
 )
 
-// testFonts loads the embedded fonts once for all tests.
-var testFonts = sync.OnceValues(LoadFonts)
+// testFonts loads the installed font stack once for all tests.
+var testFonts = sync.OnceValues(func() (*Fonts, error) {
+	st, err := fontstack.Find()
+	if err != nil {
+		return nil, err
+	}
+	return LoadFonts(st)
+})
 
 func fonts(t testing.TB) *Fonts {
 	t.Helper()

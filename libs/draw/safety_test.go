@@ -158,7 +158,7 @@ func FuzzSVG(f *testing.F) {
 	}
 	f.Add("Sales", "Germany", "pie", -1.0)
 	f.Add("", "", "sankey", 0.0)
-	fnts, err := LoadFonts()
+	fnts, err := testFonts()
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -1,7 +1,7 @@
-// Package testserver starts real PostgreSQL and Redis servers on loopback
-// ports under a temporary directory, for tests that must run against the real
-// thing. A missing server binary is an error, never a skip: `make test`
-// installs them (tools/ci/deps.sh).
+// Package testserver starts real PostgreSQL, Redis and MinIO servers on
+// loopback ports under a temporary directory, for tests that must run
+// against the real thing. A missing server binary is an error, never a skip:
+// `make test` installs them (tools/ci/deps.sh).
 package testserver
 
 import (

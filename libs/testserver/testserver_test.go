@@ -2,10 +2,17 @@ package testserver
 
 import (
 	"context"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -75,5 +82,70 @@ func TestRedisOutage(t *testing.T) {
 	// Persistence is off: the restarted server starts empty.
 	if n, err := c.Exists(ctx, "k").Result(); err != nil || n != 0 {
 		t.Fatalf("key survived a restart with persistence off: %d, %v", n, err)
+	}
+}
+
+func TestMinIO(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	start := time.Now()
+	m, err := StartMinIO()
+	if err != nil {
+		t.Fatalf("start minio: %v", err)
+	}
+	t.Logf("minio ready on %s in %v", m.Endpoint(), time.Since(start).Round(time.Millisecond))
+	stopped := false
+	defer func() {
+		if !stopped {
+			m.Stop()
+		}
+	}()
+	c, err := minio.New(m.Endpoint(), &minio.Options{Creds: credentials.NewStaticV4(m.AccessKey(), m.SecretKey(), "")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.MakeBucket(ctx, "selftest", minio.MakeBucketOptions{}); err != nil {
+		t.Fatalf("make bucket: %v", err)
+	}
+	if _, err := c.PutObject(ctx, "selftest", "k", strings.NewReader("v"), 1, minio.PutObjectOptions{}); err != nil {
+		t.Fatalf("put: %v", err)
+	}
+	obj, err := c.GetObject(ctx, "selftest", "k", minio.GetObjectOptions{})
+	if err != nil {
+		t.Fatalf("get: %v", err)
+	}
+	got, err := io.ReadAll(obj)
+	obj.Close()
+	if err != nil || string(got) != "v" {
+		t.Fatalf("read back %q, %v", got, err)
+	}
+	// Wrong credentials are refused: the server really checks them.
+	bad, _ := minio.New(m.Endpoint(), &minio.Options{Creds: credentials.NewStaticV4(m.AccessKey(), "wrong-secret", "")})
+	if _, err := bad.BucketExists(ctx, "selftest"); err == nil {
+		t.Fatalf("a wrong secret key was accepted")
+	}
+
+	dir := m.dir
+	stopped = true
+	if err := m.Stop(); err != nil {
+		t.Fatalf("stop: %v", err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("data dir %s left after Stop: %v", dir, err)
+	}
+	if _, err := net.DialTimeout("tcp", m.Endpoint(), time.Second); err == nil {
+		t.Errorf("%s still accepts connections after Stop", m.Endpoint())
+	}
+}
+
+func TestMinIOMissingBinary(t *testing.T) {
+	t.Setenv("CHARTD_MINIO", filepath.Join(t.TempDir(), "no-such-minio"))
+	m, err := StartMinIO()
+	if err == nil {
+		m.Stop()
+		t.Fatal("StartMinIO succeeded without a binary")
+	}
+	if !strings.Contains(err.Error(), "tools/ci/deps.sh") {
+		t.Fatalf("error %q does not say how to install MinIO", err)
 	}
 }

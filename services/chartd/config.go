@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"chartd.dev/libs/blob"
 	"chartd.dev/services/brand"
 	"chartd.dev/services/chart"
 	"chartd.dev/services/data"
@@ -22,13 +23,16 @@ import (
 // and a flag given on the command line wins. The process-wide settings are
 // here; each service declares its own, prefixed with its name.
 type Config struct {
-	Target          string
-	Addr            string
-	DataDir         string
-	PublicURL       string
-	PostgresURL     string
-	RedisURL        string
-	InternalToken   string
+	Target        string
+	Addr          string
+	DataDir       string
+	PublicURL     string
+	PostgresURL   string
+	RedisURL      string
+	InternalToken string
+	// S3 is the cluster's image store (MinIO); an empty endpoint keeps
+	// images on disk under DataDir.
+	S3              blob.S3Config
 	LogLevel        string
 	ShutdownTimeout time.Duration
 
@@ -52,6 +56,13 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.PublicURL, "public-url", "", "public address of the site, e.g. http://127.0.0.1:8080 (default: http://<addr>)")
 	fs.StringVar(&c.PostgresURL, "postgres-url", "", "PostgreSQL URL; empty uses SQLite in -data-dir")
 	fs.StringVar(&c.RedisURL, "redis-url", "", "Redis URL for rate limits and counters; empty uses in-process ones")
+	fs.StringVar(&c.S3.Endpoint, "s3-endpoint", "", "S3/MinIO host:port for the image store; empty keeps images in -data-dir")
+	fs.StringVar(&c.S3.Bucket, "s3-bucket", "chartd-images", "bucket of the image store")
+	fs.StringVar(&c.S3.AccessKey, "s3-access-key", "", "access key of the image store")
+	fs.StringVar(&c.S3.SecretKey, "s3-secret-key", "", "secret key of the image store")
+	fs.StringVar(&c.S3.Region, "s3-region", "", "region of the image store's bucket")
+	fs.BoolVar(&c.S3.Secure, "s3-secure", false, "reach the image store over TLS")
+	fs.IntVar(&c.S3.ExpireDays, "s3-expire-days", 30, "days a cached image stays in the bucket (its lifecycle rule)")
 	fs.StringVar(&c.InternalToken, "internal-token", "", "shared secret between gateway and services (required unless -target=all)")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "debug|info|warn|error")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", 20*time.Second, "how long SIGTERM waits for in-flight requests")

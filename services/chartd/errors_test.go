@@ -36,7 +36,7 @@ func TestInternalErrorCauseIsLoggedNotShown(t *testing.T) {
 		t.Fatal(err)
 	}
 	pub := "http://" + ln.Addr().String()
-	cfg, err := ParseConfig([]string{"-data-dir", t.TempDir(), "-addr", ln.Addr().String(), "-gateway.key-cache-ttl", "1m"}, env(nil))
+	cfg, err := ParseConfig([]string{"-data-dir", t.TempDir(), "-addr", ln.Addr().String(), "-gateway.key-cache-ttl", "1m", "-render.browsers=1"}, env(nil))
 	if err != nil {
 		t.Fatal(err)
 	}

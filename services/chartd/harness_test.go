@@ -33,6 +33,31 @@ import (
 type servers struct {
 	pg    *testserver.Postgres
 	redis *testserver.Redis
+	minio *testserver.MinIO
+}
+
+// clusterFlags point a chartd at the shared servers: a fresh PostgreSQL
+// database, Redis and a MinIO bucket of its own.
+func clusterFlags(t *testing.T) []string {
+	t.Helper()
+	return []string{"-postgres-url", freshDatabase(t), "-redis-url", shared.redis.URL(),
+		"-s3-endpoint", shared.minio.Endpoint(), "-s3-access-key", shared.minio.AccessKey(), "-s3-secret-key", shared.minio.SecretKey(),
+		"-s3-bucket", bucketName(t)}
+}
+
+// bucketName makes a bucket name of its own for a test.
+func bucketName(t *testing.T) string {
+	dbSeq.Lock()
+	dbSeq.n++
+	n := dbSeq.n
+	dbSeq.Unlock()
+	name := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '-'
+	}, strings.ToLower(t.Name()))
+	return fmt.Sprintf("%.40s-%d", name, n)
 }
 
 var shared servers
@@ -57,7 +82,12 @@ func runMain(m *testing.M) (int, error) {
 		return 0, err
 	}
 	defer rd.Stop()
-	shared = servers{pg: pg, redis: rd}
+	mn, err := testserver.StartMinIO()
+	if err != nil {
+		return 0, err
+	}
+	defer mn.Stop()
+	shared = servers{pg: pg, redis: rd, minio: mn}
 	// Images are checked as opaque bodies against the document.
 	openapi3filter.RegisterBodyDecoder("image/svg+xml", openapi3filter.FileBodyDecoder)
 	openapi3filter.RegisterBodyDecoder("image/png", openapi3filter.FileBodyDecoder)
@@ -234,7 +264,9 @@ func startAll(t *testing.T, extra ...string) instance {
 	}
 	dir := t.TempDir()
 	pub := "http://" + ln.Addr().String()
-	args := append([]string{"-target=all", "-data-dir", dir, "-addr", ln.Addr().String(), "-public-url", pub}, extra...)
+	// One browser per instance keeps the many instances of these tests
+	// cheap; libs/raster tests the pool at its default size.
+	args := append([]string{"-target=all", "-data-dir", dir, "-addr", ln.Addr().String(), "-public-url", pub, "-render.browsers=1"}, extra...)
 	cfg, err := ParseConfig(args, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
@@ -250,6 +282,7 @@ func startAll(t *testing.T, extra ...string) instance {
 	}
 	done := make(chan error, 1)
 	go func() { done <- serve(ctx, app, ln, 10*time.Second) }()
+	waitReady(t, app)
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
@@ -258,6 +291,21 @@ func startAll(t *testing.T, extra ...string) instance {
 		app.Close()
 	})
 	return instance{url: pub, open: storeOpener(cfg), app: app}
+}
+
+// waitReady waits until every module of app is ready (the Chromium pool
+// warm), polling the condition.
+func waitReady(t *testing.T, app *App) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	var err error
+	for time.Now().Before(deadline) {
+		if err = app.Ready(context.Background()); err == nil {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("chartd not ready: %v", err)
 }
 
 func storeOpener(cfg Config) func(t *testing.T) store.Store {
@@ -339,19 +387,28 @@ func startProcess(t *testing.T, bin string, addr string, args ...string) *exec.C
 			t.Logf("logs of %v:\n%s", args, logs.String())
 		}
 	})
-	deadline := time.Now().Add(20 * time.Second)
+	waitURL(t, "http://"+addr+"/healthz", &logs, args)
+	return cmd
+}
+
+// waitURL polls url until it answers 200.
+func waitURL(t *testing.T, url string, logs *bytes.Buffer, args []string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
-		resp, err := http.Get("http://" + addr + "/healthz")
+		resp, err := http.Get(url)
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == 200 {
-				return cmd
+				return
 			}
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Fatalf("chartd %v did not become healthy:\n%s", args, logs.String())
-	return nil
+	if logs == nil {
+		t.Fatalf("%s did not answer 200", url)
+	}
+	t.Fatalf("chartd %v: %s did not answer 200:\n%s", args, url, logs.String())
 }
 
 func freeAddr(t *testing.T) string {
@@ -371,7 +428,7 @@ func startSplit(t *testing.T, extra ...string) instance {
 	token := "split-mode-internal-token-0123456789"
 	gw := freeAddr(t)
 	pub := "http://" + gw
-	common := append([]string{"-data-dir", dir, "-internal-token", token, "-public-url", pub, "-log-level", "warn"}, extra...)
+	common := append([]string{"-data-dir", dir, "-internal-token", token, "-public-url", pub, "-log-level", "warn", "-render.browsers=1"}, extra...)
 	addrs := map[string]string{}
 	var targets []string
 	for _, s := range services() {
@@ -387,6 +444,9 @@ func startSplit(t *testing.T, extra ...string) instance {
 		startProcess(t, bin, addrs[target], append([]string{"-target=" + target}, common...)...)
 	}
 	startProcess(t, bin, gw, append([]string{"-target=gateway"}, common...)...)
+	// Ready, not just alive: the gateway asks every service, and the
+	// render target is ready once its Chromium tabs are warm.
+	waitURL(t, pub+"/readyz", nil, nil)
 	cfg := Config{DataDir: dir}
 	for i := 0; i+1 < len(extra); i++ {
 		if extra[i] == "-postgres-url" {

@@ -19,13 +19,16 @@ import (
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 
 	"chartd.dev/charts"
+	"chartd.dev/libs/blob"
 	"chartd.dev/libs/chartspec"
 	"chartd.dev/libs/clients"
 	"chartd.dev/libs/docsite"
 	"chartd.dev/libs/draw"
+	"chartd.dev/libs/fontstack"
 	"chartd.dev/libs/httpx"
 	"chartd.dev/libs/lifecycle"
 	"chartd.dev/libs/quota"
+	"chartd.dev/libs/raster"
 	"chartd.dev/libs/route"
 	"chartd.dev/libs/store"
 	"chartd.dev/libs/store/postgres"
@@ -51,6 +54,8 @@ const (
 	modOps     = "ops"
 	modFonts   = "fonts"
 	modDocs    = "docs"
+	modRaster  = "raster"
+	modImages  = "images"
 )
 
 // service is one of chartd's services. This list is the one place the
@@ -81,7 +86,7 @@ func services() []service {
 			flags: func(c *Config, fs *flag.FlagSet) { c.Data.RegisterFlags(data.Name, fs) }, init: (*App).initData},
 		{name: brand.Name, routes: brand.Routes(), needs: []string{modStore},
 			flags: func(c *Config, fs *flag.FlagSet) { c.Brand.RegisterFlags(fs) }, init: (*App).initBrand},
-		{name: render.Name, routes: render.Routes(), needs: []string{modCounter, modCatalog, modOps, modFonts}, calls: []string{chart.Name, brand.Name},
+		{name: render.Name, routes: render.Routes(), needs: []string{modCounter, modCatalog, modOps, modFonts, modRaster, modImages}, calls: []string{chart.Name, brand.Name},
 			flags: func(c *Config, fs *flag.FlagSet) { c.Render.RegisterFlags(render.Name, fs) }, init: (*App).initRender},
 		{name: gateway.Name, routes: gateway.Routes(), needs: []string{modStore, modLimiter, modDocs}, calls: []string{chart.Name, data.Name, brand.Name, render.Name},
 			flags: func(c *Config, fs *flag.FlagSet) { c.Gateway.RegisterFlags(fs) }, init: (*App).initGateway},
@@ -125,6 +130,8 @@ func moduleDeps() map[string][]string {
 		modOps:     {modCatalog},
 		modFonts:   nil,
 		modDocs:    {modCatalog},
+		modRaster:  {modFonts},
+		modImages:  nil,
 	}
 	var all []string
 	for _, s := range services() {
@@ -147,6 +154,8 @@ func (a *App) initFuncs() map[string]func(context.Context) (lifecycle.Module, er
 		modOps:     a.initOps,
 		modFonts:   a.initFonts,
 		modDocs:    a.initDocs,
+		modRaster:  a.initRaster,
+		modImages:  a.initImages,
 		TargetAll:  func(context.Context) (lifecycle.Module, error) { return lifecycle.Module{}, nil },
 	}
 	for _, s := range services() {
@@ -205,6 +214,8 @@ type App struct {
 	ops     *chartspec.Ops
 	fonts   *draw.Fonts
 	docs    *docsite.Site
+	raster  *raster.Pool
+	images  blob.Store
 
 	// handlers are the service handlers built in this process, by name.
 	handlers map[string]http.Handler
@@ -360,11 +371,70 @@ func (a *App) initDocs(ctx context.Context) (lifecycle.Module, error) {
 }
 
 func (a *App) initFonts(ctx context.Context) (lifecycle.Module, error) {
-	f, err := draw.LoadFonts()
+	st, err := fontstack.Find()
+	if err != nil {
+		return lifecycle.Module{}, err
+	}
+	f, err := draw.LoadFonts(st)
 	if err != nil {
 		return lifecycle.Module{}, err
 	}
 	a.fonts = f
+	return lifecycle.Module{}, nil
+}
+
+// initRaster builds the Chromium pool. A machine without Chromium fails
+// here, at start, with what to install; the browsers themselves start in
+// Run, and the render target is ready once their tabs are warm.
+func (a *App) initRaster(ctx context.Context) (lifecycle.Module, error) {
+	cfg := a.cfg.Render.Raster
+	// Chromium draws with the font stack layout measured with.
+	dir, err := os.MkdirTemp("", "chartd-fonts-")
+	if err != nil {
+		return lifecycle.Module{}, fmt.Errorf("fontconfig dir: %w", err)
+	}
+	if cfg.FontConfig, err = a.fonts.Stack().WriteFontconfig(dir); err != nil {
+		os.RemoveAll(dir)
+		return lifecycle.Module{}, err
+	}
+	pool, err := raster.New(cfg, a.tel.Log)
+	if err != nil {
+		os.RemoveAll(dir)
+		return lifecycle.Module{}, err
+	}
+	a.raster = pool
+	return lifecycle.Module{
+		Run: func(ctx context.Context) error {
+			if err := pool.Start(ctx); err != nil {
+				return err
+			}
+			<-ctx.Done()
+			return nil
+		},
+		Ready: func(context.Context) error { return pool.Ready() },
+		Stop: func(context.Context) error {
+			defer os.RemoveAll(dir)
+			return pool.Close()
+		},
+	}, nil
+}
+
+// initImages opens the image store: a bucket in the cluster, a bounded
+// directory under -data-dir otherwise.
+func (a *App) initImages(ctx context.Context) (lifecycle.Module, error) {
+	if a.cfg.S3.Endpoint != "" {
+		s, err := blob.NewS3(ctx, a.cfg.S3)
+		if err != nil {
+			return lifecycle.Module{}, err
+		}
+		a.images = s
+		return lifecycle.Module{}, nil
+	}
+	d, err := blob.NewDir(filepath.Join(a.cfg.DataDir, "images"), int64(a.cfg.Render.ImageCacheMiB)<<20)
+	if err != nil {
+		return lifecycle.Module{}, err
+	}
+	a.images = d
 	return lifecycle.Module{}, nil
 }
 
@@ -403,6 +473,7 @@ func (a *App) initRender(ctx context.Context) (http.Handler, error) {
 	cfg := a.cfg.Render
 	cfg.Site = a.site()
 	s, err := render.New(cfg, render.Deps{Counter: a.counter, Catalog: a.catalog, Ops: a.ops, Fonts: a.fonts, Log: a.tel.Log,
+		Raster: a.raster, Images: a.images, Meter: a.tel.Meter,
 		Charts: clients.Chart{Base: a.client(chart.Name)}, Brand: clients.Brand{Base: a.client(brand.Name)}})
 	if err != nil {
 		return nil, err

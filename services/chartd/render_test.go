@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/xml"
+	"image"
+	"image/png"
 	"io"
 	"strings"
 	"testing"
@@ -125,6 +128,8 @@ func renderScenario(t *testing.T, in instance) {
 		}
 	})
 
+	t.Run("png", func(t *testing.T) { pngScenario(t, pro, free, ch.ID) })
+
 	t.Run("render_image from a spec draws what render_chart draws", func(t *testing.T) {
 		var g struct {
 			Spec map[string]any `json:"spec"`
@@ -158,7 +163,9 @@ func renderScenario(t *testing.T, in instance) {
 			{map[string]any{"format": "svg"}, "invalid_request"},
 			{map[string]any{"type": "bar", "data": salesCSV, "format": "svg", "width": 50}, "invalid_request"},
 			{map[string]any{"type": "bar", "data": salesCSV, "format": "svg", "colour": "red"}, "invalid_request"},
-			{map[string]any{"type": "bar", "data": salesCSV, "format": "png"}, "invalid_request"},
+			{map[string]any{"type": "bar", "data": salesCSV, "scale": 4, "width": 1200}, "invalid_request"},
+			{map[string]any{"type": "bar", "data": salesCSV, "scale": 3}, "invalid_request"},
+			{map[string]any{"type": "bar", "data": salesCSV, "format": "gif"}, "invalid_request"},
 			{map[string]any{"type": "bar", "data": salesCSV, "format": "svg", "ops": []any{map[string]any{"op": "setTitle"}}}, "invalid_ops"},
 			{map[string]any{"type": "bar", "data": strings.Repeat("1,", 1100) + "1\n" + strings.Repeat(strings.Repeat("1,", 1100)+"1\n", 1000), "format": "svg"}, "too_large"},
 		} {
@@ -232,5 +239,91 @@ func TestRenderEmbedded(t *testing.T) {
 }
 
 func TestRenderPostgresRedis(t *testing.T) {
-	renderScenario(t, startAll(t, "-postgres-url", freshDatabase(t), "-redis-url", shared.redis.URL()))
+	renderScenario(t, startAll(t, clusterFlags(t)...))
+}
+
+// ihdr answers a PNG's size from its header, failing when b is no PNG.
+func ihdr(t *testing.T, b []byte) (w, h int) {
+	t.Helper()
+	if len(b) < 24 || !bytes.Equal(b[:8], []byte("\x89PNG\r\n\x1a\n")) || string(b[12:16]) != "IHDR" {
+		t.Fatalf("not a PNG: %q", b[:min(len(b), 24)])
+	}
+	return int(binary.BigEndian.Uint32(b[16:20])), int(binary.BigEndian.Uint32(b[20:24]))
+}
+
+func decodePNG(t *testing.T, b []byte) image.Image {
+	t.Helper()
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("PNG does not decode: %v", err)
+	}
+	return img
+}
+
+// pngScenario checks PNG through every render endpoint: sizes by scale,
+// transparency, the JSON form, the size limit and the free-plan mark.
+func pngScenario(t *testing.T, pro, free *client, id string) {
+	for _, tc := range []struct {
+		query string
+		w, h  int
+	}{{"", 800, 600}, {"?scale=2", 1600, 1200}, {"?scale=4", 3200, 2400}} {
+		a := pro.do("GET", "/api/v1/charts/"+id+"/render.png"+tc.query, nil)
+		if a.status != 200 || a.header.Get("Content-Type") != "image/png" {
+			t.Fatalf("render.png%s: %d %s %.200s", tc.query, a.status, a.header.Get("Content-Type"), a.body)
+		}
+		if w, h := ihdr(t, a.body); w != tc.w || h != tc.h {
+			t.Fatalf("render.png%s: %d×%d, want %d×%d", tc.query, w, h, tc.w, tc.h)
+		}
+		if _, _, _, al := decodePNG(t, a.body).At(1, 1).RGBA(); al != 0xffff {
+			t.Fatalf("render.png%s: an opaque picture has corner alpha %d", tc.query, al)
+		}
+	}
+	a := pro.do("GET", "/api/v1/charts/"+id+"/render.png?transparent=true", nil)
+	if _, _, _, al := decodePNG(t, a.body).At(1, 1).RGBA(); al != 0 {
+		t.Fatalf("transparent corner alpha %d, want 0", al)
+	}
+
+	// The POST bodies draw PNG by default; JSON gives the size after scale.
+	a = pro.do("POST", "/api/v1/render", map[string]any{"type": "bar", "data": salesCSV, "width": 640, "height": 400})
+	if w, h := ihdr(t, a.body); a.status != 200 || w != 640 || h != 400 || !strings.Contains(a.header.Get("Content-Disposition"), "chart.png") {
+		t.Fatalf("render_image png: %d %d×%d %v", a.status, w, h, a.header)
+	}
+	var js struct {
+		Image, Type, Name    string
+		Width, Height, Bytes int
+	}
+	pro.do("POST", "/api/v1/charts/"+id+"/render", map[string]any{"data": "Profit,Sales,Country\n1,300,Peru\n", "scale": 2, "width": 500, "height": 300}, "Accept", "application/json").json(t, &js)
+	raw, err := base64.StdEncoding.DecodeString(js.Image)
+	if err != nil || js.Type != "image/png" || js.Width != 1000 || js.Height != 600 || js.Bytes != len(raw) || js.Name != "chart.png" {
+		t.Fatalf("json form: %+v %v", js, err)
+	}
+	if w, h := ihdr(t, raw); w != 1000 || h != 600 {
+		t.Fatalf("json image %d×%d", w, h)
+	}
+
+	// Past 4,000 pixels a side the answer names the limit.
+	a = pro.do("POST", "/api/v1/render", map[string]any{"type": "bar", "data": salesCSV, "width": 1001, "scale": 4})
+	if a.errCode(t) != "invalid_request" || !strings.Contains(string(a.body), "4000") {
+		t.Fatalf("over the limit: %d %s", a.status, a.body)
+	}
+
+	// The free plan's mark is drawn: the same picture on both plans differs
+	// only near the bottom right corner, where the mark sits.
+	body := map[string]any{"type": "bar", "data": salesCSV}
+	fp := decodePNG(t, free.do("POST", "/api/v1/render", body).body)
+	pp := decodePNG(t, pro.do("POST", "/api/v1/render", body).body)
+	diff, box := 0, image.Rectangle{}
+	for y := range 600 {
+		for x := range 800 {
+			r1, g1, b1, _ := fp.At(x, y).RGBA()
+			r2, g2, b2, _ := pp.At(x, y).RGBA()
+			if r1 != r2 || g1 != g2 || b1 != b2 {
+				diff++
+				box = box.Union(image.Rect(x, y, x+1, y+1))
+			}
+		}
+	}
+	if diff < 30 || box.Min.X < 400 || box.Min.Y < 500 {
+		t.Fatalf("free-plan mark: %d pixels differ in %v; want a visible mark in the bottom right", diff, box)
+	}
 }

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"chartd.dev/libs/raster"
+
 	"bufio"
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -20,7 +23,11 @@ func TestSIGTERMDrains(t *testing.T) {
 	dir := t.TempDir()
 	addr := freeAddr(t)
 	in := instance{url: "http://" + addr, open: storeOpener(Config{DataDir: dir})}
-	cmd := exec.Command(bin, "-target=all", "-data-dir", dir, "-addr", addr, "-log-level", "warn")
+	cmd := exec.Command(bin, "-target=all", "-data-dir", dir, "-addr", addr, "-log-level", "warn", "-render.browsers=1")
+	// The Chromium pool lives under the process's TMPDIR: after exit,
+	// nothing of it may be left running.
+	tmp := t.TempDir()
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 	var logs strings.Builder
 	cmd.Stderr = &logs
 	key := in.newAccount(t, "pro")
@@ -29,18 +36,23 @@ func TestSIGTERMDrains(t *testing.T) {
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
-		if resp, err := http.Get("http://" + addr + "/healthz"); err == nil {
+		if resp, err := http.Get("http://" + addr + "/readyz"); err == nil {
 			resp.Body.Close()
-			break
+			if resp.StatusCode == 200 {
+				break
+			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("not healthy: %s", logs.String())
+			t.Fatalf("not ready: %s", logs.String())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 
+	if len(raster.ProcsUnder(tmp)) == 0 {
+		t.Fatal("no Chromium process runs under the process's TMPDIR; the check below would prove nothing")
+	}
 	body := `{"type":"bar","data":"Country,Sales\nGermany,120\nFrance,95\n"}`
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {
@@ -74,5 +86,8 @@ func TestSIGTERMDrains(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		cmd.Process.Kill()
 		t.Fatal("the process did not exit after draining")
+	}
+	if left := raster.ProcsUnder(tmp); len(left) > 0 {
+		t.Fatalf("Chromium processes outlived chartd: %v", left)
 	}
 }

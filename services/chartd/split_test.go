@@ -12,7 +12,7 @@ func TestOpsSplit(t *testing.T) { opsScenario(t, startSplit(t)) }
 func TestRenderSplit(t *testing.T) { renderScenario(t, startSplit(t)) }
 
 func TestAggregateSplitPostgresRedis(t *testing.T) {
-	in := startSplit(t, "-postgres-url", freshDatabase(t), "-redis-url", shared.redis.URL())
+	in := startSplit(t, clusterFlags(t)...)
 	chartsScenario(t, in)
 	opsScenario(t, in)
 	renderScenario(t, in)

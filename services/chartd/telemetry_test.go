@@ -35,7 +35,7 @@ func TestTraceCrossesInternalCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	pub := "http://" + ln.Addr().String()
-	cfg, err := ParseConfig([]string{"-data-dir", t.TempDir(), "-addr", ln.Addr().String()}, env(nil))
+	cfg, err := ParseConfig([]string{"-data-dir", t.TempDir(), "-addr", ln.Addr().String(), "-render.browsers=1"}, env(nil))
 	if err != nil {
 		t.Fatal(err)
 	}

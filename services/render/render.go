@@ -4,19 +4,24 @@
 package render
 
 import (
+	"flag"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
 
+	"go.opentelemetry.io/otel/metric"
+
 	"chartd.dev/charts"
 	"chartd.dev/libs/aggregate"
 	"chartd.dev/libs/auth"
+	"chartd.dev/libs/blob"
 	"chartd.dev/libs/chartspec"
 	"chartd.dev/libs/clients"
 	"chartd.dev/libs/draw"
 	"chartd.dev/libs/httpx"
 	"chartd.dev/libs/quota"
+	"chartd.dev/libs/raster"
 	"chartd.dev/libs/route"
 )
 
@@ -24,7 +29,25 @@ import (
 const Name = "render"
 
 // Config is the render service's settings: its flags are -render.*.
-type Config = aggregate.ReaderConfig
+type Config struct {
+	aggregate.ReaderConfig
+	// Raster sizes the Chromium pool that draws PNGs.
+	Raster raster.Config
+	// ImageCacheMiB caps the PNG cache on disk (the embedded image store;
+	// a bucket is bounded by its lifecycle rule instead).
+	ImageCacheMiB int
+}
+
+// RegisterFlags declares the service's flags under its name, with the
+// defaults of a small machine.
+func (c *Config) RegisterFlags(service string, fs *flag.FlagSet) {
+	c.ReaderConfig.RegisterFlags(service, fs)
+	if c.Raster == (raster.Config{}) {
+		c.Raster = raster.DefaultConfig()
+	}
+	c.Raster.RegisterFlags(service, fs)
+	fs.IntVar(&c.ImageCacheMiB, service+".image-cache-mib", 512, "size of the PNG cache on disk, in MiB (embedded image store)")
+}
 
 // Deps are the parts the service is built from.
 type Deps struct {
@@ -37,16 +60,22 @@ type Deps struct {
 	Charts aggregate.Source
 	// Brand reads the account's brand palette when an op names it.
 	Brand clients.Brand
-	Log   *slog.Logger
+	// Raster draws PNGs (the Chromium pool); Images caches them by picture
+	// hash, and may be nil for no cache.
+	Raster Rasterizer
+	Images blob.Store
+	Meter  metric.MeterProvider
+	Log    *slog.Logger
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 }
 
 // Service is the render service.
 type Service struct {
-	cfg    Config
-	deps   Deps
-	charts *aggregate.Loader
+	cfg     Config
+	deps    Deps
+	charts  *aggregate.Loader
+	metrics metrics
 }
 
 // The counter keys of an account.
@@ -55,8 +84,8 @@ func imagesKey(account string) string  { return "images:" + account }
 
 // New builds the service.
 func New(cfg Config, deps Deps) (*Service, error) {
-	if deps.Counter == nil || deps.Log == nil || deps.Catalog == nil || deps.Ops == nil || deps.Fonts == nil || deps.Charts == nil {
-		return nil, fmt.Errorf("render service: Counter, Catalog, Ops, Fonts, Charts and Log are required")
+	if deps.Counter == nil || deps.Log == nil || deps.Catalog == nil || deps.Ops == nil || deps.Fonts == nil || deps.Charts == nil || deps.Raster == nil {
+		return nil, fmt.Errorf("render service: Counter, Catalog, Ops, Fonts, Charts, Raster and Log are required")
 	}
 	if deps.Now == nil {
 		deps.Now = time.Now
@@ -65,7 +94,11 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("render service: %w", err)
 	}
-	return &Service{cfg: cfg, deps: deps, charts: loader}, nil
+	m, err := newMetrics(deps.Meter)
+	if err != nil {
+		return nil, fmt.Errorf("render service: %w", err)
+	}
+	return &Service{cfg: cfg, deps: deps, charts: loader, metrics: m}, nil
 }
 
 // Endpoints is the service's route table.

@@ -1,0 +1,247 @@
+package draw
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+	"unicode"
+)
+
+// facesOf names, for every grapheme cluster of s that is not a space, the
+// face that measures it ("-" for none: the fallback estimate).
+func facesOf(m *metrics, s string) []string {
+	sh := m.getShaper()
+	defer m.shapers.Put(sh)
+	sh.split(m, s)
+	var out []string
+	for _, c := range sh.clusters {
+		if strings.TrimSpace(string(sh.runes[c.start:c.end])) == "" {
+			continue
+		}
+		name := "-"
+		if c.face >= 0 {
+			name = m.faces[c.face].name
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
+// TestScriptsUseRealFaces: each script of the stack is measured with the
+// face Chromium draws it with (the first face in stack order that has the
+// characters), never with the fallback estimate. DejaVu Sans comes first
+// and has Greek, Cyrillic, Hebrew and the basic Arabic letters, so it
+// draws those; Noto Sans Arabic fills in what DejaVu lacks (ے in Urdu),
+// Noto Sans Hebrew only the cantillation marks.
+func TestScriptsUseRealFaces(t *testing.T) {
+	f := fonts(t)
+	for _, tc := range []struct {
+		script, text string
+		faces        []string // of the non-space clusters; one name: all of them
+	}{
+		{"Latin", "Sales by country", []string{"DejaVu Sans"}},
+		{"Greek", "Πωλήσεις ανά χώρα", []string{"DejaVu Sans"}},
+		{"Cyrillic", "Продажи по странам", []string{"DejaVu Sans"}},
+		{"Chinese", "销售额按国家统计", []string{"Noto Sans CJK SC"}},
+		{"Japanese", "東京の売上高とカタカナ", []string{"Noto Sans CJK SC"}},
+		{"Korean", "국가별 매출 현황", []string{"Noto Sans CJK SC"}},
+		{"Arabic", "المبيعات حسب البلد", []string{"DejaVu Sans"}},
+		{"Urdu", "کے", []string{"DejaVu Sans", "Noto Sans Arabic"}},
+		{"Arabic extended", "ࢠ", []string{"Noto Sans Arabic"}},
+		{"Hebrew", "מכירות לפי מדינה", []string{"DejaVu Sans"}},
+		{"Hebrew cantillation", "א֑", []string{"Noto Sans Hebrew"}},
+		{"Hindi", "देश के अनुसार बिक्री", []string{"Noto Sans Devanagari"}},
+		{"Thai", "ยอดขายตามประเทศที่นี่", []string{"Noto Sans Thai"}},
+		{"Emoji", "📈👍🏽🇩🇪👨‍👩‍👧❤️", []string{"Noto Color Emoji"}},
+		{"Emoji DejaVu has", "😀❤", []string{"DejaVu Sans"}},
+	} {
+		for _, bold := range []bool{false, true} {
+			got := facesOf(f.face(bold), tc.text)
+			for i, name := range got {
+				want := tc.faces[0]
+				if len(tc.faces) > 1 {
+					want = tc.faces[i]
+				}
+				if name != want {
+					t.Errorf("%s (bold=%v): cluster %d of %q measured with %s, want %s", tc.script, bold, i, tc.text, name, want)
+				}
+			}
+			if w := f.Width(tc.text, 10, bold); w <= 0 {
+				t.Errorf("%s: width %.2f", tc.script, w)
+			}
+		}
+	}
+}
+
+// TestStackWidths pins widths to the faces' advances: CJK is n × 1em of
+// Noto Sans CJK (bold too), an emoji sequence one emoji glyph, shaped
+// scripts what HarfBuzz (and Chromium, see libs/raster's glyph test) lays
+// out rather than the sum of their isolated glyphs.
+func TestStackWidths(t *testing.T) {
+	f := fonts(t)
+	const emoji = 2550.0 / 2048 // Noto Color Emoji's advance
+	for _, tc := range []struct {
+		s    string
+		bold bool
+		want float64 // em
+	}{
+		{"销售额按国家统计", false, 8}, {"销售额按国家统计", true, 8},
+		{"東京の売上高とカタカナ", false, 11}, {"カタカナ", true, 4},
+		{"中", false, 1}, {"𠀀𠀁", false, 2}, // CJK extension B, above U+FFFF
+		{"📈", false, emoji}, {"📈", true, emoji},
+		{"👍🏽", false, emoji}, {"🇩🇪", false, emoji}, {"👨‍👩‍👧", false, emoji}, {"1️⃣", false, emoji},
+		{"❤️", false, emoji}, {"✔️", false, emoji}, // U+FE0F asks for the colour face
+		{"👍‍😀", false, 2 * emoji}, // no such ZWJ sequence: two glyphs
+		{"🇦", false, emoji},       // a lone regional indicator
+		// Shaped (Chromium draws these, at 100 px: 836.1, 474.4, 917.2).
+		{"المبيعات حسب البلد", false, 8.3608}, {"क्षत्रिय प्रदर्शन", false, 4.7441}, {"ยอดขายตามประเทศที่นี่", false, 9.1720},
+	} {
+		if got := f.Width(tc.s, 1, tc.bold); math.Abs(got-tc.want) > 0.0005*max(1, tc.want) {
+			t.Errorf("Width(%q, bold=%v) = %.4f em, want %.4f", tc.s, tc.bold, got, tc.want)
+		}
+	}
+	// Emoji and CJK widths do not change in bold (no bold emoji face;
+	// CJK bold keeps 1 em); Latin, Arabic and Devanagari get wider.
+	for _, s := range []string{"Sales", "المبيعات", "देश के अनुसार", "ยอดขาย", "Продажи"} {
+		if r, b := f.Width(s, 10, false), f.Width(s, 10, true); b <= r {
+			t.Errorf("%q: bold %.2f is not wider than regular %.2f", s, b, r)
+		}
+	}
+	// Shaping matters: Arabic joined is far narrower than its isolated
+	// letters, a Devanagari conjunct narrower than its parts.
+	iso := 0.0
+	for _, r := range "المبيعات" {
+		iso += f.Width(string(r), 1, false)
+	}
+	if joined := f.Width("المبيعات", 1, false); joined > 0.85*iso {
+		t.Errorf("Arabic: joined %.3f em vs isolated letters %.3f em: not shaped?", joined, iso)
+	}
+	if c, parts := f.Width("क्ष", 1, false), f.Width("क", 1, false)+f.Width("ष", 1, false); c >= parts {
+		t.Errorf("Devanagari conjunct क्ष %.3f em, not narrower than क + ष %.3f em", c, parts)
+	}
+	// Text presentation (U+FE0E) keeps the text face; ignorable joiners
+	// and selectors add nothing.
+	if a, b := f.Width("❤︎", 1, false), f.Width("❤", 1, false); a != b {
+		t.Errorf("❤︎ %.3f em, ❤ %.3f em", a, b)
+	}
+	if a, b := f.Width("x\u200dy", 1, false), f.Width("x", 1, false)+f.Width("y", 1, false); math.Abs(a-b) > 1e-9 {
+		t.Errorf("x ZWJ y %.4f em, x + y %.4f em", a, b)
+	}
+	// A script no face has is estimated: 0.6 em.
+	if w := f.Width("ক", 1, false); w != 0.6 {
+		t.Errorf("Bengali (not in the stack) %.3f em, want the 0.6 em estimate", w)
+	}
+}
+
+// TestFastPathAgrees: the per-rune table path and the cluster path give
+// the same widths for text both can measure, so a label does not change
+// width when one character sends it down the cluster path.
+func TestFastPathAgrees(t *testing.T) {
+	f := fonts(t)
+	for _, s := range []string{"Department of Transportation", "AVATAR Type WAVE", "Москва Πωλήσεις", "東京 Tokyo 2024",
+		"국가별 매출", "מכירות לפי מדינה", "📈 Sales ☺ 😀", "ক খ", "", "€ 1,234.50", "𠀀 x"} {
+		for _, bold := range []bool{false, true} {
+			m := f.face(bold)
+			fast, ok := m.fastEm(s)
+			if !ok {
+				t.Errorf("%q: not on the fast path", s)
+				continue
+			}
+			if slow := m.clusterEm(s); math.Abs(fast-slow) > 1e-9 {
+				t.Errorf("%q bold=%v: fast %.6f em, cluster path %.6f em", s, bold, fast, slow)
+			}
+			if b := m.widthBytesEm([]byte(s)); b != fast {
+				t.Errorf("%q: widthBytesEm %.6f, widthEm %.6f", s, b, fast)
+			}
+		}
+	}
+	// Every rune the fast path takes is one whose width does not depend on
+	// its neighbours.
+	m := f.regular
+	for r := rune(0); r < 0x10000; r++ {
+		if m.em[r] != slowEm && (r == 0x200D || r == 0xFE0F || unicode.Is(unicode.Mn, r)) {
+			t.Fatalf("U+%04X is on the fast path", r)
+		}
+	}
+}
+
+func TestTruncateClusters(t *testing.T) {
+	f := fonts(t)
+	for _, s := range []string{"👨‍👩‍👧👨‍👩‍👧👨‍👩‍👧👨‍👩‍👧", "المبيعات حسب البلد", "क्षत्रिय प्रदर्शन", "ที่นี่ที่นี่ที่นี่", "🇩🇪🇫🇷🇮🇹🇪🇸"} {
+		full := f.Width(s, 12, false)
+		for _, frac := range []float64{0.2, 0.5, 0.8} {
+			max := full * frac
+			got := f.Truncate(s, 12, false, max)
+			if w := f.Width(got, 12, false); w > max+1e-9 {
+				t.Errorf("Truncate(%q, %.1f) = %q is %.1f px wide", s, max, got, w)
+			}
+			kept := strings.TrimSuffix(got, "…")
+			if kept != "" && !strings.HasPrefix(s, kept) {
+				t.Errorf("Truncate(%q) = %q is not a prefix", s, got)
+			}
+			// Cut between clusters: the kept part's clusters are the
+			// original's first clusters.
+			if n := len(facesOf(f.regular, kept)); kept != "" {
+				orig := facesOf(f.regular, s)
+				if n > len(orig) || fmt.Sprint(orig[:n]) != fmt.Sprint(facesOf(f.regular, kept)) {
+					t.Errorf("Truncate(%q) = %q cuts inside a cluster", s, got)
+				}
+			}
+		}
+	}
+	// Two ZWJ sequences in a row are two clusters (go-text's segmenter
+	// splits the second one; split joins it back).
+	if got := facesOf(f.regular, "👨‍👩‍👧👨‍👩‍👧👩‍💻"); len(got) != 3 {
+		t.Errorf("three ZWJ sequences in a row: %d clusters", len(got))
+	}
+	if got := f.Truncate("👨‍👩‍👧👨‍👩‍👧", 12, false, 12*2550.0/2048+f.Width("…", 12, false)+0.01); got != "👨‍👩‍👧…" {
+		t.Errorf("room for one family emoji: %q", got)
+	}
+}
+
+// TestMeasureConcurrently runs the shaping path from many goroutines (run
+// with -race).
+func TestMeasureConcurrently(t *testing.T) {
+	f := fonts(t)
+	texts := []string{"المبيعات حسب البلد", "देश के अनुसार बिक्री", "👨‍👩‍👧 family", "ที่นี่", "Sales"}
+	want := make([]float64, len(texts))
+	for i, s := range texts {
+		want[i] = f.Width(s, 12, i%2 == 0)
+	}
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Go(func() {
+			for k := 0; k < 200; k++ {
+				i := (g + k) % len(texts)
+				if got := f.Width(texts[i], 12, i%2 == 0); got != want[i] {
+					t.Errorf("%q: %.4f, want %.4f", texts[i], got, want[i])
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func TestLoadFontsNeedsStack(t *testing.T) {
+	if _, err := LoadFonts(nil); err == nil || !strings.Contains(err.Error(), "fontstack.Find") {
+		t.Errorf("LoadFonts(nil): %v", err)
+	}
+	if f := fonts(t); f.Stack() == nil || f.Stack().CSSFamily() != f.Family {
+		t.Error("Stack() is not the stack the fonts came from")
+	}
+}
+
+func BenchmarkMeasureShaped(b *testing.B) {
+	f := fonts(b)
+	for _, s := range []string{"المبيعات حسب البلد", "देश के अनुसार बिक्री", "销售额按国家统计", "👨‍👩‍👧 family"} {
+		b.Run(s, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = f.Width(s, 12, false)
+			}
+		})
+	}
+}

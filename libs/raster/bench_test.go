@@ -1,0 +1,58 @@
+package raster
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// bars30 is a 30-bar picture at 800×600, as libs/draw writes one: one
+// rect per bar, a label per bar, axis text.
+func bars30() []byte {
+	var b strings.Builder
+	b.WriteString(`<svg xmlns="http://www.w3.org/2000/svg" width="800" height="600" viewBox="0 0 800 600" font-family="DejaVu Sans"><rect width="800" height="600" fill="#ffffff"/>`)
+	b.WriteString(`<text x="40" y="40" font-size="20" font-weight="bold">Thirty bars and their labels</text>`)
+	for i := range 30 {
+		h := 40 + (i*53)%420
+		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="18" height="%d" fill="#1d81a2"/><text x="%d" y="580" font-size="11" text-anchor="middle">C%d</text>`, 60+i*24, 550-h, h, 69+i*24, i)
+	}
+	for i := range 6 {
+		fmt.Fprintf(&b, `<line x1="55" x2="780" y1="%d" y2="%d" stroke="#e0e0e0"/><text x="50" y="%d" font-size="11" text-anchor="end">%d</text>`, 550-i*80, 550-i*80, 554-i*80, i*100)
+	}
+	b.WriteString(`</svg>`)
+	return []byte(b.String())
+}
+
+func benchRender(b *testing.B, scale int) {
+	p := startPool(b, DefaultConfig())
+	svg := bars30()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := p.Render(context.Background(), Job{SVG: svg, Width: 800, Height: 600, Scale: scale}); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
+// BenchmarkRender30Bars is the pool's throughput on a 30-bar 800×600 PNG
+// with every tab busy (ns/op is wall time per PNG across the pool).
+func BenchmarkRender30Bars(b *testing.B) { benchRender(b, 1) }
+
+// BenchmarkRender30BarsScale2 is the same at twice the pixels a side.
+func BenchmarkRender30BarsScale2(b *testing.B) { benchRender(b, 2) }
+
+// BenchmarkRenderSerial is one render at a time: the latency of a PNG.
+func BenchmarkRenderSerial(b *testing.B) {
+	p := startPool(b, DefaultConfig())
+	svg := bars30()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := p.Render(context.Background(), Job{SVG: svg, Width: 800, Height: 600, Scale: 1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

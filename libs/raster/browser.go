@@ -1,0 +1,304 @@
+package raster
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// startTimeout bounds launching one browser and warming its tabs.
+const startTimeout = 30 * time.Second
+
+// browser is one Chromium process tree and its warm tabs.
+type browser struct {
+	p   *Pool
+	id  int
+	dir string // its --user-data-dir, unique in the pool
+	ctx context.Context
+	// allocCancel kills the process and waits for it; cancel ends the
+	// browser's context.
+	allocCancel, cancel context.CancelFunc
+	tabs                []*tab
+
+	live    atomic.Bool // warm and not retiring
+	renders atomic.Int64
+	// held counts tabs not yet dropped; the browser stops when it is
+	// retiring and the last tab comes back.
+	held     atomic.Int64
+	stopOnce sync.Once
+	stopped  chan struct{}
+}
+
+// tab is one warm page of a browser.
+type tab struct {
+	b      *browser
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+func (b *browser) alive() bool { return b.live.Load() }
+
+// launch starts one browser, warms its tabs and puts them in the idle set;
+// a crash later relaunches it.
+func (p *Pool) launch(ctx context.Context) error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return ErrClosed
+	}
+	p.nextID++
+	id := p.nextID
+	p.mu.Unlock()
+
+	dir := filepath.Join(p.dir, "b"+strconv.Itoa(id))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("raster: browser dir: %w", err)
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(p.exec),
+		chromedp.UserDataDir(dir),
+		chromedp.NoInheritEnv,
+		chromedp.Env(p.env...),
+	}
+	opts = append(opts, chromedp.DefaultExecAllocatorOptions[:]...)
+	opts = append(opts,
+		chromedp.Flag("disable-gpu", true),
+		// Software 2D canvas: no GPU process round trip per draw.
+		chromedp.Flag("disable-accelerated-2d-canvas", true),
+		chromedp.Flag("disable-gpu-compositing", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-domain-reliability", true),
+		chromedp.Flag("no-pings", true),
+		chromedp.Flag("mute-audio", true),
+		chromedp.Flag("hide-scrollbars", true),
+		chromedp.Flag("font-render-hinting", "none"),
+		chromedp.Flag("force-device-scale-factor", "1"),
+		// No network at all, even if a page asked: every name fails to
+		// resolve and every connection goes to a closed proxy, loopback
+		// included.
+		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND"),
+		chromedp.Flag("proxy-server", "http://127.0.0.1:9"),
+		chromedp.Flag("proxy-bypass-list", "<-loopback>"),
+		chromedp.Flag("disable-features", "Translate,BlinkGenPropertyTrees,OptimizationHints,MediaRouter,DialMediaRouteProvider,AutofillServerCommunication"),
+	)
+	if os.Getuid() == 0 {
+		opts = append(opts, chromedp.NoSandbox)
+	}
+	allocCtx, allocCancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	bctx, cancel := chromedp.NewContext(allocCtx)
+	b := &browser{p: p, id: id, dir: dir, ctx: bctx, allocCancel: allocCancel, cancel: cancel, stopped: make(chan struct{})}
+
+	warm := make(chan error, 1)
+	go func() { warm <- b.warm() }()
+	timer := time.NewTimer(startTimeout)
+	defer timer.Stop()
+	var err error
+	select {
+	case err = <-warm:
+	case <-timer.C:
+		err = fmt.Errorf("not warm after %s", startTimeout)
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	if err != nil {
+		b.kill()
+		return fmt.Errorf("raster: start Chromium (%s): %w", p.exec, err)
+	}
+
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		b.kill()
+		return ErrClosed
+	}
+	p.browsers[b] = struct{}{}
+	p.wg.Add(1)
+	p.mu.Unlock()
+	b.held.Store(int64(len(b.tabs)))
+	b.live.Store(true)
+	for _, t := range b.tabs {
+		p.idle <- t
+	}
+	go b.watch()
+	p.log.Debug("Chromium ready", "browser", id, "tabs", len(b.tabs), "pid", b.pid())
+	return nil
+}
+
+// warm opens the browser's tabs, loads our page in each and draws a tiny
+// picture on each so the first real render pays no start-up cost.
+func (b *browser) warm() error {
+	if err := chromedp.Do(b.ctx); err != nil {
+		return err
+	}
+	for i := range b.p.cfg.Tabs {
+		tctx, tcancel := b.ctx, context.CancelFunc(func() {})
+		if i > 0 {
+			tctx, tcancel = chromedp.NewContext(b.ctx)
+		}
+		t := &tab{b: b, ctx: tctx, cancel: tcancel}
+		if err := chromedp.Do(tctx, chromedp.Navigate(pageURL())); err != nil {
+			return fmt.Errorf("load the render page: %w", err)
+		}
+		probe := []byte(`<svg xmlns="http://www.w3.org/2000/svg" width="2" height="2"><rect width="2" height="2" fill="#000"/></svg>`)
+		if _, err := t.draw(context.Background(), Job{SVG: probe, Width: 2, Height: 2, Scale: 1}); err != nil {
+			return fmt.Errorf("warm-up render: %w", err)
+		}
+		b.tabs = append(b.tabs, t)
+	}
+	return nil
+}
+
+func (b *browser) pid() int {
+	if c := chromedp.FromContext(b.ctx); c != nil && c.Browser != nil && c.Browser.Process() != nil {
+		return c.Browser.Process().Pid
+	}
+	return 0
+}
+
+// watch waits for the browser to end; an end the pool did not ask for is
+// a crash: its tabs are dropped and a new browser takes its place.
+func (b *browser) watch() {
+	defer b.p.wg.Done()
+	select {
+	case <-b.ctx.Done():
+		if b.live.Load() {
+			b.p.log.Warn("Chromium exited; starting another", "browser", b.id)
+		}
+		b.retire("exited")
+	case <-b.stopped:
+	}
+}
+
+// retire takes a browser out of service: no new renders go to it; it stops
+// once its tabs come back, and a new one is launched unless the pool is
+// closing.
+func (p *Pool) retire(b *browser, why string) {
+	b.retire(why)
+}
+
+func (b *browser) retire(why string) {
+	if !b.live.CompareAndSwap(true, false) {
+		return
+	}
+	p := b.p
+	p.log.Debug("retiring Chromium", "browser", b.id, "why", why, "renders", b.renders.Load())
+	select {
+	case <-b.ctx.Done():
+		// Dead already: nothing can be waited for on it.
+		b.stop()
+	default:
+		if why != "recycled after its renders" && why != "recycled for its memory" {
+			// A failing or hung browser is killed now, not drained.
+			b.stop()
+		}
+	}
+	if b.held.Load() == 0 {
+		b.stop()
+	}
+	if p.isClosed() {
+		return
+	}
+	p.stats.restarts.Add(1)
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		p.relaunch()
+	}()
+}
+
+// relaunch starts a replacement browser, backing off while starts fail.
+func (p *Pool) relaunch() {
+	delay := 100 * time.Millisecond
+	for !p.isClosed() {
+		err := p.launch(context.Background())
+		if err == nil || errors.Is(err, ErrClosed) {
+			return
+		}
+		p.log.Error("Chromium failed to start again", "err", err, "retry_in", delay)
+		time.Sleep(delay)
+		delay = min(delay*2, 5*time.Second)
+	}
+}
+
+// tabDone drops one tab of a retired browser; the last one stops it.
+func (b *browser) tabDone() {
+	if b.held.Add(-1) <= 0 && !b.live.Load() {
+		b.stop()
+	}
+}
+
+// stop ends the browser once: its processes are killed, reaped and its
+// directory removed.
+func (b *browser) stop() {
+	b.stopOnce.Do(func() {
+		b.live.Store(false)
+		close(b.stopped)
+		b.kill()
+		b.p.mu.Lock()
+		delete(b.p.browsers, b)
+		b.p.mu.Unlock()
+	})
+}
+
+// kill ends the process tree: the allocator kills and reaps the main
+// process; children that outlive it are found by their profile directory.
+func (b *browser) kill() {
+	b.cancel()
+	b.allocCancel()
+	for range 50 {
+		if killAll(b.dir) == 0 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	os.RemoveAll(b.dir)
+}
+
+func killPid(pid int) { syscall.Kill(pid, syscall.SIGKILL) }
+
+// render draws j on the tab within deadline.
+func (t *tab) render(ctx context.Context, j Job, deadline time.Duration) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, deadline)
+	defer cancel()
+	return t.draw(ctx, j)
+}
+
+// draw runs render() in the tab's page and decodes the PNG it answers.
+func (t *tab) draw(ctx context.Context, j Job) ([]byte, error) {
+	expr, err := renderCall(j.SVG, j.Width*j.Scale, j.Height*j.Scale)
+	if err != nil {
+		return nil, err
+	}
+	// The tab's own context carries the target; the caller's bounds the call.
+	callCtx, cancel := context.WithCancel(t.ctx)
+	defer cancel()
+	stop := context.AfterFunc(ctx, cancel)
+	defer stop()
+	b64, err := chromedp.Run(callCtx, chromedp.Evaluate[string](expr, chromedp.EvalAwaitPromise))
+	if err != nil {
+		var ex *chromedp.ExceptionError
+		if errors.As(err, &ex) {
+			return nil, &DrawError{Msg: "Chromium could not draw the picture: " + ex.Error()}
+		}
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("draw: %w", ctx.Err())
+		}
+		return nil, fmt.Errorf("draw: %w", err)
+	}
+	png, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil {
+		return nil, fmt.Errorf("draw: decode the PNG: %w", err)
+	}
+	return png, nil
+}

@@ -1,0 +1,175 @@
+package raster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// barsSVG is a 30-bar chart-like picture.
+func barsSVG(seed int) []byte {
+	var b strings.Builder
+	b.WriteString(`<svg xmlns="http://www.w3.org/2000/svg" width="400" height="300"><rect width="400" height="300" fill="#fff"/>`)
+	for i := range 30 {
+		h := 20 + (i*37+seed*11)%250
+		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="10" height="%d" fill="#1f77b4"/><text x="%d" y="298" font-size="8">%d</text>`, 10+i*13, 290-h, h, 10+i*13, i)
+	}
+	b.WriteString(`</svg>`)
+	return []byte(b.String())
+}
+
+// rendererPids lists the renderer processes of the pool.
+func rendererPids(root string) []int {
+	var out []int
+	for _, pid := range ProcsUnder(root) {
+		cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if strings.Contains(string(cmd), "--type=renderer") {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// mainPids lists the browser processes (no --type) of the pool.
+func mainPids(root string) []int {
+	var out []int
+	for _, pid := range ProcsUnder(root) {
+		cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if !strings.Contains(string(cmd), "--type=") {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// TestFaults kills Chromium 20 times during 1,000 renders from 8 clients:
+// browsers (half the kills) and renderers (the other half). At least 99%
+// of the renders succeed, the rest end in clean errors, and nothing of
+// Chromium outlives the pool.
+func TestFaults(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Deadline = 5 * time.Second
+	cfg.TempDir = t.TempDir()
+	p := startPoolAt(t, cfg)
+
+	const total, clients, kills = 1000, 8, 20
+	var done, ok atomic.Int64
+	var errMu sync.Mutex
+	errs := map[string]int{}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var killed atomic.Int64
+	go func() {
+		rng := rand.New(rand.NewPCG(1, 2))
+		for k := range kills {
+			// Spread the kills over the run.
+			for done.Load() < int64((k+1)*total/(kills+2)) {
+				if ctx.Err() != nil {
+					return
+				}
+				time.Sleep(time.Millisecond)
+			}
+			var pids []int
+			if k%2 == 0 {
+				pids = mainPids(cfg.TempDir)
+			} else {
+				pids = rendererPids(cfg.TempDir)
+			}
+			if len(pids) == 0 {
+				continue
+			}
+			syscall.Kill(pids[rng.IntN(len(pids))], syscall.SIGKILL)
+			killed.Add(1)
+		}
+	}()
+	var wg sync.WaitGroup
+	for c := range clients {
+		wg.Go(func() {
+			for i := range total / clients {
+				png, err := p.Render(context.Background(), Job{SVG: barsSVG(c*1000 + i), Width: 400, Height: 300, Scale: 1})
+				done.Add(1)
+				if err != nil {
+					errMu.Lock()
+					errs[err.Error()]++
+					errMu.Unlock()
+					continue
+				}
+				if len(png) < 100 || string(png[1:4]) != "PNG" {
+					t.Errorf("render %d/%d: not a PNG", c, i)
+					continue
+				}
+				ok.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	cancel()
+	s := p.Stats()
+	t.Logf("kills %d, ok %d/%d, errors %v, stats %+v", killed.Load(), ok.Load(), total, errs, s)
+	if killed.Load() < kills*3/4 {
+		t.Errorf("only %d kills happened", killed.Load())
+	}
+	if ok.Load() < total*99/100 {
+		t.Errorf("%d of %d renders succeeded, want at least 99%%", ok.Load(), total)
+	}
+	for msg := range errs {
+		if msg == "" || strings.Contains(msg, "panic") {
+			t.Errorf("unclean error %q", msg)
+		}
+	}
+	if s.Restarts == 0 {
+		t.Error("no browser was restarted")
+	}
+	p.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for len(ProcsUnder(cfg.TempDir)) > 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if left := ProcsUnder(cfg.TempDir); len(left) > 0 {
+		t.Errorf("Chromium processes left after Close: %v", left)
+	}
+	if !errors.Is(p.Ready(), ErrClosed) {
+		t.Errorf("Ready after Close = %v", p.Ready())
+	}
+}
+
+// TestMemoryStaysFlat: the pool's resident memory after 2,000 renders is
+// within 20% of what it was after 200.
+func TestMemoryStaysFlat(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.TempDir = t.TempDir()
+	p := startPoolAt(t, cfg)
+	render := func(n int) {
+		var wg sync.WaitGroup
+		for c := range 4 {
+			wg.Go(func() {
+				for i := range n / 4 {
+					if _, err := p.Render(context.Background(), Job{SVG: barsSVG(c*10000 + i), Width: 400, Height: 300, Scale: 2}); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+	}
+	render(200)
+	early := p.RSS()
+	render(1800)
+	late := p.RSS()
+	t.Logf("RSS after 200: %d MiB, after 2000: %d MiB", early>>20, late>>20)
+	if early == 0 {
+		t.Fatal("RSS of the pool reads 0")
+	}
+	if late > early*12/10 {
+		t.Errorf("RSS grew from %d MiB to %d MiB (more than 20%%)", early>>20, late>>20)
+	}
+}

@@ -1,0 +1,132 @@
+package raster
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// Chromium forks a zygote, renderers and utility processes; all of them
+// carry the browser's --user-data-dir on their command line, and each
+// browser of the pool has its own directory. So the directory finds every
+// process of one browser, even those that outlive its main process.
+
+// procsUsing lists the pids whose command line holds --user-data-dir=dir.
+func procsUsing(dir string) []int {
+	want := []byte("--user-data-dir=" + dir)
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	self := os.Getpid()
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil {
+			continue
+		}
+		for arg := range bytes.SplitSeq(cmdline, []byte{0}) {
+			if bytes.Equal(arg, want) {
+				pids = append(pids, pid)
+				break
+			}
+		}
+	}
+	return pids
+}
+
+// ProcsUnder lists the pids of live Chromium processes whose user data
+// directory is inside root: the processes a pool started under its
+// TempDir. Tests use it to prove that nothing outlives the pool.
+func ProcsUnder(root string) []int {
+	prefix := []byte("--user-data-dir=" + strings.TrimSuffix(root, "/") + "/")
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil || !bytes.Contains(cmdline, prefix) {
+			continue
+		}
+		if stateOf(pid) == 'Z' {
+			// A zombie whose parent is not us is reaped by its own parent.
+			if ppidOf(pid) != os.Getpid() {
+				continue
+			}
+		}
+		pids = append(pids, pid)
+	}
+	return pids
+}
+
+// killAll sends SIGKILL to every process of the browser using dir and
+// reports how many it found.
+func killAll(dir string) int {
+	pids := procsUsing(dir)
+	for _, pid := range pids {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+	return len(pids)
+}
+
+// rssBytes sums the resident memory of the browser's processes.
+func rssBytes(dir string) int64 {
+	var total int64
+	for _, pid := range procsUsing(dir) {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/statm")
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(b))
+		if len(f) < 2 {
+			continue
+		}
+		pages, err := strconv.ParseInt(f[1], 10, 64)
+		if err == nil {
+			total += pages * int64(os.Getpagesize())
+		}
+	}
+	return total
+}
+
+// statFields answers the fields of /proc/pid/stat after the command name.
+func statFields(pid int) []string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return nil
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return nil
+	}
+	return strings.Fields(string(b[i+1:]))
+}
+
+func stateOf(pid int) byte {
+	f := statFields(pid)
+	if len(f) < 1 || f[0] == "" {
+		return 0
+	}
+	return f[0][0]
+}
+
+func ppidOf(pid int) int {
+	f := statFields(pid)
+	if len(f) < 2 {
+		return 0
+	}
+	n, _ := strconv.Atoi(f[1])
+	return n
+}

@@ -1,0 +1,67 @@
+package render
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"chartd.dev/libs/apierr"
+	"chartd.dev/libs/blob"
+	"chartd.dev/libs/raster"
+)
+
+// MaxPixels is the longest side of a PNG, after scale.
+const MaxPixels = 4000
+
+// Rasterizer turns an SVG into a PNG: libs/raster's Chromium pool.
+type Rasterizer interface {
+	Render(ctx context.Context, j raster.Job) ([]byte, error)
+}
+
+var _ Rasterizer = (*raster.Pool)(nil)
+
+// busyRetry is the Retry-After of a busy render fleet: about one render's
+// wait, so a client comes back when tabs have turned over.
+const busyRetry = 2 * time.Second
+
+// rasterize turns pic's SVG into a PNG, from the image cache when the same
+// picture was drawn before. The cache key is the picture hash, which
+// covers everything that decides the pixels.
+func (s *Service) rasterize(ctx context.Context, pic picture, o imageOptions) (picture, error) {
+	key := "png/" + pictureHash(pic, o)
+	pic.contentType = "image/png"
+	if s.deps.Images != nil {
+		b, err := s.deps.Images.Get(ctx, key)
+		switch {
+		case err == nil:
+			s.metrics.cacheHit(ctx)
+			pic.body = b
+			return pic, nil
+		case !errors.Is(err, blob.ErrNotFound):
+			// A cache that fails is a miss, not a failed render.
+			s.deps.Log.Warn("image cache read failed", "key", key, "err", err)
+		}
+	}
+	s.metrics.cacheMiss(ctx)
+	start := time.Now()
+	png, err := s.deps.Raster.Render(ctx, raster.Job{SVG: pic.svg, Width: pic.cssWidth, Height: pic.cssHeight, Scale: o.scale})
+	s.metrics.rasterized(ctx, time.Since(start), err)
+	var de *raster.DrawError
+	switch {
+	case errors.Is(err, raster.ErrBusy):
+		return picture{}, &apierr.Error{Code: apierr.RateLimited, RetryAfter: busyRetry,
+			Message: "the render fleet is busy drawing other pictures; try again in a few seconds (SVG needs no rasterizing and is always available)"}
+	case errors.As(err, &de):
+		return picture{}, apierr.Wrap(apierr.InvalidRequest, err, "the chart's picture could not be turned into a PNG; the SVG format draws it as is")
+	case err != nil:
+		return picture{}, fmt.Errorf("rasterize %d×%d at scale %d: %w", pic.cssWidth, pic.cssHeight, o.scale, err)
+	}
+	pic.body = png
+	if s.deps.Images != nil {
+		if err := s.deps.Images.Put(ctx, key, png, "image/png"); err != nil {
+			s.deps.Log.Warn("image cache write failed", "key", key, "err", err)
+		}
+	}
+	return pic, nil
+}

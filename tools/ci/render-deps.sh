@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs, only when missing, what PNG rendering needs: Chromium and the
+# font stack it draws with (libs/fontstack finds the files by path). Both
+# `make run` and `make test` call it; run as root or with sudo.
+set -euo pipefail
+need=()
+[ -x /usr/lib/chromium/chromium ] || command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v fc-list >/dev/null 2>&1 || need+=(fontconfig)
+[ -e /usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc ] || need+=(fonts-noto-cjk)
+[ -e /usr/share/fonts/truetype/noto/NotoSansDevanagari-Bold.ttf ] || need+=(fonts-noto-core)
+[ -e /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf ] || need+=(fonts-noto-color-emoji)
+if [ ${#need[@]} -gt 0 ]; then
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  echo "installing for PNG rendering: ${need[*]} (about a minute)"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi
