@@ -95,6 +95,7 @@ func (p *Pool) launch(ctx context.Context) error {
 	if os.Getuid() == 0 {
 		opts = append(opts, chromedp.NoSandbox)
 	}
+
 	allocCtx, allocCancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	bctx, cancel := chromedp.NewContext(allocCtx)
 	b := &browser{p: p, id: id, dir: dir, ctx: bctx, allocCancel: allocCancel, cancel: cancel, stopped: make(chan struct{})}
@@ -192,7 +193,7 @@ func (b *browser) retire(why string) {
 		return
 	}
 	p := b.p
-	p.log.Debug("retiring Chromium", "browser", b.id, "why", why, "renders", b.renders.Load())
+	p.log.Info("retiring Chromium", "browser", b.id, "why", why, "renders", b.renders.Load())
 	select {
 	case <-b.ctx.Done():
 		// Dead already: nothing can be waited for on it.

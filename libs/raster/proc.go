@@ -45,6 +45,9 @@ func procsUsing(dir string) []int {
 // directory is inside root: the processes a pool started under its
 // TempDir. Tests use it to prove that nothing outlives the pool.
 func ProcsUnder(root string) []int {
+	if root == "" {
+		return nil
+	}
 	prefix := []byte("--user-data-dir=" + strings.TrimSuffix(root, "/") + "/")
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
@@ -81,24 +84,40 @@ func killAll(dir string) int {
 	return len(pids)
 }
 
-// rssBytes sums the resident memory of the browser's processes.
+// rssBytes is the memory the browser's processes hold: the sum of their
+// proportional set sizes (Pss), so pages the processes share (the
+// binary, the zygote's copy-on-write pages) count once, not once per
+// process as plain RSS would.
 func rssBytes(dir string) int64 {
 	var total int64
 	for _, pid := range procsUsing(dir) {
-		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/statm")
-		if err != nil {
-			continue
-		}
-		f := strings.Fields(string(b))
-		if len(f) < 2 {
-			continue
-		}
-		pages, err := strconv.ParseInt(f[1], 10, 64)
-		if err == nil {
-			total += pages * int64(os.Getpagesize())
-		}
+		total += pssBytes(pid)
 	}
 	return total
+}
+
+// pssBytes reads one process's Pss from /proc/pid/smaps_rollup.
+func pssBytes(pid int) int64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/smaps_rollup")
+	if err != nil {
+		return 0
+	}
+	for line := range strings.Lines(string(b)) {
+		rest, ok := strings.CutPrefix(line, "Pss:")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) == 0 {
+			return 0
+		}
+		kb, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			return 0
+		}
+		return kb << 10
+	}
+	return 0
 }
 
 // statFields answers the fields of /proc/pid/stat after the command name.

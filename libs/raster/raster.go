@@ -239,8 +239,8 @@ func (p *Pool) Stats() Stats {
 		Busy: p.stats.busy.Load(), Restarts: p.stats.restarts.Load(), Warm: warm}
 }
 
-// RSS is the resident memory of the pool's live browsers, all their
-// processes included.
+// RSS is the memory the pool's live browsers hold, all their processes
+// included (proportional set size, so shared pages count once).
 func (p *Pool) RSS() int64 {
 	p.mu.Lock()
 	dirs := make([]string, 0, len(p.browsers))

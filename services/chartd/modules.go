@@ -165,7 +165,7 @@ func (a *App) initFuncs() map[string]func(context.Context) (lifecycle.Module, er
 				return lifecycle.Module{}, err
 			}
 			a.handlers[s.name] = h
-			return lifecycle.Module{}, nil
+			return lifecycle.Module{Stop: a.serviceStops[s.name]}, nil
 		}
 	}
 	return fns
@@ -217,11 +217,13 @@ type App struct {
 	raster  *raster.Pool
 	images  blob.Store
 
-	// handlers are the service handlers built in this process, by name.
-	handlers map[string]http.Handler
-	handler  http.Handler
-	modules  lifecycle.Group
-	stopped  bool
+	// handlers are the service handlers built in this process, by name;
+	// serviceStops what a service must finish when the process stops.
+	handlers     map[string]http.Handler
+	serviceStops map[string]func(context.Context) error
+	handler      http.Handler
+	modules      lifecycle.Group
+	stopped      bool
 }
 
 // NewApp builds every module of cfg.Target on tel, the process's one set
@@ -230,7 +232,7 @@ func NewApp(ctx context.Context, cfg Config, tel *telemetry.Providers) (*App, er
 	if tel == nil {
 		return nil, errors.New("new app: telemetry is required")
 	}
-	a := &App{cfg: cfg, tel: tel, handlers: map[string]http.Handler{}}
+	a := &App{cfg: cfg, tel: tel, handlers: map[string]http.Handler{}, serviceStops: map[string]func(context.Context) error{}}
 	if cfg.Target == TargetAll && cfg.InternalToken == "" {
 		var b [24]byte
 		rand.Read(b[:])
@@ -478,6 +480,8 @@ func (a *App) initRender(ctx context.Context) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Pending image cache writes finish before the pool and store go.
+	a.serviceStops[render.Name] = func(context.Context) error { s.Flush(); return nil }
 	return a.instrument(render.Name, s.Handler()), nil
 }
 

@@ -58,10 +58,34 @@ func (s *Service) rasterize(ctx context.Context, pic picture, o imageOptions) (p
 		return picture{}, fmt.Errorf("rasterize %d×%d at scale %d: %w", pic.cssWidth, pic.cssHeight, o.scale, err)
 	}
 	pic.body = png
-	if s.deps.Images != nil {
+	s.keep(key, png)
+	return pic, nil
+}
+
+// keep writes a drawn PNG to the image cache off the request's path (a
+// durable write costs more than the answer needs); when too many writes
+// are pending the picture is not cached, which costs a redraw at worst.
+func (s *Service) keep(key string, png []byte) {
+	if s.deps.Images == nil {
+		return
+	}
+	select {
+	case s.puts <- struct{}{}:
+	default:
+		s.deps.Log.Debug("image cache writes backed up; not caching", "key", key)
+		return
+	}
+	s.writers.Add(1)
+	go func() {
+		defer func() { <-s.puts; s.writers.Done() }()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
 		if err := s.deps.Images.Put(ctx, key, png, "image/png"); err != nil {
 			s.deps.Log.Warn("image cache write failed", "key", key, "err", err)
 		}
-	}
-	return pic, nil
+	}()
 }
+
+// Flush waits for pending image cache writes: a stopping process keeps
+// what it drew.
+func (s *Service) Flush() { s.writers.Wait() }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/metric"
@@ -76,6 +77,9 @@ type Service struct {
 	deps    Deps
 	charts  *aggregate.Loader
 	metrics metrics
+	// puts bounds the image cache writes in flight; writers waits for them.
+	puts    chan struct{}
+	writers sync.WaitGroup
 }
 
 // The counter keys of an account.
@@ -98,7 +102,7 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("render service: %w", err)
 	}
-	return &Service{cfg: cfg, deps: deps, charts: loader, metrics: m}, nil
+	return &Service{cfg: cfg, deps: deps, charts: loader, metrics: m, puts: make(chan struct{}, 32)}, nil
 }
 
 // Endpoints is the service's route table.
