@@ -16,12 +16,23 @@ const pageHTML = `<!doctype html><html><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; script-src 'unsafe-inline'">
 </head><body><script>
 "use strict";
+const canvases = new Map();
 async function render(svg, w, h) {
   const img = new Image(w, h);
   img.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(svg);
   try { await img.decode(); } catch (e) { throw new Error("svg: the picture cannot be decoded"); }
-  const c = new OffscreenCanvas(w, h);
-  c.getContext("2d").drawImage(img, 0, 0, w, h);
+  // One canvas per size, reused: allocating and freeing a bitmap per
+  // render costs more than clearing it.
+  const key = w + "x" + h;
+  let c = canvases.get(key);
+  if (!c) {
+    if (canvases.size >= 8) canvases.clear();
+    c = new OffscreenCanvas(w, h);
+    canvases.set(key, c);
+  }
+  const ctx = c.getContext("2d");
+  ctx.clearRect(0, 0, w, h);
+  ctx.drawImage(img, 0, 0, w, h);
   const blob = await c.convertToBlob({type: "image/png"});
   const u = await new Promise((ok, fail) => {
     const r = new FileReader();
