@@ -67,6 +67,12 @@ type APIKey struct {
 }
 
 // SigningKey signs public image links; ID is the kid carried in the link.
+//
+// The store keeps Secret as opaque bytes and never interprets them. The
+// owner of signing keys (libs/signing) stores them sealed under the server
+// key and bound to AccountID and ID (libs/secrets), so a dump of the table
+// alone cannot sign links; rows written before sealing existed hold the raw
+// secret until they are re-sealed (SetSigningKeySecret) or rotated away.
 type SigningKey struct {
 	ID        string
 	AccountID string
@@ -98,8 +104,11 @@ type Accounts interface {
 	// its account. Missing or revoked is ErrNotFound.
 	LookupAPIKey(ctx context.Context, hash []byte) (APIKey, Account, error)
 
-	// CreateSigningKey stores a new image-link signing key with a fresh kid.
-	CreateSigningKey(ctx context.Context, accountID string, secret []byte) (SigningKey, error)
+	// CreateSigningKey stores a new image-link signing key under kid, which
+	// the caller picks (a fresh UUID) so that it can bind the stored secret
+	// to it before the row exists. An empty kid is refused; a kid already
+	// used, by any account, is ErrConflict; an unknown account ErrNotFound.
+	CreateSigningKey(ctx context.Context, accountID, kid string, secret []byte) (SigningKey, error)
 	// ListSigningKeys lists an account's signing keys, revoked ones included,
 	// oldest first.
 	ListSigningKeys(ctx context.Context, accountID string) ([]SigningKey, error)
@@ -111,6 +120,11 @@ type Accounts interface {
 	// public image link that names no account. Missing or revoked is
 	// ErrNotFound.
 	LookupSigningKey(ctx context.Context, kid string) (SigningKey, error)
+	// SetSigningKeySecret replaces the stored secret bytes of one of the
+	// account's signing keys (revoked or not) when they still equal old: a
+	// compare-and-set, for re-sealing a key in place. Bytes other than old
+	// are ErrConflict; a missing key, or another account's, ErrNotFound.
+	SetSigningKeySecret(ctx context.Context, accountID, kid string, old, secret []byte) error
 
 	// SetBrandPalette replaces the account's brand colors; nil (or empty)
 	// clears them.

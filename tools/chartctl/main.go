@@ -2,11 +2,15 @@
 // accounts, API keys, signing keys for image links and plans. It works on
 // the same store as chartd: the SQLite file in -data-dir, or PostgreSQL
 // with -postgres-url. Every verb prints one JSON value on stdout.
+//
+// Signing-key secrets are stored sealed under chartd's server key
+// (libs/signing): -secrets-key-file names its file; without it the key is
+// <data-dir>/secrets.key, generated when missing, as chartd -target=all
+// does. With -postgres-url the cluster's key file must be named.
 package main
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -21,6 +25,8 @@ import (
 
 	"chartd.dev/libs/auth"
 	"chartd.dev/libs/plan"
+	"chartd.dev/libs/secrets"
+	"chartd.dev/libs/signing"
 	"chartd.dev/libs/store"
 	"chartd.dev/libs/store/postgres"
 	"chartd.dev/libs/store/sqlite"
@@ -35,7 +41,7 @@ func main() {
 	}
 }
 
-const usage = `usage: chartctl [-data-dir DIR | -postgres-url URL] VERB ...
+const usage = `usage: chartctl [-data-dir DIR | -postgres-url URL] [-secrets-key-file FILE] VERB ...
 
   account create -plan free|pro [-key-name NAME]   new account and its first API key
   account list
@@ -44,13 +50,21 @@ const usage = `usage: chartctl [-data-dir DIR | -postgres-url URL] VERB ...
   key revoke -account ID -key KEY_ID
   signing-key rotate -account ID                  new image-link signing key; older ones are revoked
   signing-key revoke -account ID -kid KID
+  secrets migrate                                 seal signing-key secrets stored raw by earlier versions
   plan set -account ID -plan free|pro`
 
 func run(ctx context.Context, args []string, getenv func(string) string, out io.Writer) error {
 	fs := flag.NewFlagSet("chartctl", flag.ContinueOnError)
 	dataDir := fs.String("data-dir", envOr(getenv, "CHARTD_DATA_DIR", "./data"), "directory of the embedded SQLite store")
 	pgURL := fs.String("postgres-url", getenv("CHARTD_POSTGRES_URL"), "PostgreSQL URL (the cluster's store)")
-	fs.Usage = func() { fmt.Fprintln(fs.Output(), usage) }
+	keyFile := fs.String("secrets-key-file", getenv("CHARTD_SECRETS_KEY_FILE"),
+		"file holding chartd's server key, which seals signing-key secrets: 64 hex characters, mode 0600 "+
+			"(default <data-dir>/secrets.key, generated when missing; required with -postgres-url)")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), usage)
+		fmt.Fprintln(fs.Output(), "\nflags (each also read from CHARTD_<FLAG>):")
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -58,13 +72,22 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 	if len(rest) < 2 {
 		return errors.New(usage)
 	}
+	verb := rest[0] + " " + rest[1]
+	var box *secrets.Box
+	if verb == "signing-key rotate" || verb == "secrets migrate" {
+		// The verbs that seal load the server key first: a missing or
+		// unsafe key file stops them before the store is touched.
+		var err error
+		if box, err = keyBox(*keyFile, *dataDir, *pgURL); err != nil {
+			return err
+		}
+	}
 	st, err := openStore(ctx, *dataDir, *pgURL)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	c := cli{st: st, out: out}
-	verb := rest[0] + " " + rest[1]
+	c := cli{st: st, out: out, box: box}
 	sub := flag.NewFlagSet(verb, flag.ContinueOnError)
 	account := sub.String("account", "", "account id")
 	planID := sub.String("plan", "", "plan: free or pro")
@@ -119,6 +142,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 			return err
 		}
 		return c.signingRevoke(ctx, *account, *kid)
+	case "secrets migrate":
+		return c.secretsMigrate(ctx)
 	case "plan set":
 		if err := need("account", *account, "plan", *planID); err != nil {
 			return err
@@ -145,9 +170,23 @@ func openStore(ctx context.Context, dataDir, pgURL string) (store.Store, error) 
 	return sqlite.Open(ctx, filepath.Join(dataDir, "chartd.db"))
 }
 
+// keyBox loads the server key that seals signing-key secrets: the named
+// file, else (on the embedded store) <data-dir>/secrets.key, generated when
+// missing. On PostgreSQL the file must be named: a key generated here
+// would not be the cluster's, and links signed under it would never
+// verify.
+func keyBox(keyFile, dataDir, pgURL string) (*secrets.Box, error) {
+	if keyFile == "" && pgURL != "" {
+		return nil, errors.New("-postgres-url needs -secrets-key-file (or CHARTD_SECRETS_KEY_FILE): the cluster's server key, which seals signing-key secrets")
+	}
+	return secrets.Load(keyFile, dataDir)
+}
+
 type cli struct {
 	st  store.Store
 	out io.Writer
+	// box is the server key, loaded only for the verbs that seal.
+	box *secrets.Box
 }
 
 func (c cli) print(v any) error {
@@ -235,9 +274,7 @@ func (c cli) signingRotate(ctx context.Context, account string) error {
 	if err != nil {
 		return err
 	}
-	secret := make([]byte, 32)
-	rand.Read(secret)
-	k, err := c.st.CreateSigningKey(ctx, account, secret)
+	k, _, err := signing.Create(ctx, c.st, c.box, account)
 	if err != nil {
 		return fmt.Errorf("create signing key: %w", err)
 	}
@@ -258,6 +295,17 @@ func (c cli) signingRevoke(ctx context.Context, account, kid string) error {
 		return fmt.Errorf("revoke signing key %s: %w", kid, err)
 	}
 	return c.print(map[string]any{"revoked": true, "kid": kid})
+}
+
+// secretsMigrate seals, in place, the signing-key secrets earlier versions
+// stored raw; links keep working. It refuses to write when a sealed secret
+// does not open with the key (the wrong key file).
+func (c cli) secretsMigrate(ctx context.Context) error {
+	r, err := signing.Migrate(ctx, c.st, c.box)
+	if perr := c.print(r); err == nil {
+		err = perr
+	}
+	return err
 }
 
 func (c cli) planSet(ctx context.Context, account, planID string) error {

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -159,10 +160,13 @@ func scanSigningKey(r pgx.Row) (store.SigningKey, error) {
 	return k, nil
 }
 
-// CreateSigningKey stores a new signing key with a fresh kid.
-func (s *Store) CreateSigningKey(ctx context.Context, accountID string, secret []byte) (store.SigningKey, error) {
+// CreateSigningKey stores a new signing key under the caller's kid.
+func (s *Store) CreateSigningKey(ctx context.Context, accountID, kid string, secret []byte) (store.SigningKey, error) {
+	if kid == "" {
+		return store.SigningKey{}, fmt.Errorf("create signing key for account %s: empty kid", accountID)
+	}
 	k := store.SigningKey{
-		ID: uuid.NewString(), AccountID: accountID,
+		ID: kid, AccountID: accountID,
 		Secret: append([]byte(nil), secret...), CreatedAt: store.Micro(time.Now()),
 	}
 	_, err := s.pool.Exec(ctx,
@@ -171,6 +175,8 @@ func (s *Store) CreateSigningKey(ctx context.Context, accountID string, secret [
 	switch {
 	case pgCode(err) == codeForeignKeyViolation:
 		return store.SigningKey{}, fmt.Errorf("create signing key for account %s: %w", accountID, store.ErrNotFound)
+	case pgCode(err) == codeUniqueViolation:
+		return store.SigningKey{}, fmt.Errorf("create signing key for account %s: %w: kid %s is taken", accountID, store.ErrConflict, kid)
 	case err != nil:
 		return store.SigningKey{}, fmt.Errorf("create signing key for account %s: %w", accountID, err)
 	}
@@ -223,6 +229,32 @@ func (s *Store) LookupSigningKey(ctx context.Context, kid string) (store.Signing
 		return store.SigningKey{}, fmt.Errorf("look up signing key %s: %w", kid, notFound(err))
 	}
 	return k, nil
+}
+
+// SetSigningKeySecret replaces a signing key's secret bytes when they still
+// equal old.
+func (s *Store) SetSigningKeySecret(ctx context.Context, accountID, kid string, old, secret []byte) error {
+	tag, err := s.pool.Exec(ctx,
+		`UPDATE signing_keys SET secret = $3 WHERE account_id = $1 AND id = $2 AND secret = $4`,
+		accountID, kid, nonNil(secret), nonNil(old))
+	if err == nil {
+		err = mustAffect(tag)
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		// Nothing changed: tell a missing key from one whose bytes moved on.
+		var one int
+		switch qerr := s.pool.QueryRow(ctx,
+			`SELECT 1 FROM signing_keys WHERE account_id = $1 AND id = $2`, accountID, kid).Scan(&one); {
+		case qerr == nil:
+			err = fmt.Errorf("%w: the stored secret changed", store.ErrConflict)
+		case !errors.Is(qerr, pgx.ErrNoRows):
+			err = qerr
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("set secret of signing key %s of account %s: %w", kid, accountID, err)
+	}
+	return nil
 }
 
 // SetBrandPalette replaces the account's brand colors; nil or empty clears.

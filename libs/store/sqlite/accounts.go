@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -189,10 +190,13 @@ func scanSigningKey(r scanner) (store.SigningKey, error) {
 	return k, nil
 }
 
-// CreateSigningKey stores a new signing key with a fresh kid.
-func (s *Store) CreateSigningKey(ctx context.Context, accountID string, secret []byte) (store.SigningKey, error) {
+// CreateSigningKey stores a new signing key under the caller's kid.
+func (s *Store) CreateSigningKey(ctx context.Context, accountID, kid string, secret []byte) (store.SigningKey, error) {
+	if kid == "" {
+		return store.SigningKey{}, fmt.Errorf("create signing key for account %s: empty kid", accountID)
+	}
 	k := store.SigningKey{
-		ID: uuid.NewString(), AccountID: accountID,
+		ID: kid, AccountID: accountID,
 		Secret: append([]byte(nil), secret...), CreatedAt: store.Micro(time.Now()),
 	}
 	_, err := s.write.ExecContext(ctx,
@@ -201,6 +205,8 @@ func (s *Store) CreateSigningKey(ctx context.Context, accountID string, secret [
 	switch {
 	case isForeignKey(err):
 		return store.SigningKey{}, fmt.Errorf("create signing key for account %s: %w", accountID, store.ErrNotFound)
+	case isUnique(err):
+		return store.SigningKey{}, fmt.Errorf("create signing key for account %s: %w: kid %s is taken", accountID, store.ErrConflict, kid)
 	case err != nil:
 		return store.SigningKey{}, fmt.Errorf("create signing key for account %s: %w", accountID, err)
 	}
@@ -261,6 +267,32 @@ func (s *Store) LookupSigningKey(ctx context.Context, kid string) (store.Signing
 		return store.SigningKey{}, fmt.Errorf("look up signing key %s: %w", kid, notFound(err))
 	}
 	return k, nil
+}
+
+// SetSigningKeySecret replaces a signing key's secret bytes when they still
+// equal old.
+func (s *Store) SetSigningKeySecret(ctx context.Context, accountID, kid string, old, secret []byte) error {
+	res, err := s.write.ExecContext(ctx,
+		`UPDATE signing_keys SET secret = ? WHERE account_id = ? AND id = ? AND secret = ?`,
+		nonNil(secret), accountID, kid, nonNil(old))
+	if err == nil {
+		err = mustAffect(res)
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		// Nothing changed: tell a missing key from one whose bytes moved on.
+		var one int
+		switch qerr := s.write.QueryRowContext(ctx,
+			`SELECT 1 FROM signing_keys WHERE account_id = ? AND id = ?`, accountID, kid).Scan(&one); {
+		case qerr == nil:
+			err = fmt.Errorf("%w: the stored secret changed", store.ErrConflict)
+		case !errors.Is(qerr, sql.ErrNoRows):
+			err = qerr
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("set secret of signing key %s of account %s: %w", kid, accountID, err)
+	}
+	return nil
 }
 
 // SetBrandPalette replaces the account's brand colors; nil or empty clears.

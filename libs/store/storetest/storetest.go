@@ -35,6 +35,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ListAccounts", testListAccounts},
 		{"APIKeys", testAPIKeys},
 		{"SigningKeys", testSigningKeys},
+		{"SigningKeySecret", testSigningKeySecret},
 		{"BrandPalette", testBrandPalette},
 		{"ChartCRUD", testChartCRUD},
 		{"ChartScoping", testChartScoping},
@@ -259,19 +260,24 @@ func testSigningKeys(t *testing.T, s store.Store) {
 	other := newAccount(t, s, store.PlanFree)
 	secret := bytes.Repeat([]byte{0x00, 0xff, 0x7f}, 11)
 
-	k, err := s.CreateSigningKey(ctx, a.ID, secret)
+	kid := uuid.NewString()
+	k, err := s.CreateSigningKey(ctx, a.ID, kid, secret)
 	must(t, "create signing key", err)
-	if k.ID == "" || k.AccountID != a.ID || !bytes.Equal(k.Secret, secret) || k.RevokedAt != nil {
+	if k.ID != kid || k.AccountID != a.ID || !bytes.Equal(k.Secret, secret) || k.RevokedAt != nil {
 		t.Fatalf("created signing key = %+v", k)
 	}
 	normalised(t, "signing key created_at", k.CreatedAt)
-	k2, err := s.CreateSigningKey(ctx, a.ID, []byte("second"))
+	k2, err := s.CreateSigningKey(ctx, a.ID, uuid.NewString(), []byte("second"))
 	must(t, "create signing key", err)
-	if k2.ID == k.ID {
-		t.Fatalf("two signing keys share kid %q", k.ID)
-	}
-	_, err = s.CreateSigningKey(ctx, uuid.NewString(), secret)
+	_, err = s.CreateSigningKey(ctx, uuid.NewString(), uuid.NewString(), secret)
 	wantErr(t, "signing key for unknown account", err, store.ErrNotFound)
+	_, err = s.CreateSigningKey(ctx, a.ID, kid, []byte("again"))
+	wantErr(t, "signing key with a kid already used", err, store.ErrConflict)
+	_, err = s.CreateSigningKey(ctx, other.ID, kid, []byte("again"))
+	wantErr(t, "signing key with another account's kid", err, store.ErrConflict)
+	if _, err := s.CreateSigningKey(ctx, a.ID, "", secret); err == nil {
+		t.Fatal("signing key with an empty kid accepted")
+	}
 
 	got, err := s.GetSigningKey(ctx, a.ID, k.ID)
 	must(t, "get signing key", err)
@@ -313,6 +319,43 @@ func testSigningKeys(t *testing.T, s store.Store) {
 	if _, err := s.LookupSigningKey(ctx, k2.ID); err != nil {
 		t.Fatalf("revoking one signing key broke another: %v", err)
 	}
+}
+
+func testSigningKeySecret(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	a := newAccount(t, s, store.PlanPro)
+	other := newAccount(t, s, store.PlanFree)
+	old := []byte("raw secret, written before sealing")
+	k, err := s.CreateSigningKey(ctx, a.ID, uuid.NewString(), old)
+	must(t, "create signing key", err)
+	sealed := append([]byte{1}, bytes.Repeat([]byte{0x00, 0xff}, 30)...)
+
+	wantErr(t, "set another account's signing key secret",
+		s.SetSigningKeySecret(ctx, other.ID, k.ID, old, sealed), store.ErrNotFound)
+	wantErr(t, "set an unknown signing key secret",
+		s.SetSigningKeySecret(ctx, a.ID, uuid.NewString(), old, sealed), store.ErrNotFound)
+	wantErr(t, "set a secret from stale bytes",
+		s.SetSigningKeySecret(ctx, a.ID, k.ID, []byte("not what is stored"), sealed), store.ErrConflict)
+	must(t, "set signing key secret", s.SetSigningKeySecret(ctx, a.ID, k.ID, old, sealed))
+	got, err := s.GetSigningKey(ctx, a.ID, k.ID)
+	must(t, "get signing key", err)
+	if !bytes.Equal(got.Secret, sealed) || got.ID != k.ID || got.CreatedAt != k.CreatedAt || got.RevokedAt != nil {
+		t.Fatalf("after SetSigningKeySecret: %+v", got)
+	}
+	wantErr(t, "set a secret twice from the same old bytes",
+		s.SetSigningKeySecret(ctx, a.ID, k.ID, old, sealed), store.ErrConflict)
+
+	// Revoked keys are re-sealed too (their secrets should not sit in a
+	// dump either), and stay revoked.
+	must(t, "revoke signing key", s.RevokeSigningKey(ctx, a.ID, k.ID))
+	must(t, "set revoked signing key secret", s.SetSigningKeySecret(ctx, a.ID, k.ID, sealed, old))
+	got, err = s.GetSigningKey(ctx, a.ID, k.ID)
+	must(t, "get signing key", err)
+	if !bytes.Equal(got.Secret, old) || got.RevokedAt == nil {
+		t.Fatalf("after SetSigningKeySecret on a revoked key: %+v", got)
+	}
+	_, err = s.LookupSigningKey(ctx, k.ID)
+	wantErr(t, "lookup re-sealed revoked key", err, store.ErrNotFound)
 }
 
 func testBrandPalette(t *testing.T, s store.Store) {
