@@ -12,6 +12,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"strings"
 
 	"github.com/google/uuid"
 	lru "github.com/hashicorp/golang-lru/v2"
@@ -225,4 +226,31 @@ type ReaderConfig struct {
 // -render.table-cache-charts for service "render".
 func (c *ReaderConfig) RegisterFlags(service string, fs *flag.FlagSet) {
 	c.Tables.RegisterFlags(service+".", fs)
+}
+
+// TimeLayout writes timestamps as ISO 8601 with microseconds and a UTC
+// offset (spec §1 rule 5): 2026-11-22T09:41:07.123456+00:00.
+const TimeLayout = "2006-01-02T15:04:05.000000-07:00"
+
+// Record is the chart record of spec §2, as every answer that names a
+// chart carries it.
+type Record struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Type      string `json:"type"`
+	URL       string `json:"url"`
+	CreatedAt string `json:"created_at"`
+	UpdatedAt string `json:"updated_at"`
+}
+
+// RecordOf is c's record on the site at siteURL ({site_url}).
+func RecordOf(siteURL string, c store.Chart) Record {
+	return Record{
+		ID:        c.ID,
+		Name:      c.Name,
+		Type:      c.Type,
+		URL:       strings.TrimRight(siteURL, "/") + "/charts/" + c.ID,
+		CreatedAt: c.CreatedAt.UTC().Format(TimeLayout),
+		UpdatedAt: c.UpdatedAt.UTC().Format(TimeLayout),
+	}
 }

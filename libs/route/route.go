@@ -30,6 +30,11 @@ const (
 	// Internal endpoints are for other services only; the gateway never
 	// routes to them.
 	Internal
+	// Direct endpoints are public and guard themselves (public image
+	// links): the gateway passes them through untouched, an ingress may
+	// send them straight to the service, and the service serves them
+	// without the internal token, applying its own limits.
+	Direct
 )
 
 // APIBase is where the public API lives under the site URL.
@@ -111,5 +116,21 @@ func (s Site) Errors(log *slog.Logger) httpx.Errors {
 // Handler is a service's whole handler: its table bound to svc, behind the
 // internal-token check every service has.
 func Handler[S any](site Site, service string, svc S, table []Endpoint[S], log *slog.Logger) http.Handler {
-	return auth.Internal(site.InternalToken, site.DocsURL(), Mux(service, svc, table, site.Errors(log)))
+	var guarded, direct []Endpoint[S]
+	for _, e := range table {
+		if e.Access == Direct {
+			direct = append(direct, e)
+		} else {
+			guarded = append(guarded, e)
+		}
+	}
+	inner := auth.Internal(site.InternalToken, site.DocsURL(), Mux(service, svc, guarded, site.Errors(log)))
+	if len(direct) == 0 {
+		return inner
+	}
+	// Direct routes first, everything else behind the internal token.
+	r := Mux(service, svc, direct, site.Errors(log))
+	r.NotFoundHandler = inner
+	r.MethodNotAllowedHandler = inner
+	return r
 }

@@ -6,35 +6,19 @@ import (
 	"strings"
 	"time"
 
+	"chartd.dev/libs/aggregate"
 	"chartd.dev/libs/apierr"
 	"chartd.dev/libs/chartspec"
 	"chartd.dev/libs/store"
 )
 
-// TimeLayout writes timestamps as ISO 8601 with microseconds and a UTC
-// offset (spec §1 rule 5): 2026-11-22T09:41:07.123456+00:00.
-const TimeLayout = "2006-01-02T15:04:05.000000-07:00"
+// TimeLayout is the timestamp layout of every answer.
+const TimeLayout = aggregate.TimeLayout
 
 // Record is the chart record of spec §2.
-type Record struct {
-	ID        string `json:"id"`
-	Name      string `json:"name"`
-	Type      string `json:"type"`
-	URL       string `json:"url"`
-	CreatedAt string `json:"created_at"`
-	UpdatedAt string `json:"updated_at"`
-}
+type Record = aggregate.Record
 
-func (s *Service) record(c store.Chart) Record {
-	return Record{
-		ID:        c.ID,
-		Name:      c.Name,
-		Type:      c.Type,
-		URL:       s.siteURL + "/charts/" + c.ID,
-		CreatedAt: c.CreatedAt.UTC().Format(TimeLayout),
-		UpdatedAt: c.UpdatedAt.UTC().Format(TimeLayout),
-	}
-}
+func (s *Service) record(c store.Chart) Record { return aggregate.RecordOf(s.siteURL, c) }
 
 // parseExpected reads expected_updated_at: any RFC 3339 time, compared at
 // microseconds.

@@ -32,9 +32,9 @@ type Config struct {
 	InternalToken string
 	// SecretsKeyFile names the file of the server key that seals
 	// signing-key secrets at rest (libs/secrets: 64 hex characters, mode
-	// 0600). Empty means <DataDir>/secrets.key, which chartctl generates on
-	// first use; services run apart must name the cluster's key. The
-	// image-link routes (issue 10) are its readers.
+	// 0600). Empty means <DataDir>/secrets.key, generated on first start,
+	// for -target=all; the render target run apart must name the cluster's
+	// key.
 	SecretsKeyFile string
 	// S3 is the cluster's image store (MinIO); an empty endpoint keeps
 	// images on disk under DataDir.
@@ -69,7 +69,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.S3.Region, "s3-region", "", "region of the image store's bucket")
 	fs.BoolVar(&c.S3.Secure, "s3-secure", false, "reach the image store over TLS")
 	fs.IntVar(&c.S3.ExpireDays, "s3-expire-days", 30, "days a cached image stays in the bucket (its lifecycle rule)")
-	fs.StringVar(&c.SecretsKeyFile, "secrets-key-file", "", "file of the server key that encrypts signing-key secrets at rest: 64 hex characters (openssl rand -hex 32), mode 0600 or 0400; empty: <data-dir>/secrets.key (chartctl generates it on first use)")
+	fs.StringVar(&c.SecretsKeyFile, "secrets-key-file", "", "file of the server key that encrypts signing-key secrets at rest: 64 hex characters (openssl rand -hex 32), mode 0600 or 0400; empty: <data-dir>/secrets.key, generated on first start, with -target=all (the render target run apart needs it named)")
 	fs.StringVar(&c.InternalToken, "internal-token", "", "shared secret between gateway and services (required unless -target=all)")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "debug|info|warn|error")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", 20*time.Second, "how long SIGTERM waits for in-flight requests")

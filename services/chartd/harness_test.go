@@ -22,6 +22,7 @@ import (
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
 	"chartd.dev/libs/auth"
+	"chartd.dev/libs/secrets"
 	"chartd.dev/libs/store"
 	"chartd.dev/libs/store/postgres"
 	"chartd.dev/libs/store/sqlite"
@@ -428,7 +429,12 @@ func startSplit(t *testing.T, extra ...string) instance {
 	token := "split-mode-internal-token-0123456789"
 	gw := freeAddr(t)
 	pub := "http://" + gw
-	common := append([]string{"-data-dir", dir, "-internal-token", token, "-public-url", pub, "-log-level", "warn", "-render.browsers=1"}, extra...)
+	// The cluster's server key, as an operator would hand it out.
+	keyFile := filepath.Join(dir, "secrets.key")
+	if _, err := secrets.EnsureKeyFile(keyFile); err != nil {
+		t.Fatal(err)
+	}
+	common := append([]string{"-data-dir", dir, "-internal-token", token, "-public-url", pub, "-log-level", "warn", "-render.browsers=1", "-secrets-key-file", keyFile}, extra...)
 	addrs := map[string]string{}
 	var targets []string
 	for _, s := range services() {

@@ -30,6 +30,7 @@ import (
 	"chartd.dev/libs/quota"
 	"chartd.dev/libs/raster"
 	"chartd.dev/libs/route"
+	"chartd.dev/libs/secrets"
 	"chartd.dev/libs/store"
 	"chartd.dev/libs/store/postgres"
 	"chartd.dev/libs/store/sqlite"
@@ -56,6 +57,7 @@ const (
 	modDocs    = "docs"
 	modRaster  = "raster"
 	modImages  = "images"
+	modSecrets = "secrets"
 )
 
 // service is one of chartd's services. This list is the one place the
@@ -86,7 +88,7 @@ func services() []service {
 			flags: func(c *Config, fs *flag.FlagSet) { c.Data.RegisterFlags(data.Name, fs) }, init: (*App).initData},
 		{name: brand.Name, routes: brand.Routes(), needs: []string{modStore},
 			flags: func(c *Config, fs *flag.FlagSet) { c.Brand.RegisterFlags(fs) }, init: (*App).initBrand},
-		{name: render.Name, routes: render.Routes(), needs: []string{modCounter, modCatalog, modOps, modFonts, modRaster, modImages}, calls: []string{chart.Name, brand.Name},
+		{name: render.Name, routes: render.Routes(), needs: []string{modStore, modLimiter, modSecrets, modCounter, modCatalog, modOps, modFonts, modRaster, modImages}, calls: []string{chart.Name, brand.Name},
 			flags: func(c *Config, fs *flag.FlagSet) { c.Render.RegisterFlags(render.Name, fs) }, init: (*App).initRender},
 		{name: gateway.Name, routes: gateway.Routes(), needs: []string{modStore, modLimiter, modDocs}, calls: []string{chart.Name, data.Name, brand.Name, render.Name},
 			flags: func(c *Config, fs *flag.FlagSet) { c.Gateway.RegisterFlags(fs) }, init: (*App).initGateway},
@@ -132,6 +134,7 @@ func moduleDeps() map[string][]string {
 		modDocs:    {modCatalog},
 		modRaster:  {modFonts},
 		modImages:  nil,
+		modSecrets: nil,
 	}
 	var all []string
 	for _, s := range services() {
@@ -156,6 +159,7 @@ func (a *App) initFuncs() map[string]func(context.Context) (lifecycle.Module, er
 		modDocs:    a.initDocs,
 		modRaster:  a.initRaster,
 		modImages:  a.initImages,
+		modSecrets: a.initSecrets,
 		TargetAll:  func(context.Context) (lifecycle.Module, error) { return lifecycle.Module{}, nil },
 	}
 	for _, s := range services() {
@@ -216,6 +220,7 @@ type App struct {
 	docs    *docsite.Site
 	raster  *raster.Pool
 	images  blob.Store
+	box     *secrets.Box
 
 	// handlers are the service handlers built in this process, by name;
 	// serviceStops what a service must finish when the process stops.
@@ -421,6 +426,22 @@ func (a *App) initRaster(ctx context.Context) (lifecycle.Module, error) {
 	}, nil
 }
 
+// initSecrets loads the server key that seals signing-key secrets: named
+// by -secrets-key-file, or for -target=all <data-dir>/secrets.key, made on
+// first start.
+func (a *App) initSecrets(ctx context.Context) (lifecycle.Module, error) {
+	dir := ""
+	if a.cfg.Target == TargetAll {
+		dir = a.cfg.DataDir
+	}
+	box, err := secrets.Load(a.cfg.SecretsKeyFile, dir)
+	if err != nil {
+		return lifecycle.Module{}, err
+	}
+	a.box = box
+	return lifecycle.Module{}, nil
+}
+
 // initImages opens the image store: a bucket in the cluster, a bounded
 // directory under -data-dir otherwise.
 func (a *App) initImages(ctx context.Context) (lifecycle.Module, error) {
@@ -475,7 +496,7 @@ func (a *App) initRender(ctx context.Context) (http.Handler, error) {
 	cfg := a.cfg.Render
 	cfg.Site = a.site()
 	s, err := render.New(cfg, render.Deps{Counter: a.counter, Catalog: a.catalog, Ops: a.ops, Fonts: a.fonts, Log: a.tel.Log,
-		Raster: a.raster, Images: a.images, Meter: a.tel.Meter,
+		Raster: a.raster, Images: a.images, Meter: a.tel.Meter, Accounts: a.store, Box: a.box, Limiter: a.limiter,
 		Charts: clients.Chart{Base: a.client(chart.Name)}, Brand: clients.Brand{Base: a.client(brand.Name)}})
 	if err != nil {
 		return nil, err

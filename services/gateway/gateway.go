@@ -165,8 +165,15 @@ func (g *Gateway) DocsURL() string { return g.docsURL }
 // the caller from the context instead of internal headers.
 func (g *Gateway) endpoint(rt route.Route, h http.Handler, own bool) http.Handler {
 	limited := g.bodyLimit(h)
-	if rt.Access == route.Public {
+	switch rt.Access {
+	case route.Public:
 		return g.anonymous(limited)
+	case route.Direct:
+		// The owning service guards and limits it itself.
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			stripInternal(r.Header)
+			limited.ServeHTTP(w, r)
+		})
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		stripInternal(r.Header)

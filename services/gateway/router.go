@@ -32,14 +32,15 @@ func newRouter(g *Gateway) *router {
 
 // stdPattern turns a route path (gorilla-style templates, as in Routes and
 // the OpenAPI document) into a ServeMux pattern: whole-segment variables
-// stay; a segment such as render.{format} becomes a wildcard whose prefix
-// check answers.
+// stay; a segment such as render.{format} or {id}.{format} becomes a
+// wildcard whose prefix check answers.
 func stdPattern(path string) (string, func(*http.Request) bool) {
 	segs := strings.Split(path, "/")
 	var checks []func(*http.Request) bool
 	for i, s := range segs {
 		open := strings.IndexByte(s, '{')
-		if open <= 0 {
+		if open < 0 || open == 0 && strings.Count(s, "{") == 1 && strings.HasSuffix(s, "}") {
+			// No variable, or a whole-segment one a ServeMux spells as is.
 			continue
 		}
 		name := "seg" + string(rune('a'+i))

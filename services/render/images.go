@@ -35,6 +35,9 @@ type imageOptions struct {
 	height      int
 	transparent bool
 	name        string
+	// svgOnly stops draw at the SVG of a PNG picture: its hash is known
+	// before Chromium is asked (image links answer 304 from it).
+	svgOnly bool
 }
 
 // checkFormat accepts png and svg.
@@ -154,7 +157,7 @@ func (s *Service) draw(ctx context.Context, p auth.Principal, spec *chartspec.Sp
 	}
 	pic := picture{body: svg, contentType: "image/svg+xml", width: w * o.scale, height: h * o.scale,
 		svg: svg, cssWidth: w, cssHeight: h}
-	if o.format == "png" {
+	if o.format == "png" && !o.svgOnly {
 		return s.rasterize(ctx, pic, o)
 	}
 	return pic, nil
@@ -474,26 +477,10 @@ func (s *Service) renderTemplate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	t, _, err := dataset.ParseRequest(req.Data, format)
+	spec, t, err := s.withData(spec, saved, req.Data, format)
 	if err != nil {
 		return err
 	}
-	missing, err := missingColumns(spec, saved, t)
-	if err != nil {
-		return err
-	}
-	if len(missing) > 0 {
-		return apierr.New(apierr.InvalidRequest, "the data lacks the column%s %s that the chart is drawn from; send columns with these names", plural(len(missing)), quoteAll(missing))
-	}
-	ct, ok := s.deps.Catalog.Type(spec.Type)
-	if !ok {
-		return fmt.Errorf("chart %s: type %q is not in the catalog", mux.Vars(r)["id"], spec.Type)
-	}
-	cols := make([]dataset.Column, len(saved.Columns))
-	for i, c := range saved.Columns {
-		cols[i] = dataset.Column{ID: c.ID, Name: c.Name, Kind: c.Kind}
-	}
-	spec = chartspec.Rebind(spec, ct, cols, t).Spec
 	if spec, err = s.deps.Ops.ApplyRequest(r.Context(), spec, req.Ops, t, s.deps.Brand.PaletteOf(p)); err != nil {
 		return err
 	}
@@ -506,6 +493,31 @@ func (s *Service) renderTemplate(w http.ResponseWriter, r *http.Request) error {
 	}
 	writePicture(w, r, pic, o, true)
 	return nil
+}
+
+// withData rebinds a saved chart to sent data, matching columns by name:
+// the data must hold every column the chart is drawn from.
+func (s *Service) withData(spec *chartspec.Spec, saved *dataset.Table, data []byte, format string) (*chartspec.Spec, *dataset.Table, error) {
+	t, _, err := dataset.ParseRequest(data, format)
+	if err != nil {
+		return nil, nil, err
+	}
+	missing, err := missingColumns(spec, saved, t)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(missing) > 0 {
+		return nil, nil, apierr.New(apierr.InvalidRequest, "the data lacks the column%s %s that the chart is drawn from; send columns with these names", plural(len(missing)), quoteAll(missing))
+	}
+	ct, ok := s.deps.Catalog.Type(spec.Type)
+	if !ok {
+		return nil, nil, fmt.Errorf("type %q is not in the catalog", spec.Type)
+	}
+	cols := make([]dataset.Column, len(saved.Columns))
+	for i, c := range saved.Columns {
+		cols[i] = dataset.Column{ID: c.ID, Name: c.Name, Kind: c.Kind}
+	}
+	return chartspec.Rebind(spec, ct, cols, t).Spec, t, nil
 }
 
 // missingColumns names the saved data's columns the chart is drawn from

@@ -24,6 +24,9 @@ import (
 	"chartd.dev/libs/quota"
 	"chartd.dev/libs/raster"
 	"chartd.dev/libs/route"
+	"chartd.dev/libs/secrets"
+	"chartd.dev/libs/signing"
+	"chartd.dev/libs/store"
 )
 
 // Name is the service's name: its target and its flag prefix.
@@ -37,6 +40,8 @@ type Config struct {
 	// ImageCacheMiB caps the PNG cache on disk (the embedded image store;
 	// a bucket is bounded by its lifecycle rule instead).
 	ImageCacheMiB int
+	// Links sets how public image links are served.
+	Links LinkConfig
 }
 
 // RegisterFlags declares the service's flags under its name, with the
@@ -48,6 +53,7 @@ func (c *Config) RegisterFlags(service string, fs *flag.FlagSet) {
 	}
 	c.Raster.RegisterFlags(service, fs)
 	fs.IntVar(&c.ImageCacheMiB, service+".image-cache-mib", 512, "size of the PNG cache on disk, in MiB (embedded image store)")
+	c.Links.RegisterFlags(service, fs)
 }
 
 // Deps are the parts the service is built from.
@@ -65,8 +71,14 @@ type Deps struct {
 	// hash, and may be nil for no cache.
 	Raster Rasterizer
 	Images blob.Store
-	Meter  metric.MeterProvider
-	Log    *slog.Logger
+	// Accounts holds the signing keys of image links, which this service
+	// owns, and the plan of a link's owner; Box opens the keys' secrets;
+	// Limiter limits links per client address and per link.
+	Accounts store.Accounts
+	Box      *secrets.Box
+	Limiter  quota.Limiter
+	Meter    metric.MeterProvider
+	Log      *slog.Logger
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 }
@@ -77,6 +89,8 @@ type Service struct {
 	deps    Deps
 	charts  *aggregate.Loader
 	metrics metrics
+	keys    *signing.Keys
+	errs    httpx.Errors
 	// puts bounds the image cache writes in flight; writers waits for them.
 	puts    chan struct{}
 	writers sync.WaitGroup
@@ -102,7 +116,11 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("render service: %w", err)
 	}
-	return &Service{cfg: cfg, deps: deps, charts: loader, metrics: m, puts: make(chan struct{}, 32)}, nil
+	svc := &Service{cfg: cfg, deps: deps, charts: loader, metrics: m, puts: make(chan struct{}, 32), errs: cfg.Site.Errors(deps.Log)}
+	if deps.Accounts != nil && deps.Box != nil {
+		svc.keys = &signing.Keys{Lookup: deps.Accounts.LookupSigningKey, Box: deps.Box, TTL: cfg.Links.KeyTTL, Now: deps.Now}
+	}
+	return svc, nil
 }
 
 // Endpoints is the service's route table.
@@ -112,6 +130,8 @@ func Endpoints() []route.Endpoint[*Service] {
 		{Route: route.Route{Op: "render_chart", Method: http.MethodGet, Path: api + "/charts/{id}/render.{format}"}, Handle: (*Service).renderChart},
 		{Route: route.Route{Op: "render_image", Method: http.MethodPost, Path: api + "/render"}, Handle: (*Service).renderImage},
 		{Route: route.Route{Op: "render_template", Method: http.MethodPost, Path: api + "/charts/{id}/render"}, Handle: (*Service).renderTemplate},
+		{Route: route.Route{Op: "create_image_url", Method: http.MethodPost, Path: api + "/image-urls"}, Handle: (*Service).createImageURL},
+		{Route: route.Route{Op: "get_image", Method: http.MethodGet, Path: imageRoute, Access: route.Direct}, Handle: (*Service).image},
 		{Route: route.Route{Op: "render_usage", Method: http.MethodGet, Path: "/internal/v1/usage", Access: route.Internal}, Handle: (*Service).usage},
 	}
 }

@@ -1,0 +1,384 @@
+package render
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"chartd.dev/libs/aggregate"
+	"chartd.dev/libs/apierr"
+	"chartd.dev/libs/auth"
+	"chartd.dev/libs/dataset"
+	"chartd.dev/libs/httpx"
+	"chartd.dev/libs/imagelink"
+	"chartd.dev/libs/plan"
+	"chartd.dev/libs/quota"
+	"chartd.dev/libs/signing"
+	"chartd.dev/libs/store"
+)
+
+// LinkConfig sets how public image links are served (flags -render.*).
+type LinkConfig struct {
+	// KeyTTL is how long a signing key (or its absence) is remembered: a
+	// rotation or revocation reaches every replica within it.
+	KeyTTL time.Duration
+	// LiveMaxAge is the Cache-Control max-age of a live link's answer.
+	LiveMaxAge time.Duration
+	// PerAddress and PerLink are the requests a minute one client address,
+	// and one link, may make.
+	PerAddress, PerLink int
+}
+
+// RegisterFlags declares the link flags under prefix.
+func (c *LinkConfig) RegisterFlags(prefix string, fs *flag.FlagSet) {
+	fs.DurationVar(&c.KeyTTL, prefix+".signing-key-ttl", 30*time.Second, "how long image-link signing keys are cached; rotation and revocation reach every replica within it")
+	fs.DurationVar(&c.LiveMaxAge, prefix+".live-link-max-age", 30*time.Second, "Cache-Control max-age of a live image link (at most 60s)")
+	fs.IntVar(&c.PerAddress, prefix+".link-rate-address", 600, "image-link requests a minute per client address")
+	fs.IntVar(&c.PerLink, prefix+".link-rate-link", 1200, "image-link requests a minute per link")
+}
+
+// dataLinkMaxAge is how long a data link's answer may be cached.
+const dataLinkMaxAge = time.Hour
+
+// Link expiry bounds of create_image_url (spec).
+const (
+	minExpiresIn = 60
+	maxExpiresIn = 315_360_000
+)
+
+// ImageURLRequest is the create_image_url body.
+type ImageURLRequest struct {
+	ID          *string        `json:"id"`
+	Format      *string        `json:"format"`
+	Scale       *int           `json:"scale"`
+	Width       *int           `json:"width"`
+	Height      *int           `json:"height"`
+	Transparent *bool          `json:"transparent"`
+	Data        jsontext.Value `json:"data"`
+	DataFormat  *string        `json:"data_format"`
+	ExpiresIn   *int64         `json:"expires_in"`
+}
+
+// ImageURLAnswer is the create_image_url answer.
+type ImageURLAnswer struct {
+	URL       string           `json:"url"`
+	ExpiresAt *string          `json:"expires_at"`
+	Chart     aggregate.Record `json:"chart"`
+}
+
+// createImageURL signs a public link to a chart's picture; it costs
+// nothing until the picture is opened.
+func (s *Service) createImageURL(w http.ResponseWriter, r *http.Request) error {
+	if err := httpx.CheckQuery(r); err != nil {
+		return err
+	}
+	p, err := auth.Require(r.Context())
+	if err != nil {
+		return err
+	}
+	if s.deps.Accounts == nil || s.deps.Box == nil {
+		return errors.New("image links need the account store and the server key")
+	}
+	var req ImageURLRequest
+	if err := httpx.DecodeJSON(r, &req); err != nil {
+		return err
+	}
+	if req.ID == nil || *req.ID == "" {
+		return apierr.New(apierr.InvalidRequest, "id is required: the chart to link to")
+	}
+	o, err := BodyOptions{Format: req.Format, Scale: req.Scale, Width: req.Width, Height: req.Height, Transparent: req.Transparent}.options()
+	if err != nil {
+		return err
+	}
+	link := imagelink.Link{ChartID: *req.ID, Format: o.format, Scale: o.scale, Width: o.width, Height: o.height, Transparent: o.transparent}
+	now := s.deps.Now()
+	var expiresAt *string
+	if req.ExpiresIn != nil {
+		if *req.ExpiresIn < minExpiresIn || *req.ExpiresIn > maxExpiresIn {
+			return apierr.New(apierr.InvalidRequest, "expires_in %d: use %d to %d seconds, or leave it out for a link that lasts until its signing key is rotated", *req.ExpiresIn, minExpiresIn, maxExpiresIn)
+		}
+		exp := now.Add(time.Duration(*req.ExpiresIn) * time.Second).Truncate(time.Second)
+		link.Expires = exp.Unix()
+		at := exp.UTC().Format(aggregate.TimeLayout)
+		expiresAt = &at
+	}
+	c, err := s.charts.Load(r.Context(), p, *req.ID, aggregate.WithTable)
+	if err != nil {
+		return err
+	}
+	format, err := dataset.CheckFormat("data_format", req.DataFormat)
+	if err != nil {
+		return err
+	}
+	if httpx.Present(req.Data) {
+		// The link draws this data: check now that it fits the chart.
+		if _, _, err := s.withData(c.Spec, c.Table, req.Data, format); err != nil {
+			return err
+		}
+		link.Data, link.DataFormat, err = linkData(req.Data, format)
+		if err != nil {
+			return err
+		}
+		if n := encodedLen(len(link.Data)); n > imagelink.MaxDataLen {
+			return apierr.New(apierr.InvalidRequest, "data is %d characters once encoded; a link holds at most %d (about 3,000 characters of CSV): send less data, or save it with set_data and link to the live chart", n, imagelink.MaxDataLen)
+		}
+	} else if req.DataFormat != nil {
+		return apierr.New(apierr.InvalidRequest, "data_format is given without data")
+	}
+	key, secret, err := s.signingKey(r.Context(), p.AccountID)
+	if err != nil {
+		return err
+	}
+	link.KID = key
+	site, err := url.Parse(s.cfg.PublicURL)
+	if err != nil {
+		return fmt.Errorf("public url: %w", err)
+	}
+	path, err := imagelink.Sign(site.Host, link, secret)
+	if err != nil {
+		return fmt.Errorf("sign image link: %w", err)
+	}
+	httpx.WriteJSON(w, http.StatusOK, ImageURLAnswer{URL: strings.TrimRight(s.cfg.PublicURL, "/") + path, ExpiresAt: expiresAt,
+		Chart: aggregate.RecordOf(s.cfg.PublicURL, c.Stored)})
+	return nil
+}
+
+// linkData is what a link carries of sent data: the text itself for CSV
+// or TSV sent as a string (not its JSON spelling, whose quotes and escapes
+// would eat the 4,000 characters), the compact JSON for rows.
+func linkData(v jsontext.Value, format string) ([]byte, string, error) {
+	if v.Kind() == '"' {
+		var text string
+		if err := json.Unmarshal(v, &text); err != nil {
+			return nil, "", apierr.New(apierr.InvalidRequest, "data: %v", err)
+		}
+		return []byte(text), format, nil
+	}
+	compact := jsontext.Value(bytes.Clone(v))
+	if err := compact.Compact(); err != nil {
+		return nil, "", apierr.New(apierr.InvalidRequest, "data: %v", err)
+	}
+	return compact, "json", nil
+}
+
+// linkTable is the data a link carries, as the request parser takes it.
+func linkTable(data []byte, format string) (jsontext.Value, string, error) {
+	if format == "json" {
+		return jsontext.Value(data), "", nil
+	}
+	quoted, err := json.Marshal(string(data))
+	if err != nil {
+		return nil, "", err
+	}
+	return jsontext.Value(quoted), format, nil
+}
+
+// encodedLen is the length of n bytes in unpadded base64url.
+func encodedLen(n int) int { return (n*8 + 5) / 6 }
+
+// signingKey answers the account's newest live signing key, making one
+// when it has none.
+func (s *Service) signingKey(ctx context.Context, account string) (kid string, secret []byte, err error) {
+	keys, err := s.deps.Accounts.ListSigningKeys(ctx, account)
+	if err != nil {
+		return "", nil, fmt.Errorf("list signing keys: %w", err)
+	}
+	var newest *store.SigningKey
+	for i := range keys {
+		k := &keys[i]
+		if k.RevokedAt == nil && (newest == nil || k.CreatedAt.After(newest.CreatedAt)) {
+			newest = k
+		}
+	}
+	if newest != nil {
+		sec, _, err := signing.Open(s.deps.Box, *newest)
+		if err != nil {
+			return "", nil, fmt.Errorf("open signing key %s: %w", newest.ID, err)
+		}
+		return newest.ID, sec, nil
+	}
+	k, sec, err := signing.Create(ctx, s.deps.Accounts, s.deps.Box, account)
+	if err != nil {
+		return "", nil, fmt.Errorf("create signing key: %w", err)
+	}
+	return k.ID, sec, nil
+}
+
+// errNoImage is every refusal of a link: one answer for every cause, so a
+// prober learns nothing about which check failed.
+func errNoImage(cause error) error {
+	return apierr.Wrap(apierr.NotFound, cause, "no image at this address; the link may have been altered, expired or revoked")
+}
+
+// image serves a public image link (GET /img/<id>.<format>): no key, the
+// link's own signature.
+func (s *Service) image(w http.ResponseWriter, r *http.Request) error {
+	if !s.limitLink(w, r) {
+		return nil
+	}
+	if s.keys == nil {
+		return errNoImage(errors.New("image links are not configured"))
+	}
+	lr, err := imagelink.Parse(r.Host, r.URL.EscapedPath(), r.URL.RawQuery)
+	if err != nil {
+		return errNoImage(err)
+	}
+	l := lr.Link
+	account, secret, err := s.keys.Secret(r.Context(), l.KID)
+	switch {
+	case errors.Is(err, store.ErrNotFound) || errors.Is(err, signing.ErrLegacy):
+		return errNoImage(err)
+	case err != nil:
+		return fmt.Errorf("signing key %s: %w", l.KID, err)
+	}
+	if !lr.Verify(secret) {
+		return errNoImage(errors.New("signature does not verify"))
+	}
+	now := s.deps.Now()
+	if lr.Expired(now) {
+		return errNoImage(errors.New("link expired"))
+	}
+	acct, err := s.deps.Accounts.GetAccount(r.Context(), account)
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return errNoImage(err)
+		}
+		return fmt.Errorf("load account: %w", err)
+	}
+	p := auth.Principal{AccountID: account, Plan: acct.Plan}
+	c, err := s.charts.Load(r.Context(), p, l.ChartID, aggregate.WithTable)
+	if err != nil {
+		var ae *apierr.Error
+		if errors.As(err, &ae) && ae.Code == apierr.NotFound {
+			return errNoImage(err)
+		}
+		return err
+	}
+	spec, t := c.Spec, c.Table
+	if len(l.Data) > 0 {
+		raw, format, err := linkTable(l.Data, l.DataFormat)
+		if err != nil {
+			return errNoImage(err)
+		}
+		if spec, t, err = s.withData(spec, t, raw, format); err != nil {
+			// The chart changed under the link's data: no picture.
+			return errNoImage(err)
+		}
+	}
+	o := imageOptions{format: l.Format, scale: l.Scale, width: l.Width, height: l.Height, transparent: l.Transparent, name: "chart", svgOnly: true}
+	pic, err := s.draw(r.Context(), p, spec, t, o)
+	if err != nil {
+		return errNoImage(err)
+	}
+	hash := pictureHash(pic, o)
+	etag := `"` + hash[:32] + `"`
+	h := w.Header()
+	h.Set("ETag", etag)
+	if len(l.Data) > 0 {
+		// A data link's data never changes, but it is drawn with the
+		// chart's current design (docs/decisions.md): cached longer than a
+		// live link, not forever.
+		age := int64(dataLinkMaxAge / time.Second)
+		if l.Expires > 0 {
+			age = min(age, l.Expires-now.Unix())
+		}
+		h.Set("Cache-Control", "public, max-age="+strconv.FormatInt(max(age, 0), 10))
+	} else {
+		h.Set("Cache-Control", "public, max-age="+strconv.Itoa(int(s.cfg.Links.LiveMaxAge/time.Second)))
+	}
+	// Each version of the chart (or each data picture) counts once a month.
+	version := "link:" + l.ChartID + "@" + c.Stored.UpdatedAt.UTC().Format(time.RFC3339Nano)
+	if len(l.Data) > 0 {
+		version = hash
+	}
+	limit := plan.LimitsOf(p.Plan).MonthlyImages
+	_, ok, err := s.deps.Counter.AddUniqueWithin(r.Context(), imagesKey(account), quota.Month, version, limit)
+	if err != nil {
+		return fmt.Errorf("count image: %w", err)
+	}
+	if !ok {
+		return apierr.New(apierr.ImageLimitReached, "this picture's owner has drawn its %d different pictures this month; the picture comes back when the month turns", limit)
+	}
+	if match := r.Header.Get("If-None-Match"); match != "" && etagMatch(match, etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return nil
+	}
+	if o.format == "png" {
+		if pic, err = s.rasterize(r.Context(), pic, o); err != nil {
+			return err
+		}
+	}
+	h.Set("Content-Type", pic.contentType)
+	h.Set("Content-Length", strconv.Itoa(len(pic.body)))
+	h.Set("Content-Disposition", mime.FormatMediaType("inline", map[string]string{"filename": "chart." + o.format}))
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox")
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		w.Write(pic.body)
+	}
+	return nil
+}
+
+// etagMatch reads an If-None-Match list.
+func etagMatch(header, etag string) bool {
+	for _, v := range strings.Split(header, ",") {
+		v = strings.TrimPrefix(strings.TrimSpace(v), "W/")
+		if v == etag || v == "*" {
+			return true
+		}
+	}
+	return false
+}
+
+// limitLink applies the per-address and per-link allowances and writes the
+// rate-limit headers of the tighter one.
+func (s *Service) limitLink(w http.ResponseWriter, r *http.Request) bool {
+	if s.deps.Limiter == nil {
+		return true
+	}
+	addr, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		addr = r.RemoteAddr
+	}
+	sig := r.URL.Query().Get("sig")
+	if len(sig) > 64 {
+		sig = sig[:64]
+	}
+	byAddr, err1 := s.deps.Limiter.Allow(r.Context(), "img-addr:"+addr, quota.Limit{Rate: s.cfg.Links.PerAddress, Period: time.Minute})
+	byLink, err2 := s.deps.Limiter.Allow(r.Context(), "img-link:"+r.URL.Path+"?"+sig, quota.Limit{Rate: s.cfg.Links.PerLink, Period: time.Minute})
+	if err1 != nil || err2 != nil {
+		// The limiter fails open; an error here is a bug worth a log line.
+		s.deps.Log.ErrorContext(r.Context(), "image link limiter", "err", errors.Join(err1, err2))
+		return true
+	}
+	res := byAddr
+	if !byLink.Allowed || (byAddr.Allowed && byLink.Remaining < byAddr.Remaining) {
+		res = byLink
+	}
+	h := w.Header()
+	h["X-RateLimit-Limit"] = []string{strconv.Itoa(res.Limit)}
+	h["X-RateLimit-Remaining"] = []string{strconv.Itoa(max(res.Remaining, 0))}
+	h["X-RateLimit-Reset"] = []string{strconv.Itoa(int((res.ResetAfter + time.Second - 1) / time.Second))}
+	if byAddr.Allowed && byLink.Allowed {
+		return true
+	}
+	s.errs.Write(w, r, &apierr.Error{Code: apierr.RateLimited, RetryAfter: max(res.RetryAfter, time.Second),
+		Message: fmt.Sprintf("too many requests for this image: the allowance is %d a minute", res.Limit)})
+	return false
+}
+
+// imageRoute is the public link path, served without a key.
+const imageRoute = "/img/{id}.{format}"
