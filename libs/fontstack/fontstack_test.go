@@ -179,12 +179,12 @@ func fc(t *testing.T, conf string, args ...string) string {
 func TestWriteFontconfig(t *testing.T) {
 	st := stack(t)
 	dir := t.TempDir()
-	conf, err := st.WriteFontconfig(dir)
-	if err != nil {
+	if _, err := st.WriteFontconfig(dir); err != nil {
 		t.Fatal(err)
 	}
 	// Writing again over the same directory is fine.
-	if conf, err = st.WriteFontconfig(dir); err != nil {
+	conf, err := st.WriteFontconfig(dir)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if conf != filepath.Join(dir, "fonts.conf") {

@@ -118,7 +118,6 @@ type Pool struct {
 	nextID   int
 	closed   bool
 	started  bool
-	startErr error
 	wg       sync.WaitGroup // browser starters and watchers
 
 	stats struct{ renders, retries, failures, busy, restarts atomic.Int64 }

@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 //go:embed openapi.json
@@ -23,6 +24,19 @@ func OpenAPI(baseURL string) ([]byte, error) {
 		return nil, fmt.Errorf("parse embedded openapi.json: %w", err)
 	}
 	doc["servers"] = []any{map[string]any{"url": baseURL}}
+	// Public image links live at the site's root, not under the API base.
+	site := strings.TrimSuffix(baseURL, BasePath)
+	if paths, ok := doc["paths"].(map[string]any); ok {
+		for _, item := range paths {
+			it, _ := item.(map[string]any)
+			servers, _ := it["servers"].([]any)
+			for _, sv := range servers {
+				if m, ok := sv.(map[string]any); ok && m["url"] == "SITE_URL" {
+					m["url"] = site
+				}
+			}
+		}
+	}
 	var types map[string]any
 	if err := json.Unmarshal(openapiTypes, &types); err != nil {
 		return nil, fmt.Errorf("parse embedded openapi_types.json: %w", err)
