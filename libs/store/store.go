@@ -196,9 +196,20 @@ type Charts interface {
 }
 
 // Store is everything a backend provides.
+// LinkDesigns keeps the design (spec and columns) a data image link was
+// made with, so its picture never changes; owned by the render service.
+type LinkDesigns interface {
+	// PutLinkDesign stores a design under id (a hash of the link); storing
+	// the same id again keeps the first.
+	PutLinkDesign(ctx context.Context, accountID, id, chartID string, design []byte) error
+	// GetLinkDesign loads a design of the account; ErrNotFound when none.
+	GetLinkDesign(ctx context.Context, accountID, id string) ([]byte, error)
+}
+
 type Store interface {
 	Accounts
 	Charts
+	LinkDesigns
 	// Ping checks that the backend answers (readiness probes).
 	Ping(ctx context.Context) error
 	// Close releases the backend's connections.

@@ -20,6 +20,7 @@ import (
 	"chartd.dev/libs/aggregate"
 	"chartd.dev/libs/apierr"
 	"chartd.dev/libs/auth"
+	"chartd.dev/libs/chartspec"
 	"chartd.dev/libs/dataset"
 	"chartd.dev/libs/httpx"
 	"chartd.dev/libs/imagelink"
@@ -49,8 +50,9 @@ func (c *LinkConfig) RegisterFlags(prefix string, fs *flag.FlagSet) {
 	fs.IntVar(&c.PerLink, prefix+".link-rate-link", 1200, "image-link requests a minute per link")
 }
 
-// dataLinkMaxAge is how long a data link's answer may be cached.
-const dataLinkMaxAge = time.Hour
+// dataLinkMaxAge is how long a data link's answer may be cached (a year,
+// or until the link expires).
+const dataLinkMaxAge = 365 * 24 * time.Hour
 
 // Link expiry bounds of create_image_url (spec).
 const (
@@ -150,6 +152,13 @@ func (s *Service) createImageURL(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return fmt.Errorf("sign image link: %w", err)
 	}
+	if len(link.Data) > 0 {
+		// A data link keeps the design it was made with: its picture never
+		// changes, whatever happens to the chart later.
+		if err := s.keepDesign(r.Context(), p.AccountID, path, c); err != nil {
+			return err
+		}
+	}
 	httpx.WriteJSON(w, http.StatusOK, ImageURLAnswer{URL: strings.TrimRight(s.cfg.PublicURL, "/") + path, ExpiresAt: expiresAt,
 		Chart: aggregate.RecordOf(s.cfg.PublicURL, c.Stored)})
 	return nil
@@ -183,6 +192,60 @@ func linkTable(data []byte, format string) (jsontext.Value, string, error) {
 		return nil, "", err
 	}
 	return jsontext.Value(quoted), format, nil
+}
+
+// linkDesign is what a data link draws its data with: the chart's spec
+// and columns when the link was made.
+type linkDesign struct {
+	Spec    *chartspec.Spec   `json:"spec"`
+	Columns []*dataset.Column `json:"columns"`
+}
+
+// designID names a data link's design: its signature, unique per link.
+func designID(pathAndQuery string) (string, error) {
+	_, query, _ := strings.Cut(pathAndQuery, "?")
+	v, err := url.ParseQuery(query)
+	if err != nil || v.Get("sig") == "" {
+		return "", fmt.Errorf("image link without a signature: %q", pathAndQuery)
+	}
+	return v.Get("sig"), nil
+}
+
+// keepDesign stores the design a data link was made with.
+func (s *Service) keepDesign(ctx context.Context, account, path string, c *aggregate.Chart) error {
+	id, err := designID(path)
+	if err != nil {
+		return err
+	}
+	cols := make([]*dataset.Column, len(c.Table.Columns))
+	for i, col := range c.Table.Columns {
+		cols[i] = &dataset.Column{ID: col.ID, Name: col.Name, Kind: col.Kind}
+	}
+	b, err := json.Marshal(linkDesign{Spec: c.Spec, Columns: cols})
+	if err != nil {
+		return fmt.Errorf("encode link design: %w", err)
+	}
+	if err := s.deps.Accounts.PutLinkDesign(ctx, account, id, c.Stored.ID, b); err != nil {
+		return fmt.Errorf("keep link design: %w", err)
+	}
+	return nil
+}
+
+// design loads the design a data link was made with; ok is false for a
+// link made before designs were kept, which draws with the chart's own.
+func (s *Service) design(ctx context.Context, account, sig string) (*chartspec.Spec, *dataset.Table, bool, error) {
+	b, err := s.deps.Accounts.GetLinkDesign(ctx, account, sig)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil, false, nil
+	}
+	if err != nil {
+		return nil, nil, false, fmt.Errorf("load link design: %w", err)
+	}
+	var d linkDesign
+	if err := json.Unmarshal(b, &d); err != nil || d.Spec == nil {
+		return nil, nil, false, fmt.Errorf("decode link design: %w", err)
+	}
+	return d.Spec, &dataset.Table{Columns: d.Columns}, true, nil
 }
 
 // encodedLen is the length of n bytes in unpadded base64url.
@@ -268,6 +331,11 @@ func (s *Service) image(w http.ResponseWriter, r *http.Request) error {
 	}
 	spec, t := c.Spec, c.Table
 	if len(l.Data) > 0 {
+		if dspec, dtable, ok, err := s.design(r.Context(), account, r.URL.Query().Get("sig")); err != nil {
+			return err
+		} else if ok {
+			spec, t = dspec, dtable
+		}
 		raw, format, err := linkTable(l.Data, l.DataFormat)
 		if err != nil {
 			return errNoImage(err)
@@ -287,14 +355,12 @@ func (s *Service) image(w http.ResponseWriter, r *http.Request) error {
 	h := w.Header()
 	h.Set("ETag", etag)
 	if len(l.Data) > 0 {
-		// A data link's data never changes, but it is drawn with the
-		// chart's current design (docs/decisions.md): cached longer than a
-		// live link, not forever.
+		// A data link never changes: cache it until it expires.
 		age := int64(dataLinkMaxAge / time.Second)
 		if l.Expires > 0 {
 			age = min(age, l.Expires-now.Unix())
 		}
-		h.Set("Cache-Control", "public, max-age="+strconv.FormatInt(max(age, 0), 10))
+		h.Set("Cache-Control", "public, max-age="+strconv.FormatInt(max(age, 0), 10)+", immutable")
 	} else {
 		h.Set("Cache-Control", "public, max-age="+strconv.Itoa(int(s.cfg.Links.LiveMaxAge/time.Second)))
 	}

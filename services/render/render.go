@@ -74,13 +74,20 @@ type Deps struct {
 	// Accounts holds the signing keys of image links, which this service
 	// owns, and the plan of a link's owner; Box opens the keys' secrets;
 	// Limiter limits links per client address and per link.
-	Accounts store.Accounts
+	Accounts LinkStore
 	Box      *secrets.Box
 	Limiter  quota.Limiter
 	Meter    metric.MeterProvider
 	Log      *slog.Logger
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+}
+
+// LinkStore is what image links keep in the store: signing keys (owned
+// here), the plan of a link's owner and the designs of data links.
+type LinkStore interface {
+	store.Accounts
+	store.LinkDesigns
 }
 
 // Service is the render service.

@@ -37,6 +37,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"SigningKeys", testSigningKeys},
 		{"SigningKeySecret", testSigningKeySecret},
 		{"BrandPalette", testBrandPalette},
+		{"LinkDesigns", testLinkDesigns},
 		{"ChartCRUD", testChartCRUD},
 		{"ChartScoping", testChartScoping},
 		{"ChartMicroseconds", testChartMicroseconds},
@@ -1235,4 +1236,39 @@ func testChartDataRaceBlind(t *testing.T, s store.Store) {
 		}
 		return out, mark, err
 	})
+}
+
+func testLinkDesigns(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	a, err := s.CreateAccount(ctx, "pro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.CreateAccount(ctx, "pro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	chart := uuid.NewString()
+	if err := s.PutLinkDesign(ctx, a.ID, "link-1", chart, []byte(`{"spec":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.GetLinkDesign(ctx, a.ID, "link-1")
+	if err != nil || string(got) != `{"spec":1}` {
+		t.Fatalf("get: %q %v", got, err)
+	}
+	// The first design stored under an id stays.
+	if err := s.PutLinkDesign(ctx, a.ID, "link-1", chart, []byte(`{"spec":2}`)); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.GetLinkDesign(ctx, a.ID, "link-1"); string(got) != `{"spec":1}` {
+		t.Fatalf("a second put replaced the design: %q", got)
+	}
+	for _, tc := range []struct{ account, id string }{{b.ID, "link-1"}, {a.ID, "link-2"}} {
+		if _, err := s.GetLinkDesign(ctx, tc.account, tc.id); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("get %s of %s: %v, want ErrNotFound", tc.id, tc.account, err)
+		}
+	}
+	if err := s.PutLinkDesign(ctx, uuid.NewString(), "link-3", chart, []byte("x")); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("put for a missing account: %v, want ErrNotFound", err)
+	}
 }
