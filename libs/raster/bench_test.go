@@ -1,9 +1,11 @@
 package raster
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -24,13 +26,21 @@ func bars30() []byte {
 	return []byte(b.String())
 }
 
+// distinct makes the i-th picture differ from every other, as requests'
+// pictures do: Chromium caches a decoded image by its data: URL, so the
+// same SVG twice would measure a cache hit.
+func distinct(svg []byte, i int64) []byte {
+	return bytes.Replace(svg, []byte("Thirty bars"), fmt.Appendf(nil, "Bars #%d", i), 1)
+}
+
 func benchRender(b *testing.B, scale int) {
 	p := startPool(b, DefaultConfig())
 	svg := bars30()
+	var n atomic.Int64
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			if _, err := p.Render(context.Background(), Job{SVG: svg, Width: 800, Height: 600, Scale: scale}); err != nil {
+			if _, err := p.Render(context.Background(), Job{SVG: distinct(svg, n.Add(1)), Width: 800, Height: 600, Scale: scale}); err != nil {
 				b.Error(err)
 				return
 			}
@@ -49,9 +59,11 @@ func BenchmarkRender30BarsScale2(b *testing.B) { benchRender(b, 2) }
 func BenchmarkRenderSerial(b *testing.B) {
 	p := startPool(b, DefaultConfig())
 	svg := bars30()
+	i := int64(0)
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := p.Render(context.Background(), Job{SVG: svg, Width: 800, Height: 600, Scale: 1}); err != nil {
+		i++
+		if _, err := p.Render(context.Background(), Job{SVG: distinct(svg, i), Width: 800, Height: 600, Scale: 1}); err != nil {
 			b.Fatal(err)
 		}
 	}
