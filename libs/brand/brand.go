@@ -1,0 +1,283 @@
+// Package brand finds a company's brand colours in its already-fetched
+// website: the HTML page, its stylesheets, its web manifest and its icon or
+// logo images. It does no I/O: the fetcher (libs/fetch) asks Links which
+// documents to get, fetches them under its own budgets, and hands them to
+// Extract. Keeping extraction a pure function makes it testable on a corpus
+// of fixtures and safe to run on hostile input.
+//
+// Extract collects weighted signals, merges colours closer than ΔE2000 10,
+// scores each merged colour and returns the chromatic ones, most salient
+// first. Greys, near-white and near-black are returned only when nothing
+// else was found.
+//
+// # Signal weights
+//
+// A signal's weight is its base weight times any modifiers below. Signals of
+// one kind that fall on the same merged colour add up with diminishing
+// returns (w1 + w2/2 + w3/3 …, at most 2·w1), so a hundred buttons count
+// for at most twice one button; different kinds add up fully, so that
+// independent kinds of evidence that agree win.
+//
+//	meta theme-color                        10  (5 under a dark media query)
+//	manifest theme_color                     9
+//	manifest background_color                4
+//	CSS custom property named …brand…        8
+//	                          …primary…      7
+//	                          …accent…       5
+//	                          …color/colour… 1.5
+//	  ×0.5 hover/active/light/dark/text/bg/subtle/… variants, ×0.4 shades
+//	  other than 500/600, ×0.6 secondary, ×0.5 when defined only for a dark
+//	  scheme, ×0.3 for Bootstrap's stock --bs-* values; Tailwind internals
+//	  (--tw-*) and WordPress core presets count 0
+//	inline SVG logo fill                     7 × √(uses / most used fill)
+//	logo image cluster                       6 × √(share of opaque pixels)
+//	apple-touch-icon, favicon cluster        5 × √(share of opaque pixels)
+//	Safari mask-icon colour                  5  (favicon-generator defaults 0)
+//	msapplication-TileColor                  3  (favicon-generator defaults 0)
+//	button background / border / text        4 / 2 / 1
+//	link text / background / border          3 / 2 / 1
+//	header or nav background / text          3 / 1.5
+//	CSS rule naming a logo: fill / colour    5 / 4
+//	  ×1.5 primary/brand/cta/accent variants, ×0.3 secondary/outline/
+//	  danger/… variants, ×0.5 :hover/:focus/:active/:visited states,
+//	  ×0.5 in a dark scheme, ×0.3 under a footer; share-button classes 0
+//	frequency across stylesheets and markup  3 × √(count / top chromatic count)
+//
+// Button, link and header signals come both from selectors that name those
+// elements (.btn-primary, nav a, header) and from utility classes
+// (bg-indigo-600) used on <a>, <button>, <header> and <nav> in the page; a
+// link with a background is a button. A later declaration of the same
+// property under the same selector replaces an earlier one, as in the
+// cascade.
+//
+// After merging, a colour scoring under 8% of the leading colour is noise
+// and is dropped. When no chromatic colour is left, the neutrals are
+// returned instead, near-white last.
+package brand
+
+import (
+	"errors"
+	"net/url"
+)
+
+// Role says why an image was fetched, which sets how much its colours count.
+type Role string
+
+// Image roles, in the order Links prefers them.
+const (
+	RoleAppleTouchIcon Role = "apple-touch-icon"
+	RoleFavicon        Role = "favicon"
+	RoleLogo           Role = "logo"
+)
+
+// Doc is a fetched text document; URL is kept for the signal's provenance.
+type Doc struct {
+	URL  string
+	Body []byte
+}
+
+// Image is a fetched icon or logo. ContentType is a hint only: the format is
+// sniffed from the bytes, since servers often label icons wrongly.
+type Image struct {
+	URL         string
+	ContentType string
+	Body        []byte
+	Role        Role
+}
+
+// Site is everything the fetcher got for one website. Extract reads it and
+// never modifies it, so one Site may be shared between goroutines.
+type Site struct {
+	URL         string
+	HTML        []byte
+	Stylesheets []Doc
+	Manifest    []byte
+	Images      []Image
+}
+
+// Kind names the source of a signal, for debugging and tests.
+type Kind string
+
+// Signal kinds.
+const (
+	KindThemeColor         Kind = "theme-color"
+	KindManifestTheme      Kind = "manifest-theme-color"
+	KindManifestBackground Kind = "manifest-background-color"
+	KindMaskIcon           Kind = "mask-icon"
+	KindTileColor          Kind = "tile-color"
+	KindCSSVariable        Kind = "css-variable"
+	KindButton             Kind = "button"
+	KindLink               Kind = "link"
+	KindHeader             Kind = "header-nav"
+	KindSVGLogo            Kind = "svg-logo"
+	KindLogoImage          Kind = "logo-image"
+	KindAppleTouchIcon     Kind = "apple-touch-icon"
+	KindFavicon            Kind = "favicon"
+	KindFrequency          Kind = "frequency"
+)
+
+// Signal is one piece of evidence for a colour. Signals explain a result;
+// callers should not depend on their exact weights.
+type Signal struct {
+	Color  string  // "#RRGGBB"
+	Kind   Kind    // where it came from
+	Where  string  // detail: property name, selector, URL, count
+	Weight float64 // contribution before merging
+	Into   string  // the result colour it was merged into, "" if dropped
+}
+
+// Result is the extracted palette.
+type Result struct {
+	// Colors holds at most MaxColors "#RRGGBB" values, most salient first.
+	Colors []string
+	// Signals lists the evidence, heaviest first.
+	Signals []Signal
+}
+
+// MaxColors is the palette size limit of the brand-palette API.
+const MaxColors = 12
+
+// ErrNoColors is returned when the site names no colour at all; the API
+// turns it into an invalid_request with this message.
+var ErrNoColors = errors.New("no brand colours found: the page, its stylesheets, web manifest and icons name no colour")
+
+// Extract finds the brand colours of a fetched site. It is deterministic and
+// never fails on malformed input: unreadable parts are skipped. The only
+// error is ErrNoColors.
+func Extract(s Site) (Result, error) {
+	res, _, err := extractDetailed(s)
+	return res, err
+}
+
+// extractDetailed is Extract with the scored groups, for tests.
+func extractDetailed(s Site) (Result, []scored, error) {
+	e := newExtractor(s.URL)
+	e.scanHTML(s.HTML)
+	for _, d := range s.Stylesheets {
+		e.scanCSS(d.Body, d.URL, nil)
+	}
+	e.scanManifest(s.Manifest)
+	for _, img := range s.Images {
+		e.scanImage(img.Body, img.ContentType, img.URL, img.Role)
+	}
+	e.finishCSS()
+	return e.rankDetailed()
+}
+
+// extractor accumulates signals for one Extract call; it is never shared.
+type extractor struct {
+	page *url.URL
+
+	signals []signal
+	freq    map[rgb]int
+
+	vars     map[string]varDef
+	varOrder []string
+	pending  []pendingDecl
+
+	classPaints map[string]int // class → index in paintLists
+	paintLists  []paintList
+	classUse    map[string]*int
+	roleUse     [roleLogo + 1]map[string]*int
+	roleOrder   []roleClass
+
+	toks  []tok // reused statement buffer
+	arena []tok // reused selector storage for open rules
+
+	decl      int                   // declarations read so far, to tell them apart
+	roleDecls map[roleKey]*roleDecl // role colours by selector and property
+	roleKeys  []roleKey             // in first-seen order, for determinism
+	capped    map[kindColor][]int   // signal indices per kind and colour
+}
+
+// roleKey identifies a declaration in the cascade: selector and property.
+type roleKey struct {
+	sel, prop string
+}
+
+// roleDecl holds the colours of the latest declaration for a roleKey.
+type roleDecl struct {
+	decl int
+	n    int
+	sigs [4]signal
+}
+
+type kindColor struct {
+	k Kind
+	c rgb
+}
+
+type signal struct {
+	c     rgb
+	kind  Kind
+	where string
+	w     float64
+}
+
+func newExtractor(pageURL string) *extractor {
+	e := &extractor{
+		freq:        make(map[rgb]int, 64),
+		vars:        make(map[string]varDef, 64),
+		classPaints: make(map[string]int),
+		classUse:    make(map[string]*int),
+		toks:        make([]tok, 0, 256),
+		roleDecls:   make(map[roleKey]*roleDecl),
+		capped:      make(map[kindColor][]int),
+	}
+	if u, err := url.Parse(pageURL); err == nil {
+		e.page = u
+	}
+	return e
+}
+
+func (e *extractor) add(c rgb, k Kind, where string, w float64) {
+	if w <= 0 {
+		return
+	}
+	e.signals = append(e.signals, signal{c, k, where, w})
+}
+
+// maxPerKindColor bounds the signals of one kind for one colour. Scoring
+// gives a kind at most twice its heaviest signal, which four equal signals
+// already reach, so keeping the heaviest four barely changes a score and
+// stops a stylesheet with a thousand button rules from making a thousand
+// signals.
+const maxPerKindColor = 4
+
+// wouldKeep reports whether addCapped would keep a signal, so callers can
+// skip formatting its description.
+func (e *extractor) wouldKeep(c rgb, k Kind, w float64) bool {
+	idx := e.capped[kindColor{k, c}]
+	if len(idx) < maxPerKindColor {
+		return true
+	}
+	for _, i := range idx {
+		if e.signals[i].w < w {
+			return true
+		}
+	}
+	return false
+}
+
+// addCapped adds a signal of a kind that can repeat without bound.
+func (e *extractor) addCapped(c rgb, k Kind, where string, w float64) {
+	if w <= 0 {
+		return
+	}
+	key := kindColor{k, c}
+	idx := e.capped[key]
+	if len(idx) < maxPerKindColor {
+		e.capped[key] = append(idx, len(e.signals))
+		e.signals = append(e.signals, signal{c, k, where, w})
+		return
+	}
+	low := idx[0]
+	for _, i := range idx[1:] {
+		if e.signals[i].w < e.signals[low].w {
+			low = i
+		}
+	}
+	if w > e.signals[low].w {
+		e.signals[low] = signal{c, k, where, w}
+	}
+}

@@ -1,0 +1,294 @@
+package brand
+
+import (
+	"bytes"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+
+	"golang.org/x/net/html"
+)
+
+// Fetch budgets of the brand service, which Links applies so the fetcher
+// never asks for more.
+const (
+	MaxStylesheets = 10
+	MaxImages      = 4
+)
+
+// Wanted lists the documents Extract can use, as absolute http(s) URLs in
+// the order they should be fetched.
+type Wanted struct {
+	Stylesheets []string      // at most MaxStylesheets, in document order
+	Manifest    string        // "" when the page links none
+	Images      []WantedImage // at most MaxImages, most useful first
+}
+
+// WantedImage is an icon or logo to fetch; Role goes back into Image.Role.
+type WantedImage struct {
+	URL  string
+	Role Role
+}
+
+type iconCand struct {
+	url   string
+	size  int
+	order int
+}
+
+type logoCand struct {
+	url   string
+	score int
+	order int
+}
+
+// Links reads a page and says which stylesheets, manifest and images the
+// fetcher should get for Extract: stylesheets in order (print-only ones are
+// skipped unless swapped in by onload; preloaded styles count), the
+// manifest, the largest apple-touch-icon, the largest icons, and <img>
+// logos (named logo in class, id, alt or src, or inside the home link). An
+// og:image is a social card, not a logo, and is never chosen. It honours
+// <base href> and adds /favicon.ico when the page declares no icon, as
+// browsers do.
+func Links(pageURL string, doc []byte) Wanted {
+	var w Wanted
+	base, err := url.Parse(pageURL)
+	if err != nil || !base.IsAbs() {
+		base = nil
+	}
+	page := base
+	resolve := func(ref []byte) string {
+		ref = trimSpace(ref)
+		if len(ref) == 0 || hasPrefixFold(ref, "data:") || hasPrefixFold(ref, "javascript:") {
+			return ""
+		}
+		u, err := url.Parse(string(ref))
+		if err != nil {
+			return ""
+		}
+		if base != nil {
+			u = base.ResolveReference(u)
+		}
+		if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return ""
+		}
+		u.Fragment = ""
+		return u.String()
+	}
+	seen := map[string]bool{}
+	var icons, touch []iconCand
+	var logos []logoCand
+	sawIcon, sawBase := false, false
+
+	type elem struct {
+		name         uint32
+		home, header bool
+		logo, wall   bool
+	}
+	stack := make([]elem, 0, 64)
+	var a tagAttrs
+	z := html.NewTokenizer(bytes.NewReader(doc))
+	order := 0
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			break
+		}
+		if tt == html.EndTagToken {
+			name, _ := z.TagName()
+			h := nameHash(name)
+			for i := len(stack) - 1; i >= 0 && i >= len(stack)-maxEndTagSearch; i-- {
+				if stack[i].name == h {
+					stack = stack[:i]
+					break
+				}
+			}
+			continue
+		}
+		if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
+			continue
+		}
+		order++
+		name, more := z.TagName()
+		readAttrs(z, more, &a)
+		var parent elem
+		if len(stack) > 0 {
+			parent = stack[len(stack)-1]
+		}
+		el := elem{name: nameHash(name), home: parent.home, header: parent.header, logo: parent.logo, wall: parent.wall}
+		switch string(name) {
+		case "base":
+			if !sawBase && len(a.href) > 0 && page != nil {
+				if u, err := url.Parse(string(trimSpace(a.href))); err == nil {
+					base = page.ResolveReference(u)
+				}
+				sawBase = true
+			}
+		case "a":
+			if isHome(a.href, page) {
+				el.home = true
+			}
+		case "header", "nav":
+			el.header = true
+		case "link":
+			rels := strings.Fields(strings.ToLower(string(a.rel)))
+			has := func(s string) bool {
+				for _, r := range rels {
+					if r == s {
+						return true
+					}
+				}
+				return false
+			}
+			switch {
+			case has("stylesheet") && !has("alternate") && !a.disabled:
+				if containsFold(a.media, "print") && !containsFold(a.media, "screen") && len(a.onload) == 0 {
+					break
+				}
+				if u := resolve(a.href); u != "" && !seen[u] && len(w.Stylesheets) < MaxStylesheets {
+					seen[u] = true
+					w.Stylesheets = append(w.Stylesheets, u)
+				}
+			case has("preload") && equalFold(a.as, "style"):
+				if u := resolve(a.href); u != "" && !seen[u] && len(w.Stylesheets) < MaxStylesheets {
+					seen[u] = true
+					w.Stylesheets = append(w.Stylesheets, u)
+				}
+			case has("manifest"):
+				if w.Manifest == "" {
+					w.Manifest = resolve(a.href)
+				}
+			case has("apple-touch-icon"), has("apple-touch-icon-precomposed"):
+				sawIcon = true
+				if u := resolve(a.href); u != "" {
+					touch = append(touch, iconCand{u, iconSize(a.sizes, a.typ, a.href, 180), order})
+				}
+			case has("icon"):
+				sawIcon = true
+				if u := resolve(a.href); u != "" {
+					icons = append(icons, iconCand{u, iconSize(a.sizes, a.typ, a.href, 16), order})
+				}
+			}
+		case "img":
+			src := a.src
+			if len(src) == 0 || hasPrefixFold(src, "data:") {
+				src = a.dataSrc
+			}
+			if len(src) == 0 && len(a.srcset) > 0 {
+				if f := bytes.Fields(bytes.Split(a.srcset, []byte(","))[0]); len(f) > 0 {
+					src = f[0]
+				}
+			}
+			score := 0
+			if a.saysLogo() || saysLogo(lastPathSegment(src)) {
+				score += 2
+			}
+			if parent.home {
+				score += 2
+			}
+			if parent.logo {
+				score += 2
+			}
+			if parent.header && score > 0 {
+				score++
+			}
+			if parent.wall {
+				score -= 5
+			}
+			if score >= 2 {
+				if u := resolve(src); u != "" {
+					logos = append(logos, logoCand{u, score, order})
+				}
+			}
+		}
+		if saysLogo(a.class) || saysLogo(a.id) || saysLogo(a.aria) {
+			el.logo = true
+		}
+		for _, v := range [...][]byte{a.class, a.id, a.aria} {
+			if containsFold(v, "logos") || containsFold(v, "customer") || containsFold(v, "partner") ||
+				containsFold(v, "client") || containsFold(v, "sponsor") || containsFold(v, "press") {
+				el.wall = true
+			}
+		}
+		if tt == html.StartTagToken && !isVoid(name) && len(stack) < maxHTMLStack {
+			stack = append(stack, el)
+		}
+	}
+	if !sawIcon && page != nil {
+		icons = append(icons, iconCand{page.ResolveReference(&url.URL{Path: "/favicon.ico"}).String(), 16, 0})
+	}
+	sort.SliceStable(touch, func(i, j int) bool { return touch[i].size > touch[j].size })
+	sort.SliceStable(icons, func(i, j int) bool { return icons[i].size > icons[j].size })
+	sort.SliceStable(logos, func(i, j int) bool { return logos[i].score > logos[j].score })
+
+	var picks []WantedImage
+	pick := func(u string, r Role) {
+		if len(picks) >= MaxImages || seen[u] {
+			return
+		}
+		seen[u] = true
+		picks = append(picks, WantedImage{u, r})
+	}
+	if len(touch) > 0 {
+		pick(touch[0].url, RoleAppleTouchIcon)
+	}
+	if len(icons) > 0 {
+		pick(icons[0].url, RoleFavicon)
+	}
+	if len(logos) > 0 {
+		pick(logos[0].url, RoleLogo)
+	}
+	if len(icons) > 1 {
+		pick(icons[1].url, RoleFavicon)
+	}
+	if len(logos) > 1 {
+		pick(logos[1].url, RoleLogo)
+	}
+	for _, ic := range icons[min(2, len(icons)):] {
+		pick(ic.url, RoleFavicon)
+	}
+	w.Images = picks
+	return w
+}
+
+// iconSize reads sizes="32x32 16x16" (largest wins; "any" is a vector
+// icon and beats every bitmap) with fallbacks on type and extension.
+func iconSize(sizes, typ, href []byte, def int) int {
+	best := 0
+	for _, f := range bytes.Fields(sizes) {
+		if equalFold(f, "any") {
+			return 4096
+		}
+		if i := bytes.IndexAny(f, "xX"); i > 0 {
+			if n, err := strconv.Atoi(string(f[:i])); err == nil && n > best {
+				best = n
+			}
+		}
+	}
+	if best > 0 {
+		return best
+	}
+	if containsFold(typ, "svg") || bytes.HasSuffix(bytes.ToLower(pathOnly(href)), []byte(".svg")) {
+		return 4096
+	}
+	if bytes.HasSuffix(bytes.ToLower(pathOnly(href)), []byte(".ico")) {
+		return 32
+	}
+	return def
+}
+
+func pathOnly(href []byte) []byte {
+	if i := bytes.IndexAny(href, "?#"); i >= 0 {
+		return href[:i]
+	}
+	return href
+}
+
+func lastPathSegment(src []byte) []byte {
+	p := pathOnly(src)
+	if i := bytes.LastIndexByte(p, '/'); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}

@@ -1,0 +1,124 @@
+package brand
+
+import (
+	"fmt"
+	"net/url"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestLinks(t *testing.T) {
+	var sheets strings.Builder
+	for i := 0; i < 12; i++ {
+		fmt.Fprintf(&sheets, `<link rel="stylesheet" href="/s%d.css">`, i)
+	}
+	page := `<!doctype html><html><head>
+<base href="https://cdn.example.com/site/">
+<link rel="stylesheet" href="main.css">
+<link rel="preload" as="style" href="/late.css">
+<link rel="stylesheet" href="print.css" media="print">
+<link rel="stylesheet" href="swap.css" media="print" onload="this.media='all'">
+<link rel="alternate stylesheet" href="contrast.css">
+<link rel="stylesheet" href="main.css#dup">
+<link rel="manifest" href="/app.webmanifest">
+<link rel="manifest" href="/second.webmanifest">
+<link rel="apple-touch-icon" sizes="120x120" href="/touch-120.png">
+<link rel="apple-touch-icon" sizes="180x180" href="/touch-180.png">
+<link rel="icon" href="/favicon.ico">
+<link rel="icon" type="image/png" sizes="32x32" href="/favicon-32.png">
+<link rel="icon" type="image/png" sizes="16x16" href="/favicon-16.png">
+<link rel="icon" href="data:image/svg+xml,%3Csvg%3E%3C/svg%3E">
+<link rel="mask-icon" href="/pinned.svg" color="#ff0000">
+<meta property="og:image" content="https://cdn.example.com/og-logo.png">
+` + sheets.String() + `
+</head><body>
+<div class="customer-logos"><img src="/acme-logo.png" alt="Acme logo"></div>
+<header><a href="https://www.links.example/"><img src="/img/wordmark.svg" alt="Links Inc"></a></header>
+<img src="javascript:alert(1)" class="logo">
+<img src="/img/footer-logo.png" class="footer__logo">
+</body></html>`
+	got := Links("https://links.example/page", []byte(page))
+	want := Wanted{
+		Stylesheets: []string{
+			"https://cdn.example.com/site/main.css",
+			"https://cdn.example.com/late.css",
+			"https://cdn.example.com/site/swap.css",
+			"https://cdn.example.com/s0.css",
+			"https://cdn.example.com/s1.css",
+			"https://cdn.example.com/s2.css",
+			"https://cdn.example.com/s3.css",
+			"https://cdn.example.com/s4.css",
+			"https://cdn.example.com/s5.css",
+			"https://cdn.example.com/s6.css",
+		},
+		Manifest: "https://cdn.example.com/app.webmanifest",
+		Images: []WantedImage{
+			{"https://cdn.example.com/touch-180.png", RoleAppleTouchIcon},
+			{"https://cdn.example.com/favicon.ico", RoleFavicon},
+			{"https://cdn.example.com/img/wordmark.svg", RoleLogo},
+			{"https://cdn.example.com/favicon-32.png", RoleFavicon},
+		},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Links:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+func TestLinksDefaultsAndLimits(t *testing.T) {
+	got := Links("https://bare.example/a/b?q=1", []byte(`<html><head><title>x</title></head><body>
+<a href="/"><img class="site-logo" srcset="/logo@2x.png 2x, /logo.png 1x"></a>
+<div id="partners"><img src="/partner-logo.png" alt="partner logo"></div>
+<img src="/photo.jpg" alt="team photo">
+</body></html>`))
+	want := []WantedImage{
+		{"https://bare.example/favicon.ico", RoleFavicon},
+		{"https://bare.example/logo@2x.png", RoleLogo},
+	}
+	if !reflect.DeepEqual(got.Images, want) || got.Manifest != "" || len(got.Stylesheets) != 0 {
+		t.Errorf("got %+v", got)
+	}
+	// An unusable page URL: only absolute links survive.
+	got = Links("not a url", []byte(`<link rel=stylesheet href="/x.css"><link rel=stylesheet href="https://ok.example/y.css">`))
+	if !reflect.DeepEqual(got.Stylesheets, []string{"https://ok.example/y.css"}) {
+		t.Errorf("got %+v", got)
+	}
+	// The icon sizes parser prefers vector icons and the largest bitmap.
+	if iconSize([]byte("16x16 48x48 32x32"), nil, nil, 0) != 48 || iconSize([]byte("any"), nil, nil, 0) != 4096 ||
+		iconSize(nil, nil, []byte("/i.svg?v=2"), 0) != 4096 {
+		t.Error("iconSize")
+	}
+}
+
+func TestIsHome(t *testing.T) {
+	page := mustURL(t, "https://www.shop.example/products/1")
+	for href, want := range map[string]bool{
+		"/":                           true,
+		"./":                          true,
+		"index.html":                  true,
+		"/en-gb/":                     true,
+		"/de":                         true,
+		"https://shop.example":        true,
+		"https://www.shop.example/":   true,
+		"//shop.example/":             true,
+		"https://shop.example/?utm=1": false,
+		"https://other.example/":      false,
+		"/products":                   false,
+		"/blog/":                      false,
+		"":                            false,
+		"javascript:void(0)":          false,
+	} {
+		if got := isHome([]byte(href), page); got != want {
+			t.Errorf("isHome(%q) = %v", href, got)
+		}
+	}
+}
+
+func mustURL(t *testing.T, s string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}

@@ -1,0 +1,266 @@
+package brand
+
+import (
+	"fmt"
+	"math"
+	"sort"
+)
+
+const (
+	// maxFrequencySignals is how many of the most used colours become
+	// frequency signals; the tail of a big stylesheet is noise.
+	maxFrequencySignals = 48
+	// frequencyWeight is the weight of the most used chromatic colour.
+	frequencyWeight = 3.0
+	// maxNodes bounds the distinct colours clustered, so the ΔE2000
+	// comparisons stay cheap on design systems with hundreds of tokens.
+	maxNodes = 96
+)
+
+// frequencySignals turns colour counts (stylesheets, inline styles, and
+// uses of utility classes in the page) into signals.
+func (e *extractor) frequencySignals() {
+	type fc struct {
+		c rgb
+		n int
+	}
+	list := make([]fc, 0, len(e.freq))
+	for c, n := range e.freq {
+		list = append(list, fc{c, n})
+	}
+	sort.Slice(list, func(i, j int) bool {
+		if list[i].n != list[j].n {
+			return list[i].n > list[j].n
+		}
+		return lessRGB(list[i].c, list[j].c)
+	})
+	if len(list) > 2*maxFrequencySignals {
+		list = list[:2*maxFrequencySignals]
+	}
+	ref := 0
+	for _, x := range list {
+		if toneOf(x.c.lab()) == chromatic {
+			ref = x.n
+			break
+		}
+	}
+	if ref == 0 && len(list) > 0 {
+		ref = list[0].n
+	}
+	if len(list) > maxFrequencySignals {
+		list = list[:maxFrequencySignals]
+	}
+	for _, x := range list {
+		w := frequencyWeight * math.Min(1, math.Sqrt(float64(x.n)/float64(ref)))
+		e.add(x.c, KindFrequency, fmt.Sprintf("used %d time(s) in CSS and markup", x.n), w)
+	}
+}
+
+func lessRGB(a, b rgb) bool {
+	if a.R != b.R {
+		return a.R < b.R
+	}
+	if a.G != b.G {
+		return a.G < b.G
+	}
+	return a.B < b.B
+}
+
+// node is one exact colour and the signals naming it.
+type node struct {
+	c       rgb
+	l, a, b float64
+	sum     float64
+	sigs    []int
+	cluster int
+}
+
+// group is a set of colours within ΔE2000 10 of its representative, the
+// colour with the most evidence.
+type group struct {
+	rep   int // node index
+	nodes []int
+	score float64
+	tone  tone
+}
+
+// minRelativeScore drops merged colours with less than this share of the
+// leading colour's score: a colour seen once in a stylesheet is noise, not
+// part of the brand.
+const minRelativeScore = 0.08
+
+// scored is one merged colour after scoring, for rank and its tests.
+type scored struct {
+	hex   string
+	score float64
+	tone  tone
+	kept  bool
+}
+
+// rankDetailed merges near-duplicates, scores the merged colours and
+// orders them; the scored groups are returned for tests.
+func (e *extractor) rankDetailed() (Result, []scored, error) {
+	e.frequencySignals()
+	live := e.signals[:0]
+	for _, s := range e.signals {
+		if s.w > 0 { // overridden declarations carry no weight
+			live = append(live, s)
+		}
+	}
+	e.signals = live
+	if len(e.signals) == 0 {
+		return Result{}, nil, ErrNoColors
+	}
+	byColor := make(map[rgb]int, len(e.signals))
+	nodes := make([]node, 0, len(e.signals))
+	for i, s := range e.signals {
+		j, ok := byColor[s.c]
+		if !ok {
+			j = len(nodes)
+			byColor[s.c] = j
+			nodes = append(nodes, node{c: s.c, cluster: -1})
+		}
+		nodes[j].sum += s.w
+		nodes[j].sigs = append(nodes[j].sigs, i)
+	}
+	sort.SliceStable(nodes, func(i, j int) bool {
+		if nodes[i].sum != nodes[j].sum {
+			return nodes[i].sum > nodes[j].sum
+		}
+		return lessRGB(nodes[i].c, nodes[j].c)
+	})
+	if len(nodes) > maxNodes {
+		nodes = nodes[:maxNodes]
+	}
+	var groups []group
+	for i := range nodes {
+		n := &nodes[i]
+		n.l, n.a, n.b = n.c.lab()
+		best, bestD := -1, mergeDeltaE
+		for gi, g := range groups {
+			r := &nodes[g.rep]
+			d76 := math.Sqrt((n.l-r.l)*(n.l-r.l) + (n.a-r.a)*(n.a-r.a) + (n.b-r.b)*(n.b-r.b))
+			if d76 > prefilterDelta {
+				continue
+			}
+			if d := n.c.colorful().DistanceCIEDE2000(r.c.colorful()) * 100; d < bestD {
+				best, bestD = gi, d
+			}
+		}
+		if best < 0 {
+			groups = append(groups, group{rep: i, tone: toneOf(n.l, n.a, n.b)})
+			best = len(groups) - 1
+		}
+		groups[best].nodes = append(groups[best].nodes, i)
+		n.cluster = best
+	}
+	for gi := range groups {
+		groups[gi].score = e.score(nodes, groups[gi].nodes)
+	}
+	order := make([]int, len(groups))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(i, j int) bool {
+		return groups[order[i]].score > groups[order[j]].score
+	})
+	// Greys, near-white and near-black stay only if nothing else is left;
+	// then white comes last, as it is the one useless colour on a chart.
+	keep := filterGroups(groups, order, func(g group) bool { return g.tone == chromatic })
+	if len(keep) == 0 {
+		keep = filterGroups(groups, order, func(g group) bool {
+			return !nearWhite(nodes[g.rep].l, nodes[g.rep].a, nodes[g.rep].b)
+		})
+		for _, gi := range order {
+			if nearWhite(nodes[groups[gi].rep].l, nodes[groups[gi].rep].a, nodes[groups[gi].rep].b) {
+				keep = append(keep, gi)
+			}
+		}
+	}
+	if len(keep) > 0 {
+		top := groups[keep[0]].score
+		n := 1
+		for n < len(keep) && groups[keep[n]].score >= minRelativeScore*top {
+			n++
+		}
+		keep = keep[:n]
+	}
+	if len(keep) > MaxColors {
+		keep = keep[:MaxColors]
+	}
+	res := Result{Colors: make([]string, 0, len(keep))}
+	into := make(map[int]string, len(keep))
+	for _, gi := range keep {
+		h := nodes[groups[gi].rep].c.hex()
+		res.Colors = append(res.Colors, h)
+		into[gi] = h
+	}
+	sigInto := make([]string, len(e.signals))
+	for _, n := range nodes {
+		for _, si := range n.sigs {
+			sigInto[si] = into[n.cluster]
+		}
+	}
+	res.Signals = make([]Signal, len(e.signals))
+	for i, s := range e.signals {
+		res.Signals[i] = Signal{Color: s.c.hex(), Kind: s.kind, Where: s.where, Weight: round2(s.w), Into: sigInto[i]}
+	}
+	sort.SliceStable(res.Signals, func(i, j int) bool { return res.Signals[i].Weight > res.Signals[j].Weight })
+	detail := make([]scored, len(order))
+	for i, gi := range order {
+		h := nodes[groups[gi].rep].c.hex()
+		_, kept := into[gi]
+		detail[i] = scored{h, groups[gi].score, groups[gi].tone, kept}
+	}
+	return res, detail, nil
+}
+
+func filterGroups(groups []group, order []int, ok func(group) bool) []int {
+	var out []int
+	for _, gi := range order {
+		if ok(groups[gi]) {
+			out = append(out, gi)
+		}
+	}
+	return out
+}
+
+func nearWhite(l, a, b float64) bool {
+	return l > nearWhiteL && math.Hypot(a, b) < nearWhiteMaxC
+}
+
+// score adds a group's signals: within one kind with diminishing returns
+// (w1 + w2/2 + w3/3 …, capped at 2·w1), across kinds fully, so that
+// independent kinds of evidence agree rather than one kind repeating.
+func (e *extractor) score(nodes []node, members []int) float64 {
+	type kw struct {
+		k Kind
+		w float64
+	}
+	var buf [32]kw
+	list := buf[:0]
+	for _, ni := range members {
+		for _, si := range nodes[ni].sigs {
+			s := e.signals[si]
+			list = append(list, kw{s.kind, s.w})
+		}
+	}
+	sort.Slice(list, func(i, j int) bool {
+		if list[i].k != list[j].k {
+			return list[i].k < list[j].k
+		}
+		return list[i].w > list[j].w
+	})
+	total := 0.0
+	for i := 0; i < len(list); {
+		j, sum := i, 0.0
+		for ; j < len(list) && list[j].k == list[i].k; j++ {
+			sum += list[j].w / float64(j-i+1)
+		}
+		total += math.Min(sum, 2*list[i].w)
+		i = j
+	}
+	return total
+}
+
+func round2(v float64) float64 { return math.Round(v*100) / 100 }
