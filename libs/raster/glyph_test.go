@@ -164,9 +164,6 @@ func graphemes(text string) []string {
 //     advance (where a marker drawn right after the label lands) within
 //     1 % + 1 px, the label's ink extent within 5 %.
 func TestGlyphsMatchMeasurement(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts Chromium")
-	}
 	st, err := fontstack.Find()
 	if err != nil {
 		t.Fatal(err)

@@ -72,9 +72,9 @@ func (g *Gateway) getAccount(w http.ResponseWriter, r *http.Request) error {
 	httpx.WriteJSON(w, http.StatusOK, AccountRecord{
 		Plan:         p.Plan,
 		SavedCharts:  SavedCharts{Used: used, Limit: lim.SavedCharts},
-		Requests:     Allowance{Limit: res.Limit, Left: max(res.Remaining, 0), ResetsInSeconds: ceilSeconds(res.ResetAfter)},
-		Renders:      Allowance{Limit: lim.DailyRenders, Left: max(lim.DailyRenders-usage.renders, 0), ResetsInSeconds: ceilSeconds(quota.Day.Reset(now))},
-		ImageRenders: Allowance{Limit: lim.MonthlyImages, Left: max(lim.MonthlyImages-usage.images, 0), ResetsInSeconds: ceilSeconds(quota.Month.Reset(now))},
+		Requests:     Allowance{Limit: res.Limit, Left: max(res.Remaining, 0), ResetsInSeconds: quota.CeilSeconds(res.ResetAfter)},
+		Renders:      Allowance{Limit: lim.DailyRenders, Left: max(lim.DailyRenders-usage.renders, 0), ResetsInSeconds: quota.CeilSeconds(quota.Day.Reset(now))},
+		ImageRenders: Allowance{Limit: lim.MonthlyImages, Left: max(lim.MonthlyImages-usage.images, 0), ResetsInSeconds: quota.CeilSeconds(quota.Month.Reset(now))},
 	})
 	return nil
 }

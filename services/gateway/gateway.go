@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"math"
 	"net"
 	"net/http"
 	"slices"
@@ -241,12 +240,11 @@ func (g *Gateway) limitAnonymous(w http.ResponseWriter, r *http.Request) bool {
 	return ok
 }
 
-// The rate-limit headers, spelled as the spec writes them. They are set
-// as map keys, so no canonicalisation turns them into X-Ratelimit-*.
+// The rate-limit headers, spelled as the spec writes them.
 const (
-	HeaderLimit     = "X-RateLimit-Limit"
-	HeaderRemaining = "X-RateLimit-Remaining"
-	HeaderReset     = "X-RateLimit-Reset"
+	HeaderLimit     = quota.HeaderLimit
+	HeaderRemaining = quota.HeaderRemaining
+	HeaderReset     = quota.HeaderReset
 )
 
 // caller is what the gateway's own handlers learn about the request.
@@ -267,35 +265,12 @@ func (g *Gateway) limit(w http.ResponseWriter, r *http.Request, key string, perM
 		g.log.ErrorContext(r.Context(), "rate limiter", "err", err)
 		res = quota.Result{Allowed: true, Limit: perMinute, Remaining: perMinute}
 	}
-	// The keys are written directly, in the spec's spelling, which also
-	// skips canonicalising them on this hot path. One string and one
-	// backing array serve the three header values.
-	var num [64]byte
-	b := strconv.AppendInt(num[:0], int64(res.Limit), 10)
-	n1 := len(b)
-	b = strconv.AppendInt(b, int64(max(res.Remaining, 0)), 10)
-	n2 := len(b)
-	b = strconv.AppendInt(b, int64(ceilSeconds(res.ResetAfter)), 10)
-	all := string(b)
-	vals := []string{all[:n1], all[n1:n2], all[n2:]}
-	h := w.Header()
-	h[HeaderLimit] = vals[0:1:1]
-	h[HeaderRemaining] = vals[1:2:2]
-	h[HeaderReset] = vals[2:3:3]
+	res.SetHeaders(w.Header())
 	if !res.Allowed {
-		wait := max(ceilSeconds(res.RetryAfter), 1)
-		h.Set("Retry-After", strconv.Itoa(wait))
-		apierr.Write(w, g.docsURL, apierr.New(apierr.RateLimited, "too many requests: the allowance is %d per minute; retry in %d s", res.Limit, wait))
+		apierr.Write(w, g.docsURL, apierr.New(apierr.RateLimited, "too many requests: the allowance is %d per minute; retry in %d s", res.Limit, res.RetryAfterSeconds()))
 		return res, false
 	}
 	return res, true
-}
-
-func ceilSeconds(d time.Duration) int {
-	if d <= 0 {
-		return 0
-	}
-	return int(math.Ceil(d.Seconds()))
 }
 
 // authenticate resolves the bearer key to its account.

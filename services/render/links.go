@@ -434,15 +434,11 @@ func (s *Service) limitLink(w http.ResponseWriter, r *http.Request) bool {
 	if !byLink.Allowed || (byAddr.Allowed && byLink.Remaining < byAddr.Remaining) {
 		res = byLink
 	}
-	h := w.Header()
-	h["X-RateLimit-Limit"] = []string{strconv.Itoa(res.Limit)}
-	h["X-RateLimit-Remaining"] = []string{strconv.Itoa(max(res.Remaining, 0))}
-	h["X-RateLimit-Reset"] = []string{strconv.Itoa(int((res.ResetAfter + time.Second - 1) / time.Second))}
-	if byAddr.Allowed && byLink.Allowed {
+	res.SetHeaders(w.Header())
+	if res.Allowed {
 		return true
 	}
-	s.errs.Write(w, r, &apierr.Error{Code: apierr.RateLimited, RetryAfter: max(res.RetryAfter, time.Second),
-		Message: fmt.Sprintf("too many requests for this image: the allowance is %d a minute", res.Limit)})
+	s.errs.Write(w, r, apierr.New(apierr.RateLimited, "too many requests for this image: the allowance is %d a minute; retry in %d s", res.Limit, res.RetryAfterSeconds()))
 	return false
 }
 
