@@ -12,7 +12,7 @@ build:
 
 run: build
 	tools/ci/render-deps.sh
-	ADDR=$(ADDR) DATA=$(DATA) tools/ci/run.sh
+	ADDR=$(ADDR) DATA=$(DATA) tools/ci/run.sh $(ARGS)
 
 # deps installs the real servers the tests run against (PostgreSQL, Redis,
 # MinIO, Chromium and its fonts) when they are missing; the tests start and

@@ -42,7 +42,7 @@ type roleClass struct {
 type tagAttrs struct {
 	class, id, style, href, rel, name, content, media, aria, alt, src, title,
 	typ, fill, stroke, stopColor, color, bgcolor, sizes, srcset, dataSrc,
-	as, onload []byte
+	as, onload, httpEquiv []byte
 	disabled bool
 }
 
@@ -100,6 +100,8 @@ func readAttrs(z *html.Tokenizer, more bool, a *tagAttrs) {
 			a.as = v
 		case "onload":
 			a.onload = v
+		case "http-equiv":
+			a.httpEquiv = v
 		case "disabled":
 			a.disabled = true
 		}

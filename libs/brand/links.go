@@ -23,7 +23,15 @@ type Wanted struct {
 	Stylesheets []string      // at most MaxStylesheets, in document order
 	Manifest    string        // "" when the page links none
 	Images      []WantedImage // at most MaxImages, most useful first
+	// Refresh is where a <meta http-equiv="refresh"> sends the browser
+	// within MaxRefreshDelay seconds: a page that only redirects this way
+	// has its brand on the page it names. "" when there is none.
+	Refresh string
 }
+
+// MaxRefreshDelay is the longest meta-refresh delay, in seconds, that Links
+// treats as a redirect rather than a page that reloads itself later.
+const MaxRefreshDelay = 10
 
 // WantedImage is an icon or logo to fetch; Role goes back into Image.Role.
 type WantedImage struct {
@@ -131,6 +139,12 @@ func Links(pageURL string, doc []byte) Wanted {
 			}
 		case "header", "nav":
 			el.header = true
+		case "meta":
+			if w.Refresh == "" && equalFold(trimSpace(a.httpEquiv), "refresh") {
+				if ref, ok := refreshURL(a.content); ok {
+					w.Refresh = resolve(ref)
+				}
+			}
 		case "link":
 			rels := strings.Fields(strings.ToLower(string(a.rel)))
 			has := func(s string) bool {
@@ -250,6 +264,42 @@ func Links(pageURL string, doc []byte) Wanted {
 	}
 	w.Images = picks
 	return w
+}
+
+// refreshURL reads a meta refresh's content, "5; url=https://x/" (the
+// "url=" and quotes are optional), and answers the address when the delay
+// is at most MaxRefreshDelay seconds.
+func refreshURL(content []byte) ([]byte, bool) {
+	c := trimSpace(content)
+	i := 0
+	for i < len(c) && (c[i] >= '0' && c[i] <= '9' || c[i] == '.') {
+		i++
+	}
+	if i == 0 {
+		return nil, false
+	}
+	delay, err := strconv.ParseFloat(string(c[:i]), 64)
+	if err != nil || delay > MaxRefreshDelay {
+		return nil, false
+	}
+	rest := trimSpace(c[i:])
+	if len(rest) == 0 || (rest[0] != ';' && rest[0] != ',') {
+		return nil, false
+	}
+	rest = trimSpace(rest[1:])
+	if hasPrefixFold(rest, "url") {
+		if r := trimSpace(rest[3:]); len(r) > 0 && r[0] == '=' {
+			rest = trimSpace(r[1:])
+		}
+	}
+	if len(rest) > 0 && (rest[0] == '\'' || rest[0] == '"') {
+		q := rest[0]
+		rest = rest[1:]
+		if j := bytes.IndexByte(rest, q); j >= 0 {
+			rest = rest[:j]
+		}
+	}
+	return rest, len(rest) > 0
 }
 
 // iconSize reads sizes="32x32 16x16" (largest wins; "any" is a vector

@@ -122,3 +122,25 @@ func mustURL(t *testing.T, s string) *url.URL {
 	}
 	return u
 }
+
+func TestLinksRefresh(t *testing.T) {
+	for _, tt := range []struct {
+		meta string
+		want string
+	}{
+		{`<meta http-equiv="refresh" content="0; url=https://www.new.example/">`, "https://www.new.example/"},
+		{`<meta http-equiv="Refresh" content="3;URL='/en/home'">`, "https://old.example/en/home"},
+		{`<meta http-equiv="refresh" content="0,/moved">`, "https://old.example/moved"},
+		{`<meta http-equiv="refresh" content=' 1.5 ; url = "next.html" '>`, "https://old.example/dir/next.html"},
+		{`<meta http-equiv="refresh" content="60; url=/later">`, ""},        // a page that reloads later
+		{`<meta http-equiv="refresh" content="30">`, ""},                    // reloads itself
+		{`<meta http-equiv="refresh" content="0; url=javascript:x()">`, ""}, // not http(s)
+		{`<meta name="refresh" content="0; url=/x">`, ""},                   // not http-equiv
+		{`<meta http-equiv="refresh" content="0; url=ftp://x.example/">`, ""},
+	} {
+		got := Links("https://old.example/dir/page", []byte("<html><head>"+tt.meta+"</head></html>"))
+		if got.Refresh != tt.want {
+			t.Errorf("%s: Refresh = %q, want %q", tt.meta, got.Refresh, tt.want)
+		}
+	}
+}

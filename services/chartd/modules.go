@@ -24,6 +24,7 @@ import (
 	"chartd.dev/libs/clients"
 	"chartd.dev/libs/docsite"
 	"chartd.dev/libs/draw"
+	"chartd.dev/libs/fetch"
 	"chartd.dev/libs/fontstack"
 	"chartd.dev/libs/httpx"
 	"chartd.dev/libs/lifecycle"
@@ -86,7 +87,7 @@ func services() []service {
 			flags: func(c *Config, fs *flag.FlagSet) { c.Chart.RegisterFlags(chart.Name, fs) }, init: (*App).initChart},
 		{name: data.Name, routes: data.Routes(), calls: []string{chart.Name},
 			flags: func(c *Config, fs *flag.FlagSet) { c.Data.RegisterFlags(data.Name, fs) }, init: (*App).initData},
-		{name: brand.Name, routes: brand.Routes(), needs: []string{modStore},
+		{name: brand.Name, routes: brand.Routes(), needs: []string{modStore, modCounter},
 			flags: func(c *Config, fs *flag.FlagSet) { c.Brand.RegisterFlags(fs) }, init: (*App).initBrand},
 		{name: render.Name, routes: render.Routes(), needs: []string{modStore, modLimiter, modSecrets, modCounter, modCatalog, modOps, modFonts, modRaster, modImages}, calls: []string{chart.Name, brand.Name},
 			flags: func(c *Config, fs *flag.FlagSet) { c.Render.RegisterFlags(render.Name, fs) }, init: (*App).initRender},
@@ -485,7 +486,15 @@ func (a *App) initData(ctx context.Context) (http.Handler, error) {
 func (a *App) initBrand(ctx context.Context) (http.Handler, error) {
 	cfg := a.cfg.Brand
 	cfg.Site = a.site()
-	s, err := brand.New(cfg, brand.Deps{Accounts: a.store, Log: a.tel.Log})
+	fc, err := cfg.FetchConfig()
+	if err != nil {
+		return nil, err
+	}
+	f, err := fetch.New(fc)
+	if err != nil {
+		return nil, fmt.Errorf("brand website fetcher: %w", err)
+	}
+	s, err := brand.New(cfg, brand.Deps{Accounts: a.store, Counter: a.counter, Fetcher: f, Meter: a.tel.Meter, Log: a.tel.Log})
 	if err != nil {
 		return nil, err
 	}

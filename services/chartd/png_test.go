@@ -21,7 +21,8 @@ func TestPNGCache(t *testing.T) {
 	files := func() []string {
 		var out []string
 		filepath.WalkDir(filepath.Join(dir, "images"), func(p string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() {
+			// put~* are writes in flight, renamed into place when whole.
+			if err == nil && !d.IsDir() && !strings.HasPrefix(d.Name(), "put~") {
 				out = append(out, p)
 			}
 			return nil

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make run: start chartd -target=all on the embedded backends, creating a
-# local pro account (and printing its key) on first start.
+# local pro account (and printing its key) on first start. Extra arguments
+# (make run ARGS="...") go to chartd.
 set -euo pipefail
 ADDR=${ADDR:-127.0.0.1:8080}
 DATA=${DATA:-./data}
@@ -22,4 +23,4 @@ cat <<MSG
     curl -s -H "Authorization: Bearer $key" http://$ADDR/api/v1/account
 
 MSG
-exec bin/chartd -target=all -data-dir "$DATA" -addr "$ADDR" -public-url "http://$ADDR"
+exec bin/chartd -target=all -data-dir "$DATA" -addr "$ADDR" -public-url "http://$ADDR" "$@"

@@ -1,0 +1,152 @@
+package brand
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"chartd.dev/libs/apierr"
+	"chartd.dev/libs/auth"
+	"chartd.dev/libs/brand"
+	"chartd.dev/libs/fetch"
+	"chartd.dev/libs/httpx"
+	"chartd.dev/libs/plan"
+	"chartd.dev/libs/quota"
+)
+
+// ExtractRequest is the body of extract_brand_palette.
+type ExtractRequest struct {
+	// URL is the website; "stripe.com" (no scheme) means https://stripe.com/.
+	URL *string `json:"url"`
+}
+
+// Extracted is the answer of extract_brand_palette: the brand's colours,
+// most salient first, and how many of them the saved palette lacks
+// (DESIGN §7). Nothing is saved.
+type Extracted struct {
+	Colors []string `json:"colors"`
+	Added  int      `json:"added"`
+}
+
+// lookupsKey is the counter of the websites an account looked up today.
+func lookupsKey(account string) string { return "brand-lookups:" + account }
+
+func (s *Service) extract(w http.ResponseWriter, r *http.Request) error {
+	if err := httpx.CheckQuery(r); err != nil {
+		return err
+	}
+	p, err := auth.Require(r.Context())
+	if err != nil {
+		return err
+	}
+	limits := plan.LimitsOf(p.Plan)
+	if limits.BrandLookups == 0 {
+		return apierr.New(apierr.ForbiddenPlan, "extracting a brand palette from a website needs the Pro plan; this account is on the %s plan (set_brand_palette is Pro too; get_brand_palette works on every plan)", p.Plan)
+	}
+	var req ExtractRequest
+	if err := httpx.DecodeJSON(r, &req); err != nil {
+		return err
+	}
+	if req.URL == nil {
+		return apierr.New(apierr.InvalidRequest, "url is required: the website to read the brand colours from, e.g. stripe.com")
+	}
+	pageURL, err := fetch.NormalizeURL(*req.URL)
+	if err != nil {
+		return fetchRefusal(err)
+	}
+	if err := s.takeLookup(r.Context(), p, limits.BrandLookups, pageURL); err != nil {
+		return err
+	}
+	start := time.Now()
+	res, err := s.lookup(r.Context(), pageURL)
+	s.metrics.looked(r.Context(), time.Since(start), err)
+	if err != nil {
+		return err
+	}
+	saved, err := s.saved(r.Context(), p)
+	if err != nil {
+		return err
+	}
+	added := 0
+	for _, c := range res.Colors {
+		if !slices.Contains(saved, c) {
+			added++
+		}
+	}
+	httpx.WriteJSON(w, http.StatusOK, Extracted{Colors: res.Colors, Added: added})
+	return nil
+}
+
+// takeLookup counts the website against the account's daily allowance: a
+// site already looked up today is free, a new one needs room.
+func (s *Service) takeLookup(ctx context.Context, p auth.Principal, limit int, pageURL string) error {
+	site := SiteOf(pageURL)
+	_, ok, err := s.deps.Counter.AddUniqueWithin(ctx, lookupsKey(p.AccountID), quota.Day, site, limit)
+	if err != nil {
+		return fmt.Errorf("count brand lookup of %s: %w", site, err)
+	}
+	if !ok {
+		reset := quota.Day.Reset(s.deps.Now())
+		e := apierr.New(apierr.RateLimited, "this account has looked up %d different websites today, the %s plan's daily allowance; the sites already looked up today can be looked up again for free, and new ones wait until the allowance resets at 00:00 UTC, in %s",
+			limit, p.Plan, resetIn(reset))
+		e.RetryAfter = reset
+		return e
+	}
+	return nil
+}
+
+// lookup fetches the site and extracts its colours; every failure a user
+// can act on is an invalid_request saying what happened.
+func (s *Service) lookup(ctx context.Context, pageURL string) (brand.Result, error) {
+	site, err := collect(ctx, s.deps.Fetcher, pageURL, s.deps.Log)
+	if err != nil {
+		return brand.Result{}, fetchRefusal(err)
+	}
+	res, err := brand.Extract(site)
+	if errors.Is(err, brand.ErrNoColors) {
+		return brand.Result{}, apierr.New(apierr.InvalidRequest, "no brand colours found at %s: its page, stylesheets, web manifest and icons name no colour; save the palette yourself with set_brand_palette", site.URL)
+	}
+	if err != nil {
+		return brand.Result{}, fmt.Errorf("extract brand colours of %s: %w", site.URL, err)
+	}
+	return res, nil
+}
+
+// fetchRefusal turns a fetcher's refusal or failure into invalid_request
+// with its sentence; anything else (the client went away) passes through.
+func fetchRefusal(err error) error {
+	var fe *fetch.Error
+	if errors.As(err, &fe) {
+		return apierr.Wrap(apierr.InvalidRequest, err, "%s", fe.Error())
+	}
+	return err
+}
+
+// SiteOf is the identity of a website for the daily allowance: its host
+// name without "www.", with the port when one is named, so stripe.com,
+// https://www.stripe.com/pricing and http://Stripe.com count once.
+func SiteOf(pageURL string) string {
+	u, err := url.Parse(pageURL)
+	if err != nil {
+		return pageURL
+	}
+	host := strings.TrimPrefix(strings.ToLower(u.Hostname()), "www.")
+	if port := u.Port(); port != "" && port != "80" && port != "443" {
+		return net.JoinHostPort(host, port)
+	}
+	return host
+}
+
+// resetIn says a wait in whole hours or minutes.
+func resetIn(d time.Duration) string {
+	if d >= 2*time.Hour {
+		return fmt.Sprintf("%d hours", int(d.Hours()+0.5))
+	}
+	return fmt.Sprintf("%d minutes", max(1, int(d.Minutes()+0.5)))
+}
