@@ -194,16 +194,68 @@ func (l *Loader) Load(ctx context.Context, p auth.Principal, id string, mode Mod
 	case c.Data == nil && have != "" && spec.DataVersion == have:
 		out.Table, out.Format = hit.table, hit.format
 	case c.Data != nil:
-		t, _, err := dataset.Parse(json.RawMessage(c.Data.Raw), c.Data.Format)
-		if err != nil {
-			return nil, fmt.Errorf("parse stored data of chart %s: %w", id, err)
-		}
-		out.Table, out.Format = t, c.Data.Format
-		if spec.DataVersion != "" && dataset.Cells(t) <= l.maxCells {
-			l.tables.Add(id, cached{account: p.AccountID, version: spec.DataVersion, format: c.Data.Format, table: t})
+		if err := l.parse(p, id, spec, c.Data, out); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// parse sets out's table from the chart's stored data and keeps it.
+func (l *Loader) parse(p auth.Principal, id string, spec *chartspec.Spec, d *store.Dataset, out *Chart) error {
+	t, _, err := dataset.Parse(json.RawMessage(d.Raw), d.Format)
+	if err != nil {
+		return fmt.Errorf("parse stored data of chart %s: %w", id, err)
+	}
+	out.Table, out.Format = t, d.Format
+	if spec.DataVersion != "" && dataset.Cells(t) <= l.maxCells {
+		l.tables.Add(id, cached{account: p.AccountID, version: spec.DataVersion, format: d.Format, table: t})
+	}
+	return nil
+}
+
+// Edit changes one of p's charts with charts.EditChart, the store's
+// serialised read-modify-write: change sees the newest version, loaded as
+// far as mode says (a kept table when its data version is current), and
+// sets on save what to store (name, spec, type, and data when it replaces
+// it). Concurrent edits of one chart run one after another, so none is
+// lost and none conflicts. An API error from change is answered as is.
+func (l *Loader) Edit(ctx context.Context, charts store.Charts, p auth.Principal, id string, mode Mode, change func(c *Chart, save *store.Chart) error) (store.Chart, error) {
+	if !ValidID(id) {
+		return store.Chart{}, NotFound(id)
+	}
+	saved, err := charts.EditChart(ctx, p.AccountID, id, func(cur store.Chart, data func() (*store.Dataset, error)) (store.Chart, error) {
+		spec, err := DecodeSpec(cur)
+		if err != nil {
+			return store.Chart{}, err
+		}
+		c := &Chart{Stored: cur, Spec: spec, Table: &dataset.Table{}}
+		c.Stored.Data = nil
+		if mode == WithTable {
+			if e, ok := l.tables.Get(id); ok && e.account == p.AccountID && spec.DataVersion != "" && e.version == spec.DataVersion {
+				c.Table, c.Format = e.table, e.format
+			} else if d, err := data(); err != nil {
+				return store.Chart{}, fmt.Errorf("load data: %w", err)
+			} else if d != nil {
+				if err := l.parse(p, id, spec, d, c); err != nil {
+					return store.Chart{}, err
+				}
+			}
+		}
+		save := c.Stored
+		if err := change(c, &save); err != nil {
+			return store.Chart{}, err
+		}
+		return save, nil
+	})
+	var ae *apierr.Error
+	if errors.As(err, &ae) {
+		return store.Chart{}, ae
+	}
+	if err != nil {
+		return store.Chart{}, StoreError(id, err, "edit chart")
+	}
+	return saved, nil
 }
 
 // Remember keeps a table the caller has just parsed and saved as version

@@ -2,6 +2,7 @@ package chartspec
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -140,13 +141,20 @@ func (c *lintCtx) numCol(role string) *dataset.Column {
 // Lint answers the chart's readability problems, warns first; an empty
 // (non-nil) list means none were found. t is the data after the steps.
 func Lint(spec *Spec, t *dataset.Table, env LintEnv) []Problem {
+	out, _ := LintContext(context.Background(), spec, t, env)
+	return out
+}
+
+// LintContext is Lint that stops between checks once ctx ends (a client
+// that has gone), answering ctx's error; each check is linear in the data.
+func LintContext(ctx context.Context, spec *Spec, t *dataset.Table, env LintEnv) ([]Problem, error) {
 	out := []Problem{}
 	if spec == nil || env.Catalog == nil {
-		return out
+		return out, nil
 	}
 	ct, ok := env.Catalog.Type(spec.Type)
 	if !ok {
-		return append(out, Problem{ID: CheckMissingRole, Level: Warn, Message: fmt.Sprintf("the chart type %q is unknown; choose one with setType", spec.Type)})
+		return append(out, Problem{ID: CheckMissingRole, Level: Warn, Message: fmt.Sprintf("the chart type %q is unknown; choose one with setType", spec.Type)}), nil
 	}
 	if t == nil {
 		t = &dataset.Table{}
@@ -161,21 +169,17 @@ func Lint(spec *Spec, t *dataset.Table, env LintEnv) []Problem {
 			c.add(CheckNoData, Warn, "The chart has no data rows; send data with set_data.")
 		}
 	} else {
-		c.pie()
-		c.colors()
-		c.axes()
-		c.seriesCount()
-		c.categories()
-		c.line()
-		c.scatter()
-		c.radar()
-		c.sankey()
-		c.histogram()
+		for _, check := range []func(){c.pie, c.colors, c.axes, c.seriesCount, c.categories, c.line, c.scatter, c.radar, c.sankey, c.histogram} {
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("lint: %w", err)
+			}
+			check()
+		}
 	}
 	slices.SortStableFunc(c.out, func(a, b Problem) int {
 		return cmp.Compare(levelRank(a.Level), levelRank(b.Level))
 	})
-	return c.out
+	return c.out, nil
 }
 
 func levelRank(l string) int {
@@ -193,10 +197,9 @@ func (c *lintCtx) missingRoles() {
 		}
 		ids := c.spec.Mapping.Cols(r.Role)
 		var bad []string
-		for _, id := range ids {
-			col, ok := c.t.Column(id)
-			if !ok || !slices.Contains(r.Kinds, string(col.Kind)) {
-				bad = append(bad, id)
+		for i, col := range c.t.ColumnsByID(ids) {
+			if col == nil || !slices.Contains(r.Kinds, string(col.Kind)) {
+				bad = append(bad, ids[i])
 			}
 		}
 		if len(ids) > 0 && len(bad) == 0 {
@@ -205,7 +208,7 @@ func (c *lintCtx) missingRoles() {
 		cands := columnsOfKinds(c.t, r.Kinds)
 		what := "has no column for"
 		if len(bad) > 0 {
-			what = "maps " + strings.Join(bad, ", ") + ", which the data after steps lacks or cannot use, to"
+			what = "maps " + idText(bad) + ", which the data after steps lacks or cannot use, to"
 		}
 		if len(cands) == 0 {
 			c.add(CheckMissingRole, Warn, "The %s chart %s %s, and the data has no %s column to map. Send data that has one with set_data, or pick a chart type that fits the data with setType.",
@@ -399,8 +402,8 @@ func (c *lintCtx) axisColumns(axis string) []*dataset.Column {
 	}
 	var out []*dataset.Column
 	for _, r := range roles {
-		for _, id := range c.spec.Mapping.Cols(r) {
-			if col, ok := c.t.Column(id); ok && col.Kind == dataset.Number {
+		for _, col := range c.t.ColumnsByID(c.spec.Mapping.Cols(r)) {
+			if col != nil && col.Kind == dataset.Number {
 				out = append(out, col)
 			}
 		}

@@ -105,9 +105,8 @@ func KeepMapping(m Mapping, ct charts.ChartType, t *dataset.Table) Mapping {
 			continue
 		}
 		var ids []string
-		for _, id := range ref.IDs {
-			c, ok := t.Column(id)
-			if ok && slices.Contains(role.Kinds, string(c.Kind)) && !used[id] {
+		for i, c := range t.ColumnsByID(ref.IDs) {
+			if id := ref.IDs[i]; c != nil && slices.Contains(role.Kinds, string(c.Kind)) && !used[id] {
 				ids = append(ids, id)
 			}
 		}

@@ -270,16 +270,17 @@ func (o *SetMapping) apply(st *applyState) *OpError {
 			continue
 		}
 		if !role.Multi && len(ref.IDs) > 1 {
-			return opErr(field, "%s takes one column; got %d (%s)", name, len(ref.IDs), strings.Join(ref.IDs, ", "))
+			return opErr(field, "%s takes one column; got %d (%s)", name, len(ref.IDs), idText(ref.IDs))
 		}
-		seen := map[string]bool{}
-		for _, id := range ref.IDs {
+		seen := make(map[string]bool, len(ref.IDs))
+		cols := t.ColumnsByID(ref.IDs)
+		for i, id := range ref.IDs {
 			if seen[id] {
 				return opErr(field, "lists %s twice", id)
 			}
 			seen[id] = true
-			c, ok := t.Column(id)
-			if !ok {
+			c := cols[i]
+			if c == nil {
 				return opErr(field, "no column %s; the columns are %s", id, columnList(t.Columns))
 			}
 			if !slices.Contains(role.Kinds, string(c.Kind)) {

@@ -154,9 +154,8 @@ func stepType(raw json.RawMessage) string {
 func (s *applyState) repairMapping() {
 	t := s.table()
 	for _, role := range s.ct.Roles {
-		for _, id := range s.spec.Mapping.Cols(role.Role) {
-			c, ok := t.Column(id)
-			if !ok || !slices.Contains(role.Kinds, string(c.Kind)) {
+		for _, c := range t.ColumnsByID(s.spec.Mapping.Cols(role.Role)) {
+			if c == nil || !slices.Contains(role.Kinds, string(c.Kind)) {
 				s.spec.Mapping = KeepMapping(s.spec.Mapping, s.ct, t)
 				return
 			}
@@ -164,20 +163,34 @@ func (s *applyState) repairMapping() {
 	}
 }
 
+// listedAtMost is how many items a message lists before "… (N in all)".
+const listedAtMost = 20
+
 // columnList renders columns for messages: "c1 (Country), c2 (Sales)".
 func columnList(cols []*dataset.Column) string {
 	if len(cols) == 0 {
 		return "none"
 	}
-	var parts []string
-	for i, c := range cols {
-		if i == 20 {
-			parts = append(parts, fmt.Sprintf("… (%d in all)", len(cols)))
-			break
-		}
+	parts := make([]string, 0, min(len(cols), listedAtMost))
+	for _, c := range cols[:min(len(cols), listedAtMost)] {
 		parts = append(parts, colLabel(c))
 	}
-	return strings.Join(parts, ", ")
+	return joinSome(parts, len(cols))
+}
+
+// idText renders column ids for messages, at most listedAtMost of them:
+// "c2, c3, … (5000 in all)", so a message stays short whatever the data.
+func idText(ids []string) string {
+	return joinSome(ids[:min(len(ids), listedAtMost)], len(ids))
+}
+
+// joinSome joins the first items of a list of n.
+func joinSome(first []string, n int) string {
+	s := strings.Join(first, ", ")
+	if n > len(first) {
+		s += fmt.Sprintf(", … (%d in all)", n)
+	}
+	return s
 }
 
 // colLabel renders one column: "c2 (Sales)".

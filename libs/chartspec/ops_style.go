@@ -2,6 +2,7 @@ package chartspec
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -136,11 +137,12 @@ func checkSeriesKey(st *applyState, key string) *OpError {
 	var valueCols []string
 	for _, r := range st.ct.Roles {
 		if r.Numeric {
-			for _, id := range st.spec.Mapping.Cols(r.Role) {
-				if id == key {
-					return nil
-				}
-				if c, ok := t.Column(id); ok {
+			ids := st.spec.Mapping.Cols(r.Role)
+			if slices.Contains(ids, key) {
+				return nil
+			}
+			for _, c := range t.ColumnsByID(ids) {
+				if c != nil {
 					valueCols = append(valueCols, colLabel(c))
 				}
 			}

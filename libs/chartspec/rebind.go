@@ -2,6 +2,7 @@ package chartspec
 
 import (
 	"encoding/json"
+	"slices"
 
 	"chartd.dev/charts"
 	"chartd.dev/libs/dataset"
@@ -94,10 +95,8 @@ func Rebind(spec *Spec, ct charts.ChartType, oldCols []dataset.Column, newData *
 		kept = false
 	}
 	for _, ref := range out.Mapping {
-		for _, id := range ref.IDs {
-			if _, ok := t.Column(id); !ok {
-				kept = false
-			}
+		if slices.Contains(t.ColumnsByID(ref.IDs), nil) {
+			kept = false
 		}
 	}
 	if !kept {

@@ -21,21 +21,31 @@ type Series struct {
 // colour, else the palette in order, cycling; "" when there is no palette.
 // It follows the drawing code's rule, so lint judges what is drawn.
 func (st Style) ColorOf(key string, i int) string {
-	if c, ok := st.SeriesColors[key]; ok {
-		if _, hex, ok := ParseColor(c); ok {
-			return hex
-		}
-	}
+	return st.colorOf(key, i, st.validPalette())
+}
+
+// validPalette is the palette's colours that parse, as #RRGGBB.
+func (st Style) validPalette() []string {
 	var valid []string
 	for _, c := range st.Palette {
 		if _, hex, ok := ParseColor(c); ok {
 			valid = append(valid, hex)
 		}
 	}
-	if len(valid) == 0 {
+	return valid
+}
+
+// colorOf is ColorOf with the palette parsed once by the caller.
+func (st Style) colorOf(key string, i int, palette []string) string {
+	if c, ok := st.SeriesColors[key]; ok {
+		if _, hex, ok := ParseColor(c); ok {
+			return hex
+		}
+	}
+	if len(palette) == 0 {
 		return ""
 	}
-	return valid[i%len(valid)]
+	return palette[i%len(palette)]
 }
 
 // ChartSeries lists the chart's coloured series as drawn from t (the data
@@ -44,13 +54,17 @@ func (st Style) ColorOf(key string, i int) string {
 func ChartSeries(spec *Spec, t *dataset.Table, limit int) []Series {
 	var out []Series
 	full := func() bool { return limit > 0 && len(out) >= limit }
+	palette := spec.Style.validPalette()
 	add := func(key, label string) {
-		out = append(out, Series{Key: key, Label: label, Color: spec.Style.ColorOf(key, len(out))})
+		out = append(out, Series{Key: key, Label: label, Color: spec.Style.colorOf(key, len(out), palette)})
 	}
 	switch spec.Type {
 	case "bar", "line", "dotplot", "radar":
-		for _, id := range spec.Mapping.Cols("values") {
-			if c, ok := t.Column(id); ok && !full() {
+		for _, c := range t.ColumnsByID(spec.Mapping.Cols("values")) {
+			if full() {
+				break
+			}
+			if c != nil {
 				add(c.ID, colLabel(c))
 			}
 		}

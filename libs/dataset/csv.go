@@ -253,7 +253,9 @@ func fieldCounts(s string, d byte, maxLines int) []int {
 }
 
 // parseDelimited reads CSV or TSV text with a header row into raw columns.
-func parseDelimited(s string, format string) (names []string, cols []*rawCol, rows int, notices []Notice, err error) {
+// More header cells than lim allows is a *ColumnLimitError; lim's context
+// ending stops the reading.
+func parseDelimited(s string, format string, lim limits) (names []string, cols []*rawCol, rows int, notices []Notice, err error) {
 	s = strings.TrimPrefix(s, "\ufeff")
 	if len(s) > maxTextInput {
 		return nil, nil, 0, nil, dataErrorf("data is larger than 2 GiB")
@@ -282,6 +284,9 @@ func parseDelimited(s string, format string) (names []string, cols []*rawCol, ro
 		}
 	}
 	ncols := len(sc.fields)
+	if err := lim.columns(ncols); err != nil {
+		return nil, nil, 0, nil, err
+	}
 	names = make([]string, ncols)
 	for j := range names {
 		names[j] = sc.text(j)
@@ -302,6 +307,9 @@ func parseDelimited(s string, format string) (names []string, cols []*rawCol, ro
 		}
 		if !ok {
 			break
+		}
+		if err := lim.every(rows); err != nil {
+			return nil, nil, 0, nil, err
 		}
 		if sc.blank() {
 			pendingBlank++

@@ -3,6 +3,7 @@ package dataset
 import (
 	"encoding/json"
 	"math"
+	"math/bits"
 	"sort"
 )
 
@@ -127,16 +128,44 @@ func Describe(t *Table) []ColumnSummary {
 				lo, hi, sum, n = math.Min(lo, v), math.Max(hi, v), sum+v, n+1
 			}
 			if n > 0 {
-				s.Min, s.Max = &lo, &hi
+				s.Min, s.Max = finiteOrNil(lo), finiteOrNil(hi)
 				if c.Kind == Number {
-					mean := sum / float64(n)
-					s.Mean = &mean
+					s.Mean = finiteOrNil(mean(c.Num[:t.Rows], sum, n))
 				}
 			}
 		}
 		out[j] = s
 	}
 	return out
+}
+
+// mean is the mean of the n non-blank values of vals, whose plain sum is
+// sum. When that sum overflows (values near ±1.8e308), the values are
+// summed again scaled down by a power of two at least n, which no sum of
+// n finite values can overflow, and the mean is scaled back: exact
+// scaling, so the answer is what sum/n would be with unbounded exponents.
+func mean(vals []float64, sum float64, n int) float64 {
+	if !math.IsInf(sum, 0) {
+		return sum / float64(n)
+	}
+	k := bits.Len(uint(n))
+	scaled := 0.0
+	for _, v := range vals {
+		if v == v {
+			scaled += math.Ldexp(v, -k)
+		}
+	}
+	return math.Ldexp(scaled/float64(n), k)
+}
+
+// finiteOrNil is v, or nil (JSON null) when v is infinite: a statistic of
+// values that are themselves infinite (a step's sum that overflowed) has
+// no number JSON can carry.
+func finiteOrNil(v float64) *float64 {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return nil
+	}
+	return &v
 }
 
 // Rows gives up to limit rows of t (all when limit ≤ 0) as JSON-friendly

@@ -141,3 +141,33 @@ func TestMedian(t *testing.T) {
 		}
 	}
 }
+
+// TestDescribeExtremeNumbers keeps every statistic of finite values finite
+// (the mean of two 1e308s is 1e308, not +Inf) and answers null for one
+// that has no finite value, so the summary always encodes as JSON.
+func TestDescribeExtremeNumbers(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		vals []float64
+		want string
+	}{
+		{"two maxima", []float64{1e308, 1e308}, `"min":1e+308,"max":1e+308,"mean":1e+308`},
+		{"largest finite", []float64{math.MaxFloat64, math.MaxFloat64, math.MaxFloat64}, `"min":1.7976931348623157e+308,"max":1.7976931348623157e+308,"mean":1.7976931348623157e+308`},
+		{"opposite extremes", []float64{-1e308, 1e308, -1e308, 1e308}, `"min":-1e+308,"max":1e+308,"mean":0`},
+		{"overflow then back", []float64{1e308, 1e308, 1e308, -1.5e308, math.NaN()}, `"blanks":1,"min":-1.5e+308,"max":1e+308,"mean":3.75e+307`},
+		{"ordinary", []float64{1, 2, 4}, `"min":1,"max":4,"mean":2.3333333333333335`},
+		{"infinite after a step", []float64{math.Inf(1), 1}, `"min":1,"max":null,"mean":null`},
+		{"both infinities", []float64{math.Inf(-1), math.Inf(1)}, `"min":null,"max":null,"mean":null`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tab := &Table{Columns: []*Column{{ID: "c1", Name: "v", Kind: Number, Num: tc.vals}}, Rows: len(tc.vals)}
+			got, err := json.Marshal(Describe(tab))
+			if err != nil {
+				t.Fatalf("summary does not encode: %v", err)
+			}
+			if !strings.Contains(string(got), tc.want) {
+				t.Errorf("got %s, want %s in it", got, tc.want)
+			}
+		})
+	}
+}

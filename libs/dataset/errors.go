@@ -16,6 +16,21 @@ func dataErrorf(format string, args ...any) *DataError {
 	return &DataError{Message: fmt.Sprintf(format, args...)}
 }
 
+// ColumnLimitError is data with more columns than a chart may hold; its
+// own type lets services answer too_large rather than invalid_request.
+type ColumnLimitError struct {
+	// Columns is how many columns were seen when reading stopped.
+	Columns int
+	// Limit is the most columns allowed.
+	Limit int
+}
+
+// Error says how many columns came, the limit, and how to fit under it.
+func (e *ColumnLimitError) Error() string {
+	return fmt.Sprintf("the data has at least %d columns; the limit is %d columns. Send only the columns the chart needs, or send wide data long: one row per item, with a column naming the series",
+		e.Columns, e.Limit)
+}
+
 // Notice tells the caller about a decision taken while reading the data
 // (a renamed header, a column read as text); the data was still accepted.
 type Notice struct {

@@ -23,6 +23,8 @@ type rowsBuilder struct {
 	index map[string]int
 	cols  []*rawCol
 	rows  int
+	// maxColumns, when > 0, is the most columns tooLarge lets through.
+	maxColumns int
 }
 
 // MaxParseCells bounds rows × columns while reading JSON rows, whose keys
@@ -30,8 +32,12 @@ type rowsBuilder struct {
 // ask for terabytes.
 const MaxParseCells = 10_000_000
 
-// tooLarge reports a table past MaxParseCells.
+// tooLarge reports a table past MaxParseCells, or past maxColumns as a
+// *ColumnLimitError.
 func (b *rowsBuilder) tooLarge() error {
+	if b.maxColumns > 0 && len(b.cols) > b.maxColumns {
+		return &ColumnLimitError{Columns: len(b.cols), Limit: b.maxColumns}
+	}
 	if (b.rows+1)*len(b.cols) > MaxParseCells {
 		return dataErrorf("data has more than %d cells (%d rows × %d columns so far)", MaxParseCells, b.rows+1, len(b.cols))
 	}
@@ -419,9 +425,9 @@ func jsonKindName(c byte) string {
 }
 
 // rows reads an array of objects or of arrays; the reader stands on '['.
-func (r *jsonReader[T]) rows() (*rowsBuilder, error) {
+func (r *jsonReader[T]) rows(lim limits) (*rowsBuilder, error) {
 	r.i++
-	b := &rowsBuilder{}
+	b := &rowsBuilder{maxColumns: lim.maxColumns}
 	first := r.peek()
 	if first == ']' {
 		return nil, dataErrorf("data is an empty array; send objects (one per row) or arrays (a header row first)")
@@ -431,6 +437,9 @@ func (r *jsonReader[T]) rows() (*rowsBuilder, error) {
 	}
 	objects := first == '{'
 	for n := 0; ; n++ {
+		if err := lim.every(n); err != nil {
+			return nil, err
+		}
 		c := r.peek()
 		start := r.i
 		switch {
@@ -529,6 +538,9 @@ func (r *jsonReader[T]) array(b *rowsBuilder, row int) error {
 			}
 			if row == 0 {
 				b.addColumn(cell.s)
+				if err := b.tooLarge(); err != nil {
+					return err
+				}
 			} else if j < len(b.cols) {
 				b.put(j, cell)
 			}
@@ -558,7 +570,7 @@ func (r *jsonReader[T]) array(b *rowsBuilder, row int) error {
 
 // parseJSONText reads a JSON value holding the data: an array of rows, or
 // (for raw messages only) a string of CSV/TSV or of JSON.
-func parseJSONText[T string | []byte](text T, format string, inString bool) (names []string, cols []*rawCol, rows int, notices []Notice, err error) {
+func parseJSONText[T string | []byte](text T, format string, inString bool, lim limits) (names []string, cols []*rawCol, rows int, notices []Notice, err error) {
 	r := newJSONReader(text)
 	if len(text) >= 3 && string(text[:3]) == "\ufeff" {
 		r.i = 3
@@ -570,7 +582,7 @@ func parseJSONText[T string | []byte](text T, format string, inString bool) (nam
 		if format == "csv" || format == "tsv" {
 			return nil, nil, 0, nil, dataErrorf("format %q needs data as a string of %s text; got an array (leave format out or use \"json\" for rows)", format, strings.ToUpper(format))
 		}
-		b, err = r.rows()
+		b, err = r.rows(lim)
 		if err != nil {
 			return nil, nil, 0, nil, err
 		}
@@ -583,9 +595,9 @@ func parseJSONText[T string | []byte](text T, format string, inString bool) (nam
 			return nil, nil, 0, nil, err
 		}
 		if format == "json" {
-			return parseJSONText(s, format, true)
+			return parseJSONText(s, format, true, lim)
 		}
-		return parseDelimited(s, format)
+		return parseDelimited(s, format, lim)
 	case c == 0:
 		return nil, nil, 0, nil, dataErrorf("data is empty")
 	case c == 'n' && !inString:
@@ -657,14 +669,14 @@ func numCell(f float64, where func() string) (jcell, error) {
 
 // goRows reads rows decoded by encoding/json. Keys of map rows have no
 // order left, so new keys of a row are added in sorted order.
-func goRows(rows []any, format string) (*rowsBuilder, error) {
+func goRows(rows []any, format string, lim limits) (*rowsBuilder, error) {
 	if format == "csv" || format == "tsv" {
 		return nil, dataErrorf("format %q needs data as a string of %s text; got an array (leave format out or use \"json\" for rows)", format, strings.ToUpper(format))
 	}
 	if len(rows) == 0 {
 		return nil, dataErrorf("data is an empty array; send objects (one per row) or arrays (a header row first)")
 	}
-	b := &rowsBuilder{}
+	b := &rowsBuilder{maxColumns: lim.maxColumns}
 	switch rows[0].(type) {
 	case map[string]any:
 		for n, row := range rows {
@@ -705,6 +717,9 @@ func goRows(rows []any, format string) (*rowsBuilder, error) {
 						return nil, err
 					}
 					b.addColumn(cell.s)
+				}
+				if err := b.tooLarge(); err != nil {
+					return nil, err
 				}
 				continue
 			}

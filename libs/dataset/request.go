@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,14 +13,31 @@ import (
 // (DESIGN §7); more is too_large.
 const MaxCells = 1_000_000
 
+// MaxColumns is the most columns one chart's data may hold
+// (docs/decisions.md, issue 12): it bounds every per-column path (roles,
+// series, lint, the columns of each answer), and far fewer columns than
+// this already make an unreadable chart. More is too_large.
+const MaxColumns = 1_000
+
 // ParseRequest reads the `data` value of an API request: bad data is
-// invalid_request saying what and where, more than MaxCells is too_large.
+// invalid_request saying what and where; more than MaxColumns columns or
+// MaxCells cells is too_large.
 func ParseRequest(raw []byte, format string) (*Table, []Notice, error) {
-	t, notices, err := Parse(json.RawMessage(raw), format)
+	return ParseRequestContext(context.Background(), raw, format)
+}
+
+// ParseRequestContext is ParseRequest that stops, answering ctx's error,
+// soon after ctx ends: a client that has gone stops the parsing of its data.
+func ParseRequestContext(ctx context.Context, raw []byte, format string) (*Table, []Notice, error) {
+	t, notices, err := parse(json.RawMessage(raw), format, limits{ctx: ctx, maxColumns: MaxColumns})
 	if err != nil {
 		var de *DataError
 		if errors.As(err, &de) {
 			return nil, nil, apierr.New(apierr.InvalidRequest, "data: %s", de.Message)
+		}
+		var ce *ColumnLimitError
+		if errors.As(err, &ce) {
+			return nil, nil, apierr.New(apierr.TooLarge, "%s", ce.Error())
 		}
 		return nil, nil, fmt.Errorf("parse data: %w", err)
 	}

@@ -445,6 +445,7 @@ func (s *AggregateStep) Apply(t *Table, _ Defaults) (*Table, error) {
 		c, _ := t.Column(id)
 		out.Columns = append(out.Columns, gatherColumn(c, first))
 	}
+	taken, next := takenNames(out), map[string]int{}
 	for _, m := range s.Measures {
 		var src *Column
 		name := "Count"
@@ -456,7 +457,7 @@ func (s *AggregateStep) Apply(t *Table, _ Defaults) (*Table, error) {
 		if src != nil && src.Kind == Date && (m.Fn == "min" || m.Fn == "max") {
 			kind = Date
 		}
-		name = freeName(name, takenNames(out))
+		name = freeName(name, taken, next)
 		col := freshColumn(out, name, kind)
 		if kind == Date {
 			col.DateUnit = src.DateUnit
@@ -851,11 +852,11 @@ func (s *UnpivotStep) Apply(t *Table, _ Defaults) (*Table, error) {
 	}
 	nameName, valueName := s.NameColumn, s.ValueColumn
 	if nameName == "" {
-		nameName = freeName("Series", taken)
+		nameName = freeName("Series", taken, map[string]int{})
 	}
 	taken[nameName] = true
 	if valueName == "" {
-		valueName = freeName("Value", taken)
+		valueName = freeName("Value", taken, map[string]int{})
 	}
 	names := freshColumn(out, nameName, Text)
 	values := freshColumn(out, valueName, turned[0].Kind)

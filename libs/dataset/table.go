@@ -51,13 +51,68 @@ type Table struct {
 }
 
 // Column finds a column by id, so steps can resolve the ids callers pass.
+// Column cN sits at position N-1 in data as parsed, so that place is
+// tried first and most lookups cost O(1); else the columns are scanned.
 func (t *Table) Column(id string) (*Column, bool) {
+	if i := idPosition(id); i >= 0 && i < len(t.Columns) && t.Columns[i].ID == id {
+		return t.Columns[i], true
+	}
 	for _, c := range t.Columns {
 		if c.ID == id {
 			return c, true
 		}
 	}
 	return nil, false
+}
+
+// idPosition answers N-1 for an id "cN" (N without sign or leading zero),
+// -1 for anything else.
+func idPosition(id string) int {
+	if len(id) < 2 || len(id) > 10 || id[0] != 'c' || id[1] == '0' {
+		return -1
+	}
+	n := 0
+	for _, r := range id[1:] {
+		if r < '0' || r > '9' {
+			return -1
+		}
+		n = n*10 + int(r-'0')
+	}
+	return n - 1
+}
+
+// indexAbove is the id list length from which ColumnsByID builds a map
+// rather than looking each id up.
+const indexAbove = 16
+
+// ColumnsByID answers the column of each of ids in order, nil where t has
+// none. It stays linear in len(ids)+len(t.Columns) whatever the order of
+// t's columns, so resolving a long mapping never costs ids × columns.
+func (t *Table) ColumnsByID(ids []string) []*Column {
+	out := make([]*Column, len(ids))
+	if len(ids) <= indexAbove {
+		for i, id := range ids {
+			out[i], _ = t.Column(id)
+		}
+		return out
+	}
+	var byID map[string]*Column
+	for i, id := range ids {
+		if p := idPosition(id); p >= 0 && p < len(t.Columns) && t.Columns[p].ID == id {
+			out[i] = t.Columns[p]
+			continue
+		}
+		if byID == nil {
+			byID = make(map[string]*Column, len(t.Columns))
+			for _, c := range t.Columns {
+				if _, dup := byID[c.ID]; !dup {
+					byID[c.ID] = c
+				}
+			}
+		}
+		out[i] = byID[id]
+	}
+	return out
 }
 
 // IsBlank reports whether cell i is empty; blanks are kept, never guessed.

@@ -110,8 +110,11 @@ func (a *axis) pos(v float64) float64 {
 			v = a.d0
 		}
 		t = math.Log10(v/a.d0) / math.Log10(a.d1/a.d0)
+	} else if span := a.d1 - a.d0; !math.IsInf(span, 0) {
+		t = (v - a.d0) / span
 	} else {
-		t = (v - a.d0) / (a.d1 - a.d0)
+		// a domain wider than a float64 holds: halves never overflow
+		t = (v/2 - a.d0/2) / (a.d1/2 - a.d0/2)
 	}
 	return a.r0 + t*(a.r1-a.r0)
 }
@@ -171,19 +174,19 @@ func (a *axis) computeTicks(length, spacing float64) {
 		lo, hi = math.Min(lo, 0), math.Max(hi, 0)
 	}
 	if a.margin > 0 && hi > lo {
-		span := hi - lo
-		lo, hi = lo-span*a.margin, hi+span*a.margin
+		d := spanPer(lo, hi, 1) * a.margin
+		lo, hi = clampFinite(lo-d), clampFinite(hi+d)
 		if a.log && lo <= 0 {
 			lo = a.lo
 		}
 	}
 	if a.headroom > 0 && hi > lo {
-		span := hi - lo
+		d := spanPer(lo, hi, 1) * a.headroom
 		if hi > 0 {
-			hi += span * a.headroom
+			hi = clampFinite(hi + d)
 		}
 		if lo < 0 {
-			lo -= span * a.headroom
+			lo = clampFinite(lo - d)
 		}
 	}
 	var step float64
@@ -309,7 +312,7 @@ func (c *canvas) layoutFrame(area rect, bottom, left *axis) *frame {
 	for pass := 0; pass < 3; pass++ {
 		leftW := c.sizeLeft(left, plot.h, area.w)
 		plot.x = area.x + titleL + leftW
-		plot.w = area.right() - plot.x
+		plot.w = math.Max(area.right()-plot.x, 10)
 		bottomH, overL, overR := c.sizeBottom(bottom, plot.w, area.h)
 		if overR > 0 || overL > titleL+leftW {
 			shiftL := math.Max(0, overL-(titleL+leftW))
@@ -352,9 +355,7 @@ func (c *canvas) sizeLeft(a *axis, length, areaW float64) float64 {
 	a.mode, a.every = labelsFlat, 1
 	if n > 0 {
 		step := length / math.Max(float64(n)-a.padInner+2*a.padOuter, 1)
-		if lineH := c.fsTick * 1.15; step < lineH {
-			a.every = int(math.Ceil(lineH / step))
-		}
+		a.every = labelEvery(step, c.fsTick*1.15, n)
 	}
 	return w + gap
 }
@@ -422,9 +423,7 @@ func (c *canvas) sizeBottom(a *axis, length, areaH float64) (height, overL, over
 		a.mode = labels45
 	default:
 		a.mode = labels90
-		if band < textH {
-			a.every = int(math.Ceil(textH / band))
-		}
+		a.every = labelEvery(band, textH, n)
 	}
 	maxLen := capExt
 	if a.mode == labels45 {
@@ -447,6 +446,19 @@ func (c *canvas) sizeBottom(a *axis, length, areaH float64) (height, overL, over
 		return gap + (longest+c.fsTick)/math.Sqrt2, overL, 0
 	}
 	return gap + longest + 2*c.k, 0, 0
+}
+
+// labelEvery is how many slots of the given size one label of size need
+// spans, so that labelling every such slot leaves them apart: 1 when a
+// label fits its slot, n (the first label only) when slots have no size.
+func labelEvery(slot, need float64, n int) int {
+	switch {
+	case slot >= need:
+		return 1
+	case !(slot > 0) || need/slot >= float64(n):
+		return max(n, 1)
+	}
+	return int(math.Ceil(need / slot))
 }
 
 // ticksFit reports whether bottom tick labels leave a clear gap between them.

@@ -46,14 +46,23 @@ const (
 // a message saying what to fix; data that is merely empty or blank draws a
 // chart frame that says so.
 func SVG(in Input) ([]byte, error) {
+	r, err := Render(in)
+	return r.SVG, err
+}
+
+// Render draws the chart as SVG does and also answers what the picture
+// simplified: data with more rows than the canvas has pixels for is drawn
+// from fewer rows (see reduce), so the document's size follows the canvas,
+// not the data.
+func Render(in Input) (Result, error) {
 	if in.Spec == nil {
-		return nil, errors.New("draw: no chart spec given")
+		return Result{}, errors.New("draw: no chart spec given")
 	}
 	if in.Table == nil {
-		return nil, errors.New("draw: no table given; pass the chart's data after steps")
+		return Result{}, errors.New("draw: no table given; pass the chart's data after steps")
 	}
 	if in.Fonts == nil {
-		return nil, errors.New("draw: no font metrics given; load them once with draw.LoadFonts")
+		return Result{}, errors.New("draw: no font metrics given; load them once with draw.LoadFonts")
 	}
 	sw, sh := in.Spec.Style.Dimensions()
 	w, h := in.Width, in.Height
@@ -64,22 +73,26 @@ func SVG(in Input) ([]byte, error) {
 		h = sh
 	}
 	if w < MinSide || w > MaxSide || h < MinSide || h > MaxSide {
-		return nil, fmt.Errorf("draw: size %d×%d: width and height must be %d to %d pixels", w, h, MinSide, MaxSide)
+		return Result{}, fmt.Errorf("draw: size %d×%d: width and height must be %d to %d pixels", w, h, MinSide, MaxSide)
 	}
 	if err := checkTable(in.Table); err != nil {
-		return nil, fmt.Errorf("draw: %w", err)
+		return Result{}, fmt.Errorf("draw: %w", err)
 	}
 	roles, err := resolveRoles(in.Spec.Type, in.Spec.Mapping, in.Table)
 	if err != nil {
-		return nil, fmt.Errorf("draw %s chart: %w", in.Spec.Type, err)
+		return Result{}, fmt.Errorf("draw %s chart: %w", in.Spec.Type, err)
 	}
+	horizontal := optString(in.Spec.Options, "orientation", "vertical", "vertical", "horizontal") == "horizontal"
+	var notices []dataset.Notice
+	in.Table, roles, notices = reduce(in.Spec.Type, in.Table, roles, w, h, horizontal)
 	c := newCanvas(in, float64(w), float64(h))
 	ch, err := newChart(c, roles)
 	if err != nil {
-		return nil, fmt.Errorf("draw %s chart: %w", in.Spec.Type, err)
+		return Result{}, fmt.Errorf("draw %s chart: %w", in.Spec.Type, err)
 	}
+	c.notices = notices
 	c.render(ch, in.Watermark)
-	return c.w.b, nil
+	return Result{SVG: c.w.b, Notices: notices}, nil
 }
 
 // checkTable makes sure every column holds one cell per row in the slice
@@ -179,6 +192,9 @@ type canvas struct {
 	id string
 	// scratch formats numbers without allocating.
 	scratch []byte
+	// notices say what was simplified; the description repeats them, so a
+	// screen reader hears the same as an API caller.
+	notices []dataset.Notice
 	// font sizes and spacing, scaled with the canvas
 	k                                  float64
 	pad                                float64
@@ -200,9 +216,11 @@ func newCanvas(in Input, w, h float64) *canvas {
 		fsTitle: round1(18 * k), fsSub: round1(13 * k), fsTick: round1(12 * k), fsLabel: round1(11 * k),
 		fsLegend: round1(12 * k), fsAxisTitle: round1(12 * k), fsWatermark: round1(10 * k),
 	}
-	// about 16 bytes of markup per cell covers dense charts without regrowth
+	// about 16 bytes of markup per cell covers most charts without regrowth;
+	// capped, since charts that summarise rows (histogram, box plot) draw
+	// little from many
 	cells := in.Table.Rows * max(1, min(len(in.Table.Columns), 4))
-	c.w.b = make([]byte, 0, 6144+min(cells, 1<<20)*16)
+	c.w.b = make([]byte, 0, 6144+min(cells, 1<<14)*16)
 	c.scratch = make([]byte, 0, 64)
 	return c
 }
@@ -212,6 +230,9 @@ func round1(v float64) float64 { return math.Round(v*2) / 2 }
 // render writes the whole document.
 func (c *canvas) render(ch chart, watermark bool) {
 	name, desc := ch.summary()
+	for _, n := range c.notices {
+		desc += "; " + n.Message
+	}
 	title := name
 	if shown(c.style.Title) {
 		title = c.style.Title.Text

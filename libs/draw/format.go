@@ -1,6 +1,7 @@
 package draw
 
 import (
+	"bytes"
 	"math"
 	"strconv"
 	"time"
@@ -104,6 +105,15 @@ func compactUnit(a float64) (float64, string) {
 	return 1, ""
 }
 
+// Scientific notation takes over where digits stop telling values apart
+// in a label's width: from a thousand trillion up (1.5e15, not 1,500T) and
+// below a hundred-millionth (2.5e−9, not 0.0000000025), in every number
+// mode, so that any finite value has a label of a few characters.
+const (
+	sciLarge = 1e15
+	sciSmall = 1e-8
+)
+
 // tickFormat formats the ticks of one axis alike: the same unit and the same
 // number of decimals on every tick.
 type tickFormat struct {
@@ -113,6 +123,10 @@ type tickFormat struct {
 	decimals int
 	// perTick formats each tick on its own (log axes).
 	perTick bool
+	// sci writes ticks in scientific notation with as many mantissa digits
+	// as tell a tick from the next: down to stepExp, the step's power of ten.
+	sci     bool
+	stepExp int
 }
 
 // newTickFormat chooses unit and decimals from the tick step and the largest tick.
@@ -121,6 +135,11 @@ func newTickFormat(base numFormat, ticks []float64, step float64) tickFormat {
 	maxAbs := 0.0
 	for _, t := range ticks {
 		maxAbs = math.Max(maxAbs, math.Abs(t*base.scale))
+	}
+	if st := step * base.scale; maxAbs >= sciLarge || (st > 0 && st < sciSmall) {
+		tf.sci = true
+		tf.stepExp = decade(st)
+		return tf
 	}
 	if base.compact || (!base.plain && maxAbs >= 10000) {
 		tf.unit, tf.unitName = compactUnit(maxAbs)
@@ -144,6 +163,8 @@ func (tf tickFormat) appendTick(b []byte, v float64) []byte {
 	switch {
 	case v == 0:
 		return appendNumber(b, 0, 0, tf.base.prefix, tf.base.suffix)
+	case tf.sci:
+		return appendSci(b, v, min(max(decade(v)-tf.stepExp, 0), 15), true, tf.base.prefix, tf.base.suffix)
 	case tf.unitName != "":
 		return appendTrimmed(b, v/tf.unit, tf.decimals, tf.base.prefix, tf.unitName+tf.base.suffix)
 	}
@@ -156,6 +177,12 @@ func (tf tickFormat) appendTick(b []byte, v float64) []byte {
 func appendValue(b []byte, v float64, f numFormat) []byte {
 	v *= f.scale
 	a := math.Abs(v)
+	if a >= sciLarge || (a > 0 && a < sciSmall) {
+		if f.decimals >= 0 {
+			return appendSci(b, v, f.decimals, false, f.prefix, f.suffix)
+		}
+		return appendSci(b, v, 2, true, f.prefix, f.suffix)
+	}
 	if f.compact || (!f.plain && a >= 10000) {
 		unit, name := compactUnit(a)
 		s := v / unit
@@ -180,6 +207,44 @@ func appendValue(b []byte, v float64, f numFormat) []byte {
 	}
 	d := min(int(math.Ceil(-math.Log10(a)))+2, 10)
 	return appendTrimmed(b, v, d, f.prefix, f.suffix)
+}
+
+// decade is the power of ten of |v|'s leading digit (2 for 250, −3 for
+// 0.004), with a little tolerance so an exact power is not taken one low.
+func decade(v float64) int {
+	return int(math.Floor(math.Log10(math.Abs(v)) + 1e-9))
+}
+
+// appendSci writes v as prefix, sign, mantissa with the given decimals
+// (trailing zeros dropped when trim), "e", exponent and suffix: 1.5e98,
+// −2e−300. The exponent's sign is the same minus as the number's.
+func appendSci(b []byte, v float64, decimals int, trim bool, prefix, suffix string) []byte {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return append(b, "–"...)
+	}
+	var tmp [40]byte
+	d := strconv.AppendFloat(tmp[:0], math.Abs(v), 'e', decimals, 64)
+	e := bytes.IndexByte(d, 'e')
+	mant, exp := d[:e], d[e+1:]
+	if trim && bytes.IndexByte(mant, '.') >= 0 {
+		mant = bytes.TrimRight(mant, "0")
+		mant = bytes.TrimSuffix(mant, []byte("."))
+	}
+	if v < 0 {
+		b = append(b, minus...)
+	}
+	b = append(b, prefix...)
+	b = append(b, mant...)
+	b = append(b, 'e')
+	if exp[0] == '-' {
+		b = append(b, minus...)
+	}
+	exp = bytes.TrimLeft(exp[1:], "0")
+	if len(exp) == 0 {
+		exp = append(exp, '0')
+	}
+	b = append(b, exp...)
+	return append(b, suffix...)
 }
 
 // appendTrimmed formats like appendNumber and drops trailing fractional zeros.

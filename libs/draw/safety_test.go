@@ -3,11 +3,14 @@ package draw
 import (
 	"bytes"
 	"encoding/xml"
+	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 
 	"chartd.dev/libs/chartspec"
+	"chartd.dev/libs/dataset"
 )
 
 // hostile strings a person might put in titles, column names or cells.
@@ -150,33 +153,68 @@ func containsText(t *testing.T, svg []byte, s string) bool {
 	return strings.Contains(all.String(), s)
 }
 
-// FuzzSVG draws charts whose text comes from the fuzzer; every output must
-// be a well-formed document with only our elements.
+// FuzzSVG draws charts whose text and numbers come from the fuzzer; every
+// output must be a well-formed document with only our elements, and no
+// input may panic. nums is a comma-separated list of number cells, read
+// twice: by strconv.ParseFloat straight into a number column (so "NaN",
+// "Inf" and overflowing "1e999" reach the drawing as the values a step's
+// arithmetic can make), and as CSV data through the data layer (where such
+// text makes a text column). One field makes one-value columns.
 func FuzzSVG(f *testing.F) {
 	for _, h := range hostile() {
-		f.Add(h, h, "bar", 3.5)
+		f.Add(h, h, "bar", 3.5, "")
 	}
-	f.Add("Sales", "Germany", "pie", -1.0)
-	f.Add("", "", "sankey", 0.0)
+	f.Add("Sales", "Germany", "pie", -1.0, "")
+	f.Add("", "", "sankey", 0.0, "")
+	for _, typ := range []string{"bar", "line", "pie", "scatter", "histogram", "boxplot", "dotplot", "sankey", "radar", "heatmap"} {
+		for _, nums := range []string{"1e98", "1e308,1e308", "-1e308,1e308", "-1.7976931348623157e308,1.7976931348623157e308,5",
+			"5e-324,1e-300", "NaN,nan,Infinity,-Inf", "1e999,-1e999,2", "1e15,1.000000000000001e15", "7", "0,-0"} {
+			f.Add("Extreme "+typ, "x", typ, 1e308, nums)
+		}
+	}
 	fnts, err := testFonts()
 	if err != nil {
 		f.Fatal(err)
 	}
 	types := map[string]bool{"bar": true, "line": true, "pie": true, "scatter": true, "histogram": true, "boxplot": true, "dotplot": true, "sankey": true, "radar": true, "heatmap": true}
-	f.Fuzz(func(t *testing.T, title, cell, typ string, v float64) {
+	f.Fuzz(func(t *testing.T, title, cell, typ string, v float64, nums string) {
 		if !types[typ] {
 			typ = "bar"
 		}
 		s := testSpec(typ, nil, nil)
 		s.Style.Title = chartspec.Text{Show: true, Text: title}
 		s.Style.Labels.Show = true
-		tbl := table(txt("c1", title, cell, title, cell+"2"), txt("c2", cell, title, cell, "z"), num("c3", cell, v, 2, v*3), num("c4", title, 1, v, 3))
-		out, err := SVG(Input{Spec: s, Table: tbl, Fonts: fnts})
-		if err != nil {
-			t.Fatalf("SVG: %v", err)
+		tables := []*dataset.Table{table(txt("c1", title, cell, title, cell+"2"), txt("c2", cell, title, cell, "z"), num("c3", cell, v, 2, v*3), num("c4", title, 1, v, 3))}
+		if nums != "" {
+			fields := strings.Split(nums, ",")
+			if len(fields) > 200 {
+				fields = fields[:200]
+			}
+			a, b, names, to := make([]float64, len(fields)), make([]float64, len(fields)), make([]string, len(fields)), make([]string, len(fields))
+			var csv strings.Builder
+			csv.WriteString("name,to,a,b\n")
+			for i, fl := range fields {
+				a[i], _ = strconv.ParseFloat(strings.TrimSpace(fl), 64)
+				b[i] = -a[i] * v
+				names[i], to[i] = cell+strconv.Itoa(i), "t"+strconv.Itoa(i%3)
+				fmt.Fprintf(&csv, "%s,%s,%s,%s\n", names[i], to[i], strings.TrimSpace(fl), strconv.FormatFloat(b[i], 'g', -1, 64))
+			}
+			tables = append(tables, table(txt("c1", "name", names...), txt("c2", "to", to...), num("c3", "a", a...), num("c4", "b", b...)))
+			if parsed, _, err := dataset.Parse(csv.String(), "csv"); err == nil {
+				tables = append(tables, parsed)
+			}
 		}
-		checkDocument(t, out)
-		checkOnlyOurElements(t, out)
+		for _, tbl := range tables {
+			out, err := SVG(Input{Spec: s, Table: tbl, Fonts: fnts})
+			if err != nil && !strings.Contains(err.Error(), "needs") {
+				t.Fatalf("SVG: %v", err)
+			}
+			if err != nil {
+				continue
+			}
+			checkDocument(t, out)
+			checkOnlyOurElements(t, out)
+		}
 	})
 }
 

@@ -31,7 +31,16 @@ func quantile(sorted []float64, p float64) float64 {
 	if lo >= n-1 {
 		return sorted[n-1]
 	}
-	return sorted[lo] + (h-float64(lo))*(sorted[lo+1]-sorted[lo])
+	return lerp(sorted[lo], sorted[lo+1], h-float64(lo))
+}
+
+// lerp is a + t·(b−a) for t in [0, 1], also when b−a overflows (a and b
+// near opposite ends of the float64 range).
+func lerp(a, b, t float64) float64 {
+	if d := b - a; !math.IsInf(d, 0) {
+		return a + t*d
+	}
+	return a*(1-t) + b*t
 }
 
 // binRule names how histogram bins were chosen, for the description.
@@ -58,26 +67,37 @@ func histogramBins(sorted []float64, count int) ([]float64, binRule) {
 	if count >= 2 {
 		edges := make([]float64, count+1)
 		for i := range edges {
-			edges[i] = lo + (hi-lo)*float64(i)/float64(count)
+			if d := hi - lo; !math.IsInf(d, 0) {
+				edges[i] = lo + d*float64(i)/float64(count)
+			} else {
+				edges[i] = lerp(lo, hi, float64(i)/float64(count))
+			}
 		}
 		edges[count] = hi
 		return edges, ruleSet
 	}
 	rule := ruleFD
-	width := 2 * (quantile(sorted, 0.75) - quantile(sorted, 0.25)) / math.Cbrt(float64(n))
+	width := 2 * spanPer(quantile(sorted, 0.25), quantile(sorted, 0.75), math.Cbrt(float64(n)))
 	if width <= 0 || n < 4 {
 		rule = ruleSturges
-		width = (hi - lo) / (math.Ceil(math.Log2(float64(n))) + 1)
+		width = spanPer(lo, hi, math.Ceil(math.Log2(float64(n)))+1)
 	}
 	width = niceStep(width)
-	for (hi-lo)/width > 100 {
+	for spanPer(lo, hi, width) > 100 && width < maxNiceStep {
 		width = niceStepUp(width * 1.01)
 	}
 	start := math.Floor(lo/width) * width
-	k := int(math.Floor((hi-start)/width)) + 1
+	if math.IsInf(start, 0) {
+		start = lo
+	}
+	k := int(math.Floor(spanPer(start, hi, width))) + 1
 	edges := make([]float64, k+1)
 	for i := range edges {
 		edges[i] = start + float64(i)*width
+		if math.IsInf(edges[i], 0) {
+			// i·width alone may overflow where the edge does not
+			edges[i] = clampFinite((start/width + float64(i)) * width)
+		}
 	}
 	return edges, rule
 }

@@ -6,11 +6,19 @@ import (
 	"time"
 )
 
+// maxNiceStep is the largest 1-2-5 step a float64 holds: 1e308 (2e308
+// overflows). A raw step beyond it (a span near 3.6e308 over one tick)
+// takes it, and gives a tick or two more than asked.
+const maxNiceStep = 1e308
+
 // niceStep rounds a raw step to 1, 2 or 5 times a power of ten, the steps
 // people count in.
 func niceStep(raw float64) float64 {
-	if raw <= 0 || math.IsNaN(raw) || math.IsInf(raw, 0) {
+	if raw <= 0 || math.IsNaN(raw) {
 		return 1
+	}
+	if raw >= maxNiceStep {
+		return maxNiceStep
 	}
 	mag := math.Pow(10, math.Floor(math.Log10(raw)))
 	r := raw / mag
@@ -22,21 +30,41 @@ func niceStep(raw float64) float64 {
 	case r < 7:
 		return 5 * mag
 	}
-	return 10 * mag
+	return math.Min(10*mag, maxNiceStep)
 }
 
-// niceStepUp is the smallest 1-2-5 step not below raw.
+// niceStepUp is the smallest 1-2-5 step not below raw (at most maxNiceStep).
 func niceStepUp(raw float64) float64 {
-	if raw <= 0 || math.IsNaN(raw) || math.IsInf(raw, 0) {
+	if raw <= 0 || math.IsNaN(raw) {
 		return 1
+	}
+	if raw >= maxNiceStep {
+		return maxNiceStep
 	}
 	mag := math.Pow(10, math.Floor(math.Log10(raw)))
 	for _, m := range [...]float64{1, 2, 5, 10} {
 		if m*mag >= raw*(1-1e-12) {
-			return m * mag
+			return math.Min(m*mag, maxNiceStep)
 		}
 	}
-	return 10 * mag
+	return math.Min(10*mag, maxNiceStep)
+}
+
+// spanPer is (hi-lo)/n for hi ≥ lo without overflow: two finite values
+// may lie up to 3.6e308 apart, beyond what a float64 holds, while their
+// halves never do. Halving is exact, so the result is the plain quotient
+// whenever that one is finite; it is capped at the largest float64.
+func spanPer(lo, hi, n float64) float64 {
+	if d := hi - lo; !math.IsInf(d, 0) {
+		return d / n
+	}
+	return clampFinite((hi/2 - lo/2) / n * 2)
+}
+
+// clampFinite brings ±Inf back to the largest finite float64 of its sign:
+// the end of a range widened past what a float64 holds.
+func clampFinite(v float64) float64 {
+	return math.Max(-math.MaxFloat64, math.Min(v, math.MaxFloat64))
 }
 
 // widen gives an empty range some extent so it can be scaled.
@@ -48,35 +76,48 @@ func widen(lo, hi float64) (float64, float64) {
 		return 0, 1
 	}
 	d := math.Abs(lo) * 0.1
-	return lo - d, hi + d
+	return clampFinite(lo - d), clampFinite(hi + d)
 }
 
 // niceTicks covers [lo, hi] with at most about target ticks on a 1-2-5
 // step (rounded up, so a plot never gets denser than asked); the domain
-// grows to the outer ticks so the axis ends on a labelled line.
+// grows to the outer ticks so the axis ends on a labelled line, unless
+// that tick lies beyond the largest float64: then the axis ends at the data.
 func niceTicks(lo, hi float64, target int) (ticks []float64, step, d0, d1 float64) {
 	lo, hi = widen(lo, hi)
-	step = niceStepUp((hi - lo) / float64(max(target, 1)))
+	step = niceStepUp(spanPer(lo, hi, float64(max(target, 1))))
 	d0 = math.Floor(lo/step+1e-9) * step
 	d1 = math.Ceil(hi/step-1e-9) * step
-	return stepTicks(d0, d1, step), step, d0, d1
+	first := d0
+	if math.IsInf(d0, 0) {
+		d0, first = lo, math.Ceil(lo/step-1e-9)*step
+	}
+	if math.IsInf(d1, 0) {
+		d1 = hi
+	}
+	return stepTicks(first, d1, step), step, d0, d1
 }
 
 // fixedTicks are 1-2-5 ticks inside a domain the caller fixed (axis min/max, histogram edges).
 func fixedTicks(d0, d1 float64, target int) (ticks []float64, step float64) {
 	lo, hi := widen(d0, d1)
-	step = niceStep((hi - lo) / float64(max(target, 1)))
+	step = niceStep(spanPer(lo, hi, float64(max(target, 1))))
 	first := math.Ceil(lo/step-1e-9) * step
 	return stepTicks(first, hi, step), step
 }
 
 // stepTicks lists first, first+step, … up to last, snapping float noise.
+// The count is taken in steps (last/step − first/step) when the plain
+// difference overflows.
 func stepTicks(first, last, step float64) []float64 {
-	n := int(math.Floor((last-first)/step+1e-9)) + 1
-	if n < 1 || n > 1000 {
+	steps := (last - first) / step
+	if math.IsInf(last-first, 0) {
+		steps = last/step - first/step
+	}
+	if math.IsNaN(steps) || steps < -1e-9 || steps > 1000 {
 		return []float64{first}
 	}
-	out := make([]float64, n)
+	out := make([]float64, int(math.Floor(steps+1e-9))+1)
 	k0 := math.Round(first / step)
 	for i := range out {
 		v := (k0 + float64(i)) * step

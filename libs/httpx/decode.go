@@ -144,46 +144,105 @@ func joinField(parent []string, name string) string {
 }
 
 // allowedFields walks t along path and lists the JSON names of the struct
-// found there.
+// found there, as the decoder sees them (see structFields).
 func allowedFields(t reflect.Type, path []string) []string {
-	for t != nil && (t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
-		t = t.Elem()
-	}
+	t = elem(t)
 	for _, tok := range path {
 		if t == nil {
 			return nil
 		}
-		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
-			t = t.Elem()
-		}
+		t = elem(t)
 		if strings.Trim(tok, "0123456789") == "" {
 			continue
 		}
 		if t.Kind() != reflect.Struct {
 			return nil
 		}
-		var next reflect.Type
-		for i := 0; i < t.NumField(); i++ {
-			if name, ok := jsonName(t.Field(i)); ok && name == tok {
-				next = t.Field(i).Type
-			}
-		}
-		t = next
+		t = structFields(t)[tok]
 	}
-	for t != nil && (t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
-		t = t.Elem()
-	}
+	t = elem(t)
 	if t == nil || t.Kind() != reflect.Struct {
 		return nil
 	}
-	var names []string
-	for i := 0; i < t.NumField(); i++ {
-		if name, ok := jsonName(t.Field(i)); ok {
-			names = append(names, name)
-		}
+	fields := structFields(t)
+	names := make([]string, 0, len(fields))
+	for name := range fields {
+		names = append(names, name)
 	}
 	sort.Strings(names)
 	return names
+}
+
+// elem strips pointers, slices and arrays down to the element type.
+func elem(t reflect.Type) reflect.Type {
+	for t != nil && (t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+		t = t.Elem()
+	}
+	return t
+}
+
+// structFields maps the JSON member names of struct t to their Go types
+// the way the decoder reads them: an embedded struct without a JSON name,
+// or a field tagged inline, contributes its own members (flattened, to any
+// depth), and a name nearer the top hides the same name further down.
+func structFields(t reflect.Type) map[string]reflect.Type {
+	fields := map[string]reflect.Type{}
+	seen := map[reflect.Type]bool{t: true}
+	level := []reflect.Type{t}
+	for len(level) > 0 {
+		found := map[string]reflect.Type{}
+		var next []reflect.Type
+		for _, st := range level {
+			for i := 0; i < st.NumField(); i++ {
+				f := st.Field(i)
+				if inlined(f) {
+					if et := elem(f.Type); !seen[et] {
+						seen[et] = true
+						next = append(next, et)
+					}
+					continue
+				}
+				if name, ok := jsonName(f); ok {
+					if _, hidden := fields[name]; !hidden {
+						found[name] = f.Type
+					}
+				}
+			}
+		}
+		for name, ft := range found {
+			fields[name] = ft
+		}
+		level = next
+	}
+	return fields
+}
+
+// inlined says whether the decoder reads f's members as its parent's: an
+// embedded struct (or pointer to one) with no JSON name, or an inline tag.
+func inlined(f reflect.StructField) bool {
+	tag := f.Tag.Get("json")
+	if tag == "-" {
+		return false
+	}
+	name, opts, _ := strings.Cut(tag, ",")
+	t := f.Type
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return false
+	}
+	return hasOption(opts, "inline") || f.Anonymous && name == ""
+}
+
+// hasOption says whether a json tag's options (after the name) hold opt.
+func hasOption(opts, opt string) bool {
+	for _, o := range strings.Split(opts, ",") {
+		if o == opt {
+			return true
+		}
+	}
+	return false
 }
 
 func jsonName(f reflect.StructField) (string, bool) {
@@ -194,7 +253,11 @@ func jsonName(f reflect.StructField) (string, bool) {
 	if tag == "-" {
 		return "", false
 	}
-	name, _, _ := strings.Cut(tag, ",")
+	name, opts, _ := strings.Cut(tag, ",")
+	if hasOption(opts, "unknown") {
+		// The catch-all of unknown members is not a member itself.
+		return "", false
+	}
 	if name == "" {
 		name = f.Name
 	}

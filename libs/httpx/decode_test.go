@@ -96,6 +96,11 @@ func TestCheckQuery(t *testing.T) {
 		{"/", true, ""},
 		{"/?limt=3", false, `"limt"; allowed: limit, cursor`},
 		{"/?limit=3&limit=4", false, "given 2 times"},
+		{"/?limit=%zz", false, `malformed escape "%zz"`},
+		{"/?limit=5%", false, `malformed escape "%"`},
+		{"/?limit=1%2", false, `malformed escape "%2"`},
+		{"/?limit=1;cursor=x", false, "';' at byte 8"},
+		{"/?cursor=a%3Bb&limit=2", true, ""},
 	}
 	for _, tt := range tests {
 		err := CheckQuery(httptest.NewRequest("GET", tt.url, nil), "limit", "cursor")
@@ -135,5 +140,80 @@ func TestGuardRequestID(t *testing.T) {
 	h.ServeHTTP(rec, r)
 	if id := rec.Body.String(); len(id) != 24 || id != rec.Header().Get(HeaderRequestID) {
 		t.Fatalf("fresh id: %q", id)
+	}
+}
+
+// Embedded structs are read by the decoder as if their fields were the
+// parent's, so the list of allowed fields names those fields, never the
+// Go type.
+type pictureOptions struct {
+	Format string `json:"format"`
+	Width  int    `json:"width"`
+}
+
+type deeper struct {
+	pictureOptions
+	Scale int `json:"scale"`
+}
+
+type hidden struct {
+	Secret string `json:"name"`
+}
+
+type renderBody struct {
+	pictureOptions
+	Type  string `json:"type"`
+	Title *inner `json:"title"`
+}
+
+type pointerBody struct {
+	*deeper
+	Data string `json:"data"`
+}
+
+// Frame is exported so that, embedded with a JSON name, it is a member.
+type Frame struct {
+	Format string `json:"format"`
+	Width  int    `json:"width"`
+}
+
+type namedEmbed struct {
+	Frame `json:"options"`
+	Data  string `json:"data"`
+}
+
+type inlineBody struct {
+	Opts   pictureOptions `json:",inline"`
+	hidden                // its "name" is hidden by Name below
+	Name   string         `json:"name"`
+}
+
+func TestUnknownFieldListsEmbeddedFields(t *testing.T) {
+	tests := []struct {
+		name, body string
+		dst        any
+		want       string
+	}{
+		{name: "embedded", body: `{"formt":"svg"}`, dst: &renderBody{}, want: "allowed fields: format, title, type, width"},
+		{name: "embedded through a pointer, two levels", body: `{"sclae":2}`, dst: &pointerBody{}, want: "allowed fields: data, format, scale, width"},
+		{name: "named embedded field stays one member", body: `{"format":"svg"}`, dst: &namedEmbed{}, want: "allowed fields: data, options"},
+		{name: "inside the named embedded field", body: `{"options":{"fmt":"svg"}}`, dst: &namedEmbed{}, want: "allowed fields: format, width"},
+		{name: "inline tag, shallower name wins", body: `{"x":1}`, dst: &inlineBody{}, want: "allowed fields: format, name, width"},
+		{name: "nested under an embedding struct", body: `{"title":{"txt":"a"}}`, dst: &renderBody{}, want: "allowed fields: show, text"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := Unmarshal([]byte(tt.body), tt.dst)
+			var e *apierr.Error
+			if !errors.As(err, &e) || e.Code != apierr.InvalidRequest {
+				t.Fatalf("err = %v, want invalid_request", err)
+			}
+			if !strings.HasSuffix(e.Message, tt.want) {
+				t.Errorf("message %q does not end with %q", e.Message, tt.want)
+			}
+			if strings.Contains(e.Message, "pictureOptions") || strings.Contains(e.Message, "deeper") {
+				t.Errorf("message %q names a Go type", e.Message)
+			}
+		})
 	}
 }

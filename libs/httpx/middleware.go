@@ -86,7 +86,8 @@ func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 // Guard is the middleware of every server, inside the tracing one: it gives
 // the request an id (kept from X-Request-Id when well-formed, else the trace
 // id, so logs and traces meet), turns a panic into an `internal` error body
-// that leaks nothing, and logs one line per request.
+// that leaks nothing, and logs one line per request (at ERROR for a 5xx
+// but 503, which only a readiness probe answers, at WARN).
 func Guard(log *slog.Logger, docsURL string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -118,7 +119,12 @@ func Guard(log *slog.Logger, docsURL string, next http.Handler) http.Handler {
 				}
 			}
 			lvl := slog.LevelInfo
-			if sw.status >= 500 {
+			switch {
+			case sw.status == http.StatusServiceUnavailable:
+				// A readiness probe saying "not yet": expected while a
+				// process starts or a backend is away, not a failure.
+				lvl = slog.LevelWarn
+			case sw.status >= 500:
 				lvl = slog.LevelError
 			}
 			if log.Enabled(ctx, lvl) {

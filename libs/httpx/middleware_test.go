@@ -34,3 +34,31 @@ func TestGuardPanic(t *testing.T) {
 		t.Fatalf("the panic must be logged for operators: %s", logs.String())
 	}
 }
+
+// TestGuardLogLevel: a readiness probe's 503 is expected while a process
+// starts, so its request line is a warning; other 5xx are errors.
+func TestGuardLogLevel(t *testing.T) {
+	for _, tt := range []struct {
+		status int
+		level  string
+	}{
+		{http.StatusOK, "INFO"},
+		{http.StatusNotFound, "INFO"},
+		{http.StatusServiceUnavailable, "WARN"},
+		{http.StatusInternalServerError, "ERROR"},
+		{http.StatusBadGateway, "ERROR"},
+	} {
+		var logs bytes.Buffer
+		h := Guard(slog.New(slog.NewJSONHandler(&logs, nil)), "http://x/docs", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(tt.status)
+		}))
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/readyz", nil))
+		var line struct{ Level, Msg string }
+		if err := json.Unmarshal(logs.Bytes(), &line); err != nil {
+			t.Fatalf("status %d: log %q: %v", tt.status, logs.String(), err)
+		}
+		if line.Msg != "request" || line.Level != tt.level {
+			t.Errorf("status %d logged as %s %q, want %s", tt.status, line.Level, line.Msg, tt.level)
+		}
+	}
+}

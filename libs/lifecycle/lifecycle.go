@@ -45,18 +45,39 @@ func (g *Group) modules() []Module {
 	return slices.Clone(g.mods)
 }
 
-// Ready asks every module and names each that is not ready.
+// NotReadyError is Group.Ready's answer when modules are not ready. The
+// module names may be shown to anyone who asks (a probe needs no key);
+// the causes carry addresses, user names and driver messages, so they are
+// for the log only: Error() has them, Modules does not.
+type NotReadyError struct {
+	// Modules names each module not ready, in the group's order.
+	Modules []string
+	// Err joins every module's cause, each prefixed with its name.
+	Err error
+}
+
+func (e *NotReadyError) Error() string { return e.Err.Error() }
+
+func (e *NotReadyError) Unwrap() error { return e.Err }
+
+// Ready asks every module and names each that is not ready, in a
+// *NotReadyError.
 func (g *Group) Ready(ctx context.Context) error {
 	var errs []error
+	var names []string
 	for _, m := range g.modules() {
 		if m.Ready == nil {
 			continue
 		}
 		if err := m.Ready(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", m.Name, err))
+			names = append(names, m.Name)
 		}
 	}
-	return errors.Join(errs...)
+	if len(errs) == 0 {
+		return nil
+	}
+	return &NotReadyError{Modules: names, Err: errors.Join(errs...)}
 }
 
 // Run starts every module's Run and waits until ctx ends or one of them

@@ -81,6 +81,13 @@ func TestReadyNamesEveryModuleNotReady(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "redis: connection refused") || !strings.Contains(err.Error(), "raster: no browser") || strings.Contains(err.Error(), "store") {
 		t.Fatalf("ready: %v", err)
 	}
+	var nr *NotReadyError
+	if !errors.As(err, &nr) || !slices.Equal(nr.Modules, []string{"redis", "raster"}) {
+		t.Fatalf("not-ready modules: %#v", err)
+	}
+	if err := (&Group{}).Ready(context.Background()); err != nil {
+		t.Fatalf("an empty group: %v", err)
+	}
 }
 
 func TestStopWithoutRun(t *testing.T) {

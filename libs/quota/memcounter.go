@@ -132,3 +132,40 @@ func (c *MemoryCounter) AddUniqueWithin(_ context.Context, key string, w Window,
 	set[member] = struct{}{}
 	return len(set), true, nil
 }
+
+// takeAll removes and answers both windows as they are, for handing their
+// counts to Redis; a window the clock has already left is included, and
+// the caller skips it.
+func (c *MemoryCounter) takeAll() [2]memoryWindow {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	taken := c.windows
+	c.windows = [2]memoryWindow{}
+	return taken
+}
+
+// restore adds back n and members that takeAll took from window w
+// starting at start, when a hand-over to Redis failed. They are dropped
+// when the clock has left that window: its counts would expire anyway.
+func (c *MemoryCounter) restore(w Window, start time.Time, key string, n int, members []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	mw := c.current(w)
+	if !mw.start.Equal(start) {
+		return
+	}
+	if n != 0 {
+		mw.counts[key] += n
+	}
+	if len(members) == 0 {
+		return
+	}
+	set := mw.unique[key]
+	if set == nil {
+		set = make(map[string]struct{}, len(members))
+		mw.unique[key] = set
+	}
+	for _, m := range members {
+		set[m] = struct{}{}
+	}
+}

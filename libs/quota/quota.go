@@ -19,13 +19,23 @@
 // an outage of the API. Each such answer increments the OpenTelemetry
 // counter chartd_ratelimit_fail_open_total and is logged, at most once per
 // RedisOptions.LogInterval, with the number of suppressed occurrences. After
-// a failure, calls skip Redis for RedisOptions.ProbeInterval and then one
-// call probes it, so an outage costs one Timeout per interval rather than
-// one per request. Only a caller's own cancelled context is returned as an
-// error.
+// a failure, calls skip Redis and a background probe pings it every
+// RedisOptions.ProbeInterval until it answers, so only the calls that find
+// Redis gone wait (at most Timeout); no request waits on a probe. Only a
+// caller's own cancelled context is returned as an error.
 //
-// Usage counters (Counter) count renders per UTC calendar Day or Month. They
-// do not fail open: a counter error is returned and the caller decides.
+// Usage counters (Counter) count renders per UTC calendar Day or Month.
+// Decision: the Redis counter DEGRADES rather than fails. When Redis cannot
+// be reached, RedisCounter answers from an in-process MemoryCounter for the
+// same windows, with the same Timeout and background probe as the limiter,
+// counting each fallback in chartd_quota_counter_fallback_total and logging
+// at most once per LogInterval. When the probe reaches Redis again the
+// in-process counts are added to it (INCRBY for counts, SADD for distinct
+// members) and Redis answers again. During an outage each replica counts
+// from zero, so it may grant up to one more allowance per key and window
+// than Redis would have; afterwards Redis holds the true total (which may
+// then exceed the limit). Only a caller's own cancelled context and an
+// invalid Window are errors.
 package quota
 
 import (

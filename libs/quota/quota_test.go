@@ -63,6 +63,12 @@ func meterReader() (*sdkmetric.ManualReader, *sdkmetric.MeterProvider) {
 // failOpens sums chartd_ratelimit_fail_open_total over its attributes.
 func failOpens(t *testing.T, r *sdkmetric.ManualReader) int64 {
 	t.Helper()
+	return metricSum(t, r, quota.FailOpenMetric)
+}
+
+// metricSum sums the int64 counter name over its attributes.
+func metricSum(t *testing.T, r *sdkmetric.ManualReader, name string) int64 {
+	t.Helper()
 	var rm metricdata.ResourceMetrics
 	if err := r.Collect(context.Background(), &rm); err != nil {
 		t.Fatalf("collect metrics: %v", err)
@@ -70,7 +76,7 @@ func failOpens(t *testing.T, r *sdkmetric.ManualReader) int64 {
 	var n int64
 	for _, sm := range rm.ScopeMetrics {
 		for _, m := range sm.Metrics {
-			if m.Name != quota.FailOpenMetric {
+			if m.Name != name {
 				continue
 			}
 			sum, ok := m.Data.(metricdata.Sum[int64])
@@ -119,6 +125,29 @@ func TestRedisCounter(t *testing.T) {
 	client := newClient(t, testRedis.URL())
 	quotatest.RunCounter(t, func(t *testing.T, clock *quotatest.Clock) quota.Counter {
 		return quota.NewRedisCounter(client, quota.RedisOptions{KeyPrefix: freshPrefix(t), Clock: clock.Now})
+	})
+}
+
+// The conformance outage cases, against a Redis shut down (keeping its
+// data, as a Redis with persistence does) and started again.
+func TestRedisCounterOutage(t *testing.T) {
+	srv, err := testserver.StartRedis()
+	if err != nil {
+		t.Fatalf("start redis: %v", err)
+	}
+	defer srv.Stop()
+	client := newClient(t, srv.URL())
+	o := quotatest.Outage{Stop: srv.Shutdown, Start: srv.Start, Recovery: 10 * time.Second}
+	quotatest.RunCounterOutage(t, o, func(t *testing.T, clock *quotatest.Clock) quota.Counter {
+		reader, mp := meterReader()
+		t.Cleanup(func() {
+			if n := metricSum(t, reader, quota.CounterFallbackMetric); n == 0 {
+				t.Errorf("%s = 0 after an outage, want the calls answered in process", quota.CounterFallbackMetric)
+			}
+		})
+		return quota.NewRedisCounter(client, quota.RedisOptions{KeyPrefix: freshPrefix(t), Clock: clock.Now,
+			Meter: mp.Meter("test"), Logger: slog.New(slog.DiscardHandler),
+			Timeout: 200 * time.Millisecond, ProbeInterval: 100 * time.Millisecond})
 	})
 }
 
@@ -286,6 +315,205 @@ func TestRedisOutageFailsOpen(t *testing.T) {
 	t.Logf("limiting resumed %v after the restart", time.Since(restarted))
 	if !strings.Contains(logs.String(), "limiting resumed") {
 		t.Errorf("no log line says limiting resumed:\n%s", logs.String())
+	}
+}
+
+// A Redis that stops answering costs the calls that find it gone one
+// Timeout at most; every later call answers at once from the in-process
+// counter, is counted in the metric and logged once, and when Redis is
+// back the in-process counts are added to it.
+func TestRedisCounterDegrades(t *testing.T) {
+	const timeout, hang = 200 * time.Millisecond, 1500 * time.Millisecond
+	var paused time.Time // when the hung case paused Redis
+	tests := []struct {
+		name string
+		// stop makes Redis stop answering; start makes it answer again.
+		stop, start func(t *testing.T, srv *testserver.Redis, admin *redis.Client)
+		// heldBefore: Redis keeps what it held before stop.
+		heldBefore bool
+	}{
+		{"killed", func(t *testing.T, srv *testserver.Redis, _ *redis.Client) {
+			if err := srv.Kill(); err != nil {
+				t.Fatalf("kill redis: %v", err)
+			}
+		}, func(t *testing.T, srv *testserver.Redis, _ *redis.Client) {
+			if err := srv.Start(); err != nil {
+				t.Fatalf("start redis: %v", err)
+			}
+		}, false},
+		{"hung", func(t *testing.T, _ *testserver.Redis, admin *redis.Client) {
+			// Every command of every client, this one's too, waits until
+			// the pause ends.
+			if err := admin.Do(context.Background(), "CLIENT", "PAUSE", hang.Milliseconds(), "ALL").Err(); err != nil {
+				t.Fatalf("pause redis: %v", err)
+			}
+		}, func(t *testing.T, _ *testserver.Redis, admin *redis.Client) {
+			time.Sleep(time.Until(paused.Add(hang)))
+		}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, err := testserver.StartRedis()
+			if err != nil {
+				t.Fatalf("start redis: %v", err)
+			}
+			defer srv.Stop()
+			opt, err := redis.ParseURL(srv.URL())
+			if err != nil {
+				t.Fatalf("parse redis url: %v", err)
+			}
+			// As chartd creates its client: a call's deadline bounds reads.
+			opt.ContextTimeoutEnabled = true
+			client := redis.NewClient(opt)
+			defer client.Close()
+			admin := newClient(t, srv.URL())
+			reader, mp := meterReader()
+			var logs syncBuffer
+			c := quota.NewRedisCounter(client, quota.RedisOptions{
+				Meter:         mp.Meter("test"),
+				Logger:        slog.New(slog.NewTextHandler(&logs, nil)),
+				Timeout:       timeout,
+				ProbeInterval: 100 * time.Millisecond,
+			})
+			ctx := context.Background()
+			if _, err := c.Add(ctx, "a", quota.Day, 10); err != nil {
+				t.Fatalf("Add before the outage: %v", err)
+			}
+
+			paused = time.Now()
+			tc.stop(t, srv, admin)
+			var slow []time.Duration
+			calls := 0
+			for i := 1; i <= 20; i++ {
+				start := time.Now()
+				n, err := c.Add(ctx, "a", quota.Day, 1)
+				_, _, err2 := c.AddUniqueWithin(ctx, "i", quota.Month, fmt.Sprintf("p%d", i%5), 3)
+				d := time.Since(start)
+				calls += 2
+				if err != nil || err2 != nil {
+					t.Fatalf("call %d during the outage: %v, %v", i, err, err2)
+				}
+				if n != i {
+					t.Errorf("Add %d during the outage = %d, want %d (counted in process from zero)", i, n, i)
+				}
+				if d > 20*time.Millisecond {
+					slow = append(slow, d)
+				}
+			}
+			// Only the first call waits, for at most the time budget.
+			if len(slow) > 1 || len(slow) == 1 && slow[0] > timeout+100*time.Millisecond {
+				t.Errorf("slow calls during the outage: %v; want at most one, within %v", slow, timeout)
+			}
+			t.Logf("calls slower than 20ms during the outage: %v", slow)
+			if n, err := c.CountUnique(ctx, "i", quota.Month); err != nil || n != 3 {
+				t.Errorf("CountUnique during the outage = %d, %v; want 3 (p1..p3 fit, p4 and p0 refused)", n, err)
+			}
+			calls++
+			cancelled, cancel := context.WithCancel(ctx)
+			cancel()
+			if _, err := c.Get(cancelled, "a", quota.Day); !errors.Is(err, context.Canceled) {
+				t.Errorf("Get with a cancelled context: %v, want context.Canceled", err)
+			}
+			if n := metricSum(t, reader, quota.CounterFallbackMetric); n != int64(calls) {
+				t.Errorf("%s = %d, want %d", quota.CounterFallbackMetric, n, calls)
+			}
+			out := logs.String()
+			if n := strings.Count(out, "counting in this process"); n != 1 {
+				t.Errorf("%d fallback log lines, want 1 (rate-limited):\n%s", n, out)
+			}
+			if !strings.Contains(out, "level=WARN") || !strings.Contains(out, "error=") {
+				t.Errorf("fallback log line lacks level or error:\n%s", out)
+			}
+
+			tc.start(t, srv, admin)
+			deadline := time.Now().Add(10 * time.Second)
+			for !strings.Contains(logs.String(), "added to it") {
+				if time.Now().After(deadline) {
+					t.Fatalf("no log line says the counts were added back:\n%s", logs.String())
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			want := 20
+			if tc.heldBefore {
+				want += 10
+			}
+			// A hung Redis may still run the one command whose caller gave
+			// up on it: counted twice, never lost.
+			if n, err := c.Get(ctx, "a", quota.Day); err != nil || n != want && !(tc.heldBefore && n == want+1) {
+				t.Errorf("Get after the outage = %d, %v; want %d: the in-process counts added back", n, err, want)
+			}
+			if n, err := c.CountUnique(ctx, "i", quota.Month); err != nil || n != 3 {
+				t.Errorf("CountUnique after the outage = %d, %v; want 3", n, err)
+			}
+			if n := metricSum(t, reader, quota.CounterFallbackMetric); n != int64(calls) {
+				t.Errorf("%s = %d after recovery, want still %d", quota.CounterFallbackMetric, n, calls)
+			}
+		})
+	}
+}
+
+// A Redis that answers the probe but refuses writes (out of memory) keeps
+// the in-process counts for the next try instead of losing them.
+func TestRedisCounterHandOverRetries(t *testing.T) {
+	srv, err := testserver.StartRedis()
+	if err != nil {
+		t.Fatalf("start redis: %v", err)
+	}
+	defer srv.Stop()
+	client := newClient(t, srv.URL())
+	var logs syncBuffer
+	c := quota.NewRedisCounter(client, quota.RedisOptions{Logger: slog.New(slog.NewTextHandler(&logs, nil)),
+		Timeout: 200 * time.Millisecond, ProbeInterval: 50 * time.Millisecond})
+	ctx := context.Background()
+	setMaxMemory := func(v string) {
+		t.Helper()
+		if err := client.ConfigSet(ctx, "maxmemory", v).Err(); err != nil {
+			t.Fatalf("CONFIG SET maxmemory %s: %v", v, err)
+		}
+	}
+	if _, err := c.Add(ctx, "a", quota.Day, 2); err != nil {
+		t.Fatalf("Add: %v", err)
+	}
+	setMaxMemory("1") // every write now fails with OOM; PING still answers
+	tests := []struct {
+		name string
+		do   func() (int, error)
+		want int
+	}{
+		{"a refused write counts in process", func() (int, error) { return c.Add(ctx, "a", quota.Day, 3) }, 3},
+		{"and so does the next", func() (int, error) { return c.Add(ctx, "a", quota.Day, 1) }, 4},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := tc.do()
+			if err != nil || got != tc.want {
+				t.Errorf("= %d, %v; want %d, nil", got, err, tc.want)
+			}
+		})
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(logs.String(), "could not recover") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no failed hand-over logged:\n%s", logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n, err := c.Get(ctx, "a", quota.Day); err != nil || n != 4 {
+		t.Errorf("Get after a failed hand-over = %d, %v; want the in-process 4 kept", n, err)
+	}
+	setMaxMemory("0")
+	for {
+		n, err := c.Get(ctx, "a", quota.Day)
+		if err != nil {
+			t.Fatalf("Get: %v", err)
+		}
+		if n == 6 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Get = %d once Redis takes writes again, want 6 (2 before, 4 in process)\n%s", n, logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 

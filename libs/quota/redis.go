@@ -28,8 +28,8 @@ const (
 )
 
 // errRedisDown stands for the last Redis failure while calls skip Redis
-// between probes.
-var errRedisDown = errors.New("redis failed recently; waiting for the next probe")
+// until a probe reaches it.
+var errRedisDown = errors.New("redis failed recently; waiting for a probe to reach it")
 
 // RedisOptions configures the Redis limiter and counter. The zero value
 // works.
@@ -53,11 +53,11 @@ type RedisOptions struct {
 	// the limiter fails open. For it to bound socket reads too, create the
 	// client with ContextTimeoutEnabled.
 	Timeout time.Duration
-	// ProbeInterval is how long, after a Redis failure, calls fail open at
-	// once without trying Redis (DefaultProbeInterval when 0); then one
-	// call probes Redis while the others keep failing open. Without it
-	// every request of an outage would wait Timeout, since go-redis retries
-	// failed commands.
+	// ProbeInterval is how often, after a Redis failure, a background
+	// probe pings Redis (DefaultProbeInterval when 0); until one answers,
+	// calls skip Redis and answer at once (fail open, or count in
+	// process). Without it every request of an outage would wait Timeout,
+	// since go-redis retries failed commands.
 	ProbeInterval time.Duration
 	// Clock places counter operations in their Day/Month window (time.Now
 	// when nil). The limiter ignores it: GCRA runs on Redis's own clock.
@@ -105,14 +105,15 @@ type Redis struct {
 	failOpen metric.Int64Counter
 	allowOp  metric.AddOption
 	peekOp   metric.AddOption
+	health   *redisHealth
 
 	lastLog    atomic.Int64 // unix nanoseconds of the last fail-open log line
 	suppressed atomic.Int64 // fail-opens not logged since then
-	downUntil  atomic.Int64 // 0 when healthy; else unix ns before which Redis is skipped
 }
 
 // NewRedis returns a limiter on client (a single node, sentinel or
-// cluster client).
+// cluster client). It adds a dial hook to client so that a refused
+// connection marks Redis down at once instead of after go-redis' retries.
 func NewRedis(client redis.UniversalClient, opts RedisOptions) (*Redis, error) {
 	opts = opts.withDefaults()
 	c, err := opts.Meter.Int64Counter(FailOpenMetric,
@@ -121,13 +122,15 @@ func NewRedis(client redis.UniversalClient, opts RedisOptions) (*Redis, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create metric %s: %w", FailOpenMetric, err)
 	}
-	return &Redis{
+	r := &Redis{
 		rl:       redis_rate.NewLimiter(client),
 		opts:     opts,
 		failOpen: c,
 		allowOp:  metric.WithAttributeSet(attribute.NewSet(attribute.String("op", "allow"))),
 		peekOp:   metric.WithAttributeSet(attribute.NewSet(attribute.String("op", "peek"))),
-	}, nil
+	}
+	r.health = newRedisHealth(client, opts, "rate limiter", r.recovered)
+	return r, nil
 }
 
 // Allow decides one request for key under l.
@@ -138,8 +141,8 @@ func (r *Redis) Allow(ctx context.Context, key string, l Limit) (Result, error) 
 	if err := ctx.Err(); err != nil {
 		return Result{}, fmt.Errorf("rate limit %s: %w", key, err)
 	}
-	if r.skip() {
-		r.noteFailOpen(ctx, "allow", key, errRedisDown, r.allowOp)
+	if r.health.isDown() {
+		r.noteFailOpen(ctx, "allow", key, r.health.downCause(), r.allowOp)
 		return failOpenResult(l, true), nil
 	}
 	cctx, cancel := r.opts.withTimeout(ctx)
@@ -149,11 +152,11 @@ func (r *Redis) Allow(ctx context.Context, key string, l Limit) (Result, error) 
 		if ctx.Err() != nil {
 			return Result{}, fmt.Errorf("rate limit %s: %w", key, ctx.Err())
 		}
-		r.markDown()
-		r.noteFailOpen(ctx, "allow", key, r.explain(err), r.allowOp)
+		err = r.explain(err)
+		r.health.markDown(err)
+		r.noteFailOpen(ctx, "allow", key, err, r.allowOp)
 		return failOpenResult(l, true), nil
 	}
-	r.markUp(ctx)
 	return newResult(l, res.Allowed > 0, res.ResetAfter), nil
 }
 
@@ -166,8 +169,8 @@ func (r *Redis) Peek(ctx context.Context, key string, l Limit) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return Result{}, fmt.Errorf("peek rate limit %s: %w", key, err)
 	}
-	if r.skip() {
-		r.noteFailOpen(ctx, "peek", key, errRedisDown, r.peekOp)
+	if r.health.isDown() {
+		r.noteFailOpen(ctx, "peek", key, r.health.downCause(), r.peekOp)
 		return failOpenResult(l, false), nil
 	}
 	cctx, cancel := r.opts.withTimeout(ctx)
@@ -177,11 +180,11 @@ func (r *Redis) Peek(ctx context.Context, key string, l Limit) (Result, error) {
 		if ctx.Err() != nil {
 			return Result{}, fmt.Errorf("peek rate limit %s: %w", key, ctx.Err())
 		}
-		r.markDown()
-		r.noteFailOpen(ctx, "peek", key, r.explain(err), r.peekOp)
+		err = r.explain(err)
+		r.health.markDown(err)
+		r.noteFailOpen(ctx, "peek", key, err, r.peekOp)
 		return failOpenResult(l, false), nil
 	}
-	r.markUp(ctx)
 	return peekResult(l, res.ResetAfter), nil
 }
 
@@ -198,34 +201,13 @@ func (r *Redis) explain(err error) error {
 	return err
 }
 
-// skip reports whether this call should fail open without trying Redis:
-// Redis failed less than ProbeInterval ago, or another call is probing it.
-// The healthy path costs one atomic load.
-func (r *Redis) skip() bool {
-	until := r.downUntil.Load()
-	if until == 0 {
-		return false
-	}
-	now := time.Now().UnixNano()
-	if now < until {
-		return true
-	}
-	// Claim the probe; the others keep failing open until it answers.
-	claim := now + int64(r.opts.ProbeInterval) + max(0, int64(r.opts.Timeout))
-	return !r.downUntil.CompareAndSwap(until, claim)
-}
-
-// markDown makes calls skip Redis for ProbeInterval.
-func (r *Redis) markDown() {
-	r.downUntil.Store(time.Now().Add(r.opts.ProbeInterval).UnixNano())
-}
-
-// markUp clears the outage after a successful call, and says so once.
-func (r *Redis) markUp(ctx context.Context) {
-	if r.downUntil.Load() != 0 && r.downUntil.Swap(0) != 0 {
-		r.opts.Logger.InfoContext(ctx, "rate limiter reached Redis again; limiting resumed",
-			slog.Int64("suppressed", r.suppressed.Swap(0)))
-	}
+// recovered ends the limiter's outage once a probe reached Redis, and
+// says so once.
+func (r *Redis) recovered(ctx context.Context) error {
+	r.opts.Logger.InfoContext(ctx, "rate limiter reached Redis again; limiting resumed",
+		slog.Int64("suppressed", r.suppressed.Swap(0)))
+	r.health.markUp()
+	return nil
 }
 
 // noteFailOpen counts every fail-open and logs at most one line per

@@ -35,6 +35,11 @@ const (
 	// send them straight to the service, and the service serves them
 	// without the internal token, applying its own limits.
 	Direct
+	// Probe endpoints are health probes: public and never refused for
+	// load, since a load balancer that shares an address with a noisy
+	// client would otherwise take the process for dead. They carry the
+	// address's rate-limit headers without spending its allowance.
+	Probe
 )
 
 // APIBase is where the public API lives under the site URL.

@@ -157,6 +157,11 @@ type Chart struct {
 	UpdatedAt time.Time
 }
 
+// ChartEdit is the change EditChart makes. data reads the chart's data as
+// it is while the edit holds the chart (nil when it has none); an edit
+// that does not need it never pays for reading it.
+type ChartEdit func(cur Chart, data func() (*Dataset, error)) (Chart, error)
+
 // Page sizes for ListCharts.
 const (
 	// DefaultPageSize is used when ListCharts is given limit <= 0.
@@ -184,6 +189,15 @@ type Charts interface {
 	// from the stored updated_at, nothing is written and the answer is
 	// ErrConflict; concurrent writers holding the same token: one wins.
 	UpdateChart(ctx context.Context, c Chart, expected *time.Time) (Chart, error)
+	// EditChart changes one of the account's charts as one read-modify-
+	// write: edits of the same chart (on any replica sharing the database)
+	// run one after another, so edit always sees the newest version, an
+	// edit never loses to another and none is lost. edit gets the chart as
+	// stored (Data nil) and answers what to save, as UpdateChart takes it;
+	// only its ID and AccountID are kept from cur. An error from edit
+	// writes nothing and is answered wrapped. A missing chart is
+	// ErrNotFound.
+	EditChart(ctx context.Context, accountID, id string, edit ChartEdit) (Chart, error)
 	// DeleteChart removes one of the account's charts and its data.
 	DeleteChart(ctx context.Context, accountID, id string) error
 	// ListCharts pages through the account's charts, most recently changed

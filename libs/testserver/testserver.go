@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -102,13 +103,33 @@ func StartPostgres() (*Postgres, error) {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("initdb: %w: %s", err, out)
 	}
-	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200", port, dir)
-	if out, err := p.run(filepath.Join(bin, "pg_ctl"), "-D", filepath.Join(dir, "data"), "-l", filepath.Join(dir, "log"), "-w", "-o", opts, "start"); err != nil {
-		log, _ := os.ReadFile(filepath.Join(dir, "log"))
+	if err := p.Start(); err != nil {
 		os.RemoveAll(dir)
-		return nil, fmt.Errorf("pg_ctl start: %w: %s %s", err, out, log)
+		return nil, err
 	}
 	return p, nil
+}
+
+// Start (re)starts the server on its port with the data it had.
+func (p *Postgres) Start() error {
+	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200", p.port, p.dir)
+	if out, err := p.run(filepath.Join(p.bin, "pg_ctl"), "-D", filepath.Join(p.dir, "data"), "-l", filepath.Join(p.dir, "log"), "-w", "-o", opts, "start"); err != nil {
+		log, _ := os.ReadFile(filepath.Join(p.dir, "log"))
+		return fmt.Errorf("pg_ctl start: %w: %s %s", err, out, log)
+	}
+	return nil
+}
+
+// Shutdown stops the server as a restart does: open connections are cut,
+// what was committed is kept (a fast shutdown; the server runs with
+// synchronous_commit off, so a crash could lose the last commits). Start
+// brings it back.
+func (p *Postgres) Shutdown() error {
+	out, err := p.run(filepath.Join(p.bin, "pg_ctl"), "-D", filepath.Join(p.dir, "data"), "-m", "fast", "-w", "stop")
+	if err != nil {
+		return fmt.Errorf("pg_ctl stop: %w: %s", err, out)
+	}
+	return nil
 }
 
 func (p *Postgres) run(name string, args ...string) ([]byte, error) {
@@ -205,6 +226,31 @@ func (r *Redis) Kill() error {
 	r.cmd.Wait()
 	r.cmd = nil
 	return err
+}
+
+// Shutdown stops the server after saving its data to disk, as a restart
+// of a Redis with persistence does; Start brings it back with that data.
+func (r *Redis) Shutdown() error {
+	if r.cmd == nil || r.cmd.Process == nil {
+		return nil
+	}
+	c, err := net.DialTimeout("tcp", r.Addr(), 5*time.Second)
+	if err != nil {
+		return fmt.Errorf("shut down redis: %w", err)
+	}
+	defer c.Close()
+	if _, err := io.WriteString(c, "*2\r\n$8\r\nSHUTDOWN\r\n$4\r\nSAVE\r\n"); err != nil {
+		return fmt.Errorf("shut down redis: send SHUTDOWN SAVE: %w", err)
+	}
+	// The server closes the connection as it exits; an answer means it
+	// refused.
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if reply, _ := io.ReadAll(c); len(reply) > 0 {
+		return fmt.Errorf("shut down redis: %s", strings.TrimSpace(string(reply)))
+	}
+	r.cmd.Wait()
+	r.cmd = nil
+	return nil
 }
 
 // Stop kills the server and removes its files.

@@ -149,3 +149,106 @@ func TestMinIOMissingBinary(t *testing.T) {
 		t.Fatalf("error %q does not say how to install MinIO", err)
 	}
 }
+
+// A restart loses the data of a killed Redis and keeps that of one shut
+// down; a PostgreSQL shut down keeps what it had committed.
+func TestRestartKeepsData(t *testing.T) {
+	tests := []struct {
+		name string
+		// start, stop and restart a server; put writes "v", got reads it
+		// back ("" when gone).
+		run      func(t *testing.T) (put func(context.Context) error, stop, restart func() error, got func(context.Context) (string, error), cleanup func())
+		wantKept bool
+	}{
+		{"redis killed", redisRestart(func(r *Redis) error { return r.Kill() }), false},
+		{"redis shut down", redisRestart(func(r *Redis) error { return r.Shutdown() }), true},
+		{"postgres shut down", postgresRestart, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			put, stop, restart, got, cleanup := tc.run(t)
+			defer cleanup()
+			if err := put(ctx); err != nil {
+				t.Fatalf("write before the stop: %v", err)
+			}
+			if err := stop(); err != nil {
+				t.Fatalf("stop: %v", err)
+			}
+			if _, err := got(ctx); err == nil {
+				t.Fatalf("read succeeded while the server was down")
+			}
+			if err := restart(); err != nil {
+				t.Fatalf("restart: %v", err)
+			}
+			var v string
+			var err error
+			deadline := time.Now().Add(10 * time.Second)
+			for v, err = got(ctx); err != nil && time.Now().Before(deadline); v, err = got(ctx) {
+				time.Sleep(50 * time.Millisecond)
+			}
+			if err != nil {
+				t.Fatalf("read after the restart: %v", err)
+			}
+			if kept := v == "v"; kept != tc.wantKept {
+				t.Errorf("after the restart the value is %q; kept = %v, want %v", v, kept, tc.wantKept)
+			}
+		})
+	}
+}
+
+func redisRestart(stop func(*Redis) error) func(t *testing.T) (func(context.Context) error, func() error, func() error, func(context.Context) (string, error), func()) {
+	return func(t *testing.T) (func(context.Context) error, func() error, func() error, func(context.Context) (string, error), func()) {
+		r, err := StartRedis()
+		if err != nil {
+			t.Fatalf("start redis: %v", err)
+		}
+		opts, err := redis.ParseURL(r.URL())
+		if err != nil {
+			t.Fatalf("parse %q: %v", r.URL(), err)
+		}
+		opts.MaxRetries = -1
+		c := redis.NewClient(opts)
+		put := func(ctx context.Context) error { return c.Set(ctx, "k", "v", 0).Err() }
+		got := func(ctx context.Context) (string, error) {
+			v, err := c.Get(ctx, "k").Result()
+			if err == redis.Nil {
+				return "", nil
+			}
+			return v, err
+		}
+		return put, func() error { return stop(r) }, r.Start, got, func() { c.Close(); r.Stop() }
+	}
+}
+
+func postgresRestart(t *testing.T) (func(context.Context) error, func() error, func() error, func(context.Context) (string, error), func()) {
+	pg, err := StartPostgres()
+	if err != nil {
+		t.Fatalf("start postgres: %v", err)
+	}
+	url := pg.URL("postgres")
+	put := func(ctx context.Context) error {
+		conn, err := pgx.Connect(ctx, url)
+		if err != nil {
+			return err
+		}
+		defer conn.Close(ctx)
+		_, err = conn.Exec(ctx, `CREATE TABLE kv (k text PRIMARY KEY, v text); INSERT INTO kv VALUES ('k', 'v')`)
+		return err
+	}
+	got := func(ctx context.Context) (string, error) {
+		conn, err := pgx.Connect(ctx, url)
+		if err != nil {
+			return "", err
+		}
+		defer conn.Close(ctx)
+		var v string
+		err = conn.QueryRow(ctx, `SELECT v FROM kv WHERE k = 'k'`).Scan(&v)
+		if err == pgx.ErrNoRows {
+			return "", nil
+		}
+		return v, err
+	}
+	return put, pg.Shutdown, pg.Start, got, func() { pg.Stop() }
+}

@@ -97,7 +97,7 @@ func (s *Service) create(w http.ResponseWriter, r *http.Request) error {
 		switch {
 		case httpx.Present(req.Data):
 			raw = req.Data
-			if table, notices, err = dataset.ParseRequest(raw, format); err != nil {
+			if table, notices, err = dataset.ParseRequestContext(r.Context(), raw, format); err != nil {
 				return err
 			}
 			spec = chartspec.New(ct, table, s.deps.Catalog.DefaultPalette().Colors)
@@ -136,10 +136,14 @@ func (s *Service) create(w http.ResponseWriter, r *http.Request) error {
 		return fmt.Errorf("create chart: %w", err)
 	}
 	s.charts.Remember(p.AccountID, c.ID, spec.DataVersion, format, table)
+	warnings, err := s.lint(r.Context(), spec, table)
+	if err != nil {
+		return err
+	}
 	httpx.WriteJSON(w, http.StatusCreated, CreateAnswer{
 		Chart:    s.record(c),
 		Columns:  columnsOf(table),
-		Warnings: s.lint(spec, table),
+		Warnings: warnings,
 		Notices:  notices,
 	})
 	return nil
@@ -235,7 +239,11 @@ func (s *Service) get(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := GetAnswer{Chart: s.record(l.Stored), State: s.state(l)}
+	st, err := s.state(r.Context(), l)
+	if err != nil {
+		return err
+	}
+	out := GetAnswer{Chart: s.record(l.Stored), State: st}
 	if include == "spec" {
 		out.Spec = fullSpec(l)
 	}
@@ -350,43 +358,20 @@ func (s *Service) delete(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// maxEditRetries bounds how often an edit without expected_updated_at
-// re-reads and re-applies when a concurrent edit wins the race.
-const maxEditRetries = 8
-
-// edit changes one of p's charts as one compare-and-set on its updated_at:
-// change sees the chart as loaded (as far as mode says) and sets what to
-// save on c (name, spec, type, and data when it replaces it). With
-// expected, a chart changed since then is conflict and nothing is applied;
-// without, a concurrent edit that lands first makes edit re-read and
-// re-apply, so no edit is lost and a chart's spec and data always come from
-// the same call.
+// edit changes one of p's charts as one serialised read-modify-write
+// (aggregate.Loader.Edit): change sees the chart as loaded (as far as mode
+// says) and sets on c what to save (name, spec, type, and data when it
+// replaces it). With expected, a chart changed since then is conflict and
+// nothing is applied; without, edits of one chart run one after another,
+// so none conflicts, none is lost, and a chart's spec and data always come
+// from the same call.
 func (s *Service) edit(ctx context.Context, p auth.Principal, id string, expected *time.Time, mode aggregate.Mode, change func(l *aggregate.Chart, c *store.Chart) error) (store.Chart, error) {
-	for attempt := 0; ; attempt++ {
-		l, err := s.charts.Load(ctx, p, id, mode)
-		if err != nil {
-			return store.Chart{}, err
-		}
+	return s.charts.Edit(ctx, s.deps.Charts, p, id, mode, func(l *aggregate.Chart, c *store.Chart) error {
 		if expected != nil && !expected.Equal(l.Stored.UpdatedAt) {
-			return store.Chart{}, aggregate.StoreError(id, store.ErrConflict, "edit chart")
+			return aggregate.StoreError(id, store.ErrConflict, "edit chart")
 		}
-		c := l.Stored
-		if err := change(l, &c); err != nil {
-			return store.Chart{}, err
-		}
-		token := l.Stored.UpdatedAt
-		saved, err := s.deps.Charts.UpdateChart(ctx, c, &token)
-		if errors.Is(err, store.ErrConflict) && expected == nil {
-			if attempt < maxEditRetries {
-				continue
-			}
-			return store.Chart{}, apierr.New(apierr.Conflict, "chart %s is being changed by other calls at the same time; nothing was changed, send this call again", id)
-		}
-		if err != nil {
-			return store.Chart{}, aggregate.StoreError(id, err, "save chart")
-		}
-		return saved, nil
-	}
+		return change(l, c)
+	})
 }
 
 // setSpec stores spec on c, the record to save.

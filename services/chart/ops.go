@@ -30,8 +30,9 @@ type ApplyOpsAnswer struct {
 }
 
 // applyOps applies ops all-or-nothing (spec §3 rule 1) as one edit: with
-// expected_updated_at a compare-and-set on it; without, re-applied on the
-// newest version when another edit lands first, so no edit is lost.
+// expected_updated_at a compare-and-set on it; without, applied to the
+// newest version while the chart is held, so no edit is lost or refused.
+// A brand palette the ops name is read before the chart is held.
 func (s *Service) applyOps(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.CheckQuery(r); err != nil {
 		return err
@@ -55,9 +56,10 @@ func (s *Service) applyOps(w http.ResponseWriter, r *http.Request) error {
 		spec  *chartspec.Spec
 		after *dataset.Table
 	)
+	brand := chartspec.BrandBeforehand(r.Context(), req.Ops, s.deps.Brand.PaletteOf(p))
 	c, err := s.edit(r.Context(), p, mux.Vars(r)["id"], expected, aggregate.WithTable, func(l *aggregate.Chart, c *store.Chart) error {
 		var err error
-		if spec, err = s.deps.Ops.ApplyRequest(r.Context(), l.Spec, req.Ops, l.Table, s.deps.Brand.PaletteOf(p)); err != nil {
+		if spec, err = s.deps.Ops.ApplyRequest(r.Context(), l.Spec, req.Ops, l.Table, brand); err != nil {
 			return err
 		}
 		after = afterSteps(spec, l.Table)
@@ -66,7 +68,11 @@ func (s *Service) applyOps(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpx.WriteJSON(w, http.StatusOK, ApplyOpsAnswer{Chart: s.record(c), Applied: len(req.Ops), Warnings: s.lint(spec, after)})
+	warnings, err := s.lint(r.Context(), spec, after)
+	if err != nil {
+		return err
+	}
+	httpx.WriteJSON(w, http.StatusOK, ApplyOpsAnswer{Chart: s.record(c), Applied: len(req.Ops), Warnings: warnings})
 	return nil
 }
 
@@ -82,7 +88,11 @@ func (s *Service) lintChart(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpx.WriteJSON(w, http.StatusOK, map[string][]Problem{"problems": s.lint(l.Spec, afterSteps(l.Spec, l.Table))})
+	problems, err := s.lint(r.Context(), l.Spec, afterSteps(l.Spec, l.Table))
+	if err != nil {
+		return err
+	}
+	httpx.WriteJSON(w, http.StatusOK, map[string][]Problem{"problems": problems})
 	return nil
 }
 

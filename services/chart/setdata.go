@@ -34,8 +34,9 @@ type SetDataAnswer struct {
 }
 
 // setData replaces a chart's data (spec §3 rule 2) as one edit: the spec
-// rebound to the new data and the data itself are saved in one store
-// transaction, a compare-and-set on updated_at.
+// rebound to the new data and the data itself are saved together, in one
+// serialised edit of the chart (a compare-and-set with
+// expected_updated_at).
 func (s *Service) setData(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.CheckQuery(r); err != nil {
 		return err
@@ -59,7 +60,7 @@ func (s *Service) setData(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	table, parsed, err := dataset.ParseRequest(req.Data, format)
+	table, parsed, err := dataset.ParseRequestContext(r.Context(), req.Data, format)
 	if err != nil {
 		return err
 	}
@@ -90,13 +91,17 @@ func (s *Service) setData(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	s.charts.Remember(p.AccountID, c.ID, version, format, table)
+	warnings, err := s.lint(r.Context(), rb.Spec, afterSteps(rb.Spec, table))
+	if err != nil {
+		return err
+	}
 	httpx.WriteJSON(w, http.StatusOK, SetDataAnswer{
 		Chart:       s.record(c),
 		Columns:     columnsOf(table),
 		Rows:        table.Rows,
 		MappingKept: rb.Kept,
 		Notices:     notices,
-		Warnings:    s.lint(rb.Spec, afterSteps(rb.Spec, table)),
+		Warnings:    warnings,
 	})
 	return nil
 }

@@ -1,6 +1,7 @@
 package chart
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -32,8 +33,18 @@ type State struct {
 	Warnings          []Problem                 `json:"warnings"`
 }
 
-func (s *Service) state(l *aggregate.Chart) State {
+// state builds the chart state; it stops once ctx ends (the client has
+// gone), between the steps, the roles and the lint.
+func (s *Service) state(ctx context.Context, l *aggregate.Chart) (State, error) {
 	after := afterSteps(l.Spec, l.Table)
+	if err := ctx.Err(); err != nil {
+		return State{}, fmt.Errorf("chart state: %w", err)
+	}
+	roles := s.roles(l.Spec, after)
+	warnings, err := s.lint(ctx, l.Spec, after)
+	if err != nil {
+		return State{}, err
+	}
 	steps := l.Spec.Steps
 	if steps == nil {
 		steps = []json.RawMessage{}
@@ -55,7 +66,7 @@ func (s *Service) state(l *aggregate.Chart) State {
 		Options:           opts,
 		Variants:          variants,
 		Mapping:           mapping,
-		Roles:             s.roles(l.Spec, after),
+		Roles:             roles,
 		Columns:           columnsOf(l.Table),
 		ColumnCount:       len(l.Table.Columns),
 		Rows:              l.Table.Rows,
@@ -63,8 +74,8 @@ func (s *Service) state(l *aggregate.Chart) State {
 		ColumnsAfterSteps: columnsOf(after),
 		RowsAfterSteps:    after.Rows,
 		Style:             l.Spec.Style,
-		Warnings:          s.lint(l.Spec, after),
-	}
+		Warnings:          warnings,
+	}, nil
 }
 
 // roles describes each role of the type and what fills it, for a person:
@@ -80,12 +91,13 @@ func (s *Service) roles(spec *chartspec.Spec, t *dataset.Table) []string {
 		if role.Required {
 			need = "required"
 		}
-		var cols []string
-		for _, id := range spec.Mapping.Cols(role.Role) {
-			if c, ok := t.Column(id); ok {
-				cols = append(cols, fmt.Sprintf("%s (%s)", id, c.Name))
+		ids := spec.Mapping.Cols(role.Role)
+		cols := make([]string, len(ids))
+		for i, c := range t.ColumnsByID(ids) {
+			if c != nil {
+				cols[i] = ids[i] + " (" + c.Name + ")"
 			} else {
-				cols = append(cols, id+" (missing)")
+				cols[i] = ids[i] + " (missing)"
 			}
 		}
 		filled := "not set"
@@ -97,13 +109,17 @@ func (s *Service) roles(spec *chartspec.Spec, t *dataset.Table) []string {
 	return out
 }
 
-// lint answers the chart's readability problems, never nil.
-func (s *Service) lint(spec *chartspec.Spec, after *dataset.Table) []Problem {
-	p := chartspec.Lint(spec, after, chartspec.LintEnv{Catalog: s.deps.Catalog})
-	if p == nil {
-		return []Problem{}
+// lint answers the chart's readability problems, never nil, or ctx's
+// error once the client has gone.
+func (s *Service) lint(ctx context.Context, spec *chartspec.Spec, after *dataset.Table) ([]Problem, error) {
+	p, err := chartspec.LintContext(ctx, spec, after, chartspec.LintEnv{Catalog: s.deps.Catalog})
+	if err != nil {
+		return nil, err
 	}
-	return p
+	if p == nil {
+		return []Problem{}, nil
+	}
+	return p, nil
 }
 
 // FullSpec is the `spec` member of get_chart?include=spec (DESIGN §7).

@@ -163,6 +163,11 @@ func (c Config) Validate() error {
 	if c.Gateway.MaxBodyBytes < 1024 {
 		bad("-gateway.max-body-bytes %d: want at least 1024", c.Gateway.MaxBodyBytes)
 	}
+	if c.Gateway.MaxHeaderBytes < 4<<10 || c.Gateway.MaxHeaderBytes > serverMaxHeaderBytes/2 {
+		// Below the server's own cap, so the gateway's error body is what
+		// an oversized request gets.
+		bad("-gateway.max-header-bytes %d: want %d to %d", c.Gateway.MaxHeaderBytes, 4<<10, serverMaxHeaderBytes/2)
+	}
 	for _, name := range calls(c.Target) {
 		v := c.URLs[name]
 		if u, err := url.Parse(v); v == "" || err != nil || u.Host == "" {

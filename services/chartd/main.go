@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"chartd.dev/libs/httpx"
 	"chartd.dev/libs/lifecycle"
 	"chartd.dev/libs/telemetry"
 )
@@ -54,23 +55,42 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	return serve(ctx, app, ln, cfg.ShutdownTimeout)
 }
 
+// serverMaxHeaderBytes is net/http's own cap on the request line and
+// headers, past which it answers 431 in plain text before any handler
+// runs. The gateway refuses with the error body from
+// -gateway.max-header-bytes on, which must stay below this cap.
+const serverMaxHeaderBytes = 256 << 10
+
 // serve adds the HTTP server on ln as the app's last module and runs the
 // app until ctx ends.
 func serve(ctx context.Context, app *App, ln net.Listener, drain time.Duration) error {
-	app.modules.Add(serverModule(app, ln, drain))
+	mod, err := serverModule(app, ln, drain)
+	if err != nil {
+		return err
+	}
+	app.modules.Add(mod)
 	return app.Run(ctx)
 }
 
 // serverModule answers on ln until its context ends, then stops taking
-// connections and waits up to drain for in-flight requests.
-func serverModule(app *App, ln net.Listener, drain time.Duration) lifecycle.Module {
+// connections and waits up to drain for in-flight requests. What net/http
+// says by itself goes to the log and the chartd_http_server_errors_total
+// metric; "OPTIONS *" reaches the handler, which refuses it with the error
+// body, instead of net/http's bare 200.
+func serverModule(app *App, ln net.Listener, drain time.Duration) (lifecycle.Module, error) {
+	errLog, err := httpx.ServerErrorLog(app.tel.Log, app.tel.Meter.Meter("chartd/http"))
+	if err != nil {
+		return lifecycle.Module{}, fmt.Errorf("server error log: %w", err)
+	}
 	srv := &http.Server{
-		Handler:           app.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       60 * time.Second,
-		WriteTimeout:      120 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    64 << 10,
+		Handler:                      app.Handler(),
+		ReadHeaderTimeout:            10 * time.Second,
+		ReadTimeout:                  60 * time.Second,
+		WriteTimeout:                 120 * time.Second,
+		IdleTimeout:                  120 * time.Second,
+		MaxHeaderBytes:               serverMaxHeaderBytes,
+		ErrorLog:                     errLog,
+		DisableGeneralOptionsHandler: true,
 	}
 	return lifecycle.Module{Name: "server", Run: func(ctx context.Context) error {
 		app.tel.Log.Info("chartd listening", "target", app.cfg.Target, "addr", ln.Addr().String(), "public_url", app.cfg.PublicURL)
@@ -91,5 +111,5 @@ func serverModule(app *App, ln net.Listener, drain time.Duration) lifecycle.Modu
 			return err
 		}
 		return nil
-	}}
+	}}, nil
 }

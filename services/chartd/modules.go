@@ -319,10 +319,12 @@ func (a *App) initRedis(ctx context.Context) (lifecycle.Module, error) {
 	opts.ContextTimeoutEnabled = true
 	rc := redis.NewClient(opts)
 	a.redis = rc
-	return lifecycle.Module{
-		Ready: func(ctx context.Context) error { return rc.Ping(ctx).Err() },
-		Stop:  func(context.Context) error { return rc.Close() },
-	}, nil
+	// Redis is not part of readiness: the limiter fails open and the usage
+	// counters count in process while it is away (libs/quota), so a replica
+	// serves through an outage. Were it a readiness check, every replica
+	// would leave the load balancer at once and the degradation would buy
+	// nothing.
+	return lifecycle.Module{Stop: func(context.Context) error { return rc.Close() }}, nil
 }
 
 func (a *App) redisOptions() quota.RedisOptions {
@@ -632,13 +634,9 @@ func (a *App) buildHandler() http.Handler {
 		httpx.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 		return nil
 	}))
-	r.Methods(http.MethodGet).Path("/readyz").Handler(errs.Wrap(func(w http.ResponseWriter, r *http.Request) error {
-		if err := a.Ready(r.Context()); err != nil {
-			return fmt.Errorf("not ready: %w", err)
-		}
-		httpx.WriteJSON(w, http.StatusOK, map[string]string{"status": "ready"})
-		return nil
-	}))
+	r.Methods(http.MethodGet).Path("/readyz").HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		lifecycle.ServeReady(w, r, a.Ready, docs, a.tel.Log)
+	})
 	r.PathPrefix("/").Handler(svc)
 	return httpx.Guard(a.tel.Log, docs, r)
 }

@@ -27,6 +27,7 @@ import (
 	"chartd.dev/libs/clients"
 	"chartd.dev/libs/docsite"
 	"chartd.dev/libs/httpx"
+	"chartd.dev/libs/lifecycle"
 	"chartd.dev/libs/plan"
 	"chartd.dev/libs/quota"
 	"chartd.dev/libs/route"
@@ -37,11 +38,19 @@ import (
 // BasePath is where the API lives under the public URL.
 const BasePath = route.APIBase
 
+// DefaultMaxHeaderBytes is the default of Config.MaxHeaderBytes.
+const DefaultMaxHeaderBytes = 64 << 10
+
 // Config is the gateway's own settings.
 type Config struct {
 	route.Site
 	// MaxBodyBytes refuses larger request bodies with too_large.
 	MaxBodyBytes int64
+	// MaxHeaderBytes refuses requests whose request line and headers are
+	// larger with invalid_request. It must stay below the HTTP server's
+	// own cap (which answers in plain text), so that every refusal the
+	// gateway can see is the error body with rate-limit headers.
+	MaxHeaderBytes int
 	// KeyCacheTTL is how long a verified API key is trusted without asking
 	// the store again; a revoked key stops working within this time.
 	KeyCacheTTL time.Duration
@@ -50,6 +59,7 @@ type Config struct {
 // RegisterFlags declares the gateway's own flags, prefixed "gateway.".
 func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.Int64Var(&c.MaxBodyBytes, Name+".max-body-bytes", 5<<20, "largest request body; larger is too_large")
+	fs.IntVar(&c.MaxHeaderBytes, Name+".max-header-bytes", DefaultMaxHeaderBytes, "largest request line and headers; larger is invalid_request")
 	fs.DurationVar(&c.KeyCacheTTL, Name+".key-cache-ttl", 2*time.Second, "how long a verified API key is cached (revocation delay)")
 }
 
@@ -163,14 +173,23 @@ func (g *Gateway) DocsURL() string { return g.docsURL }
 // client address' rate limit. own says h is the gateway's, which learns
 // the caller from the context instead of internal headers.
 func (g *Gateway) endpoint(rt route.Route, h http.Handler, own bool) http.Handler {
-	limited := g.bodyLimit(h)
+	if rt.Access == route.Direct {
+		// The owning service guards and limits it itself, its query
+		// string included.
+		limited := g.bodyLimit(h)
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			stripInternal(r.Header)
+			limited.ServeHTTP(w, r)
+		})
+	}
+	limited := g.bodyLimit(g.strictQuery(h))
 	switch rt.Access {
 	case route.Public:
 		return g.anonymous(limited)
-	case route.Direct:
-		// The owning service guards and limits it itself.
+	case route.Probe:
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			stripInternal(r.Header)
+			g.peekAnonymous(w, r)
 			limited.ServeHTTP(w, r)
 		})
 	}
@@ -178,8 +197,11 @@ func (g *Gateway) endpoint(rt route.Route, h http.Handler, own bool) http.Handle
 		stripInternal(r.Header)
 		p, err := g.authenticate(r)
 		if err != nil {
-			g.limitAnonymous(w, r)
-			g.errs.Write(w, r, err)
+			// Past the address' allowance the refusal is rate_limited,
+			// written by limit; one answer per request.
+			if g.limitAnonymous(w, r) {
+				g.errs.Write(w, r, err)
+			}
 			return
 		}
 		res, ok := g.limit(w, r, "acct:"+p.AccountID, plan.LimitsOf(p.Plan).RequestsPerMinute)
@@ -199,6 +221,20 @@ func stripInternal(h http.Header) {
 	h.Del(auth.HeaderAccount)
 	h.Del(auth.HeaderPlan)
 	h.Del(auth.HeaderToken)
+}
+
+// strictQuery refuses a query string that would be read only in part
+// (httpx.CheckRawQuery), for every endpoint at once: a reverse proxy to a
+// service in split mode would drop the unreadable pairs before the
+// service's own check could see them.
+func (g *Gateway) strictQuery(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := httpx.CheckRawQuery(r.URL.RawQuery); err != nil {
+			g.errs.Write(w, r, err)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // bodyLimit refuses bodies over the limit: at once when Content-Length says
@@ -231,13 +267,33 @@ func (g *Gateway) anonymous(next http.Handler) http.Handler {
 	})
 }
 
+// limitAnonymous takes one request from the client address' allowance
+// (see limit); false means the rate_limited refusal is written.
 func (g *Gateway) limitAnonymous(w http.ResponseWriter, r *http.Request) bool {
+	_, ok := g.limit(w, r, anonymousKey(r), plan.LimitsOf(plan.Free).RequestsPerMinute)
+	return ok
+}
+
+// peekAnonymous writes the X-RateLimit-* headers of the client address'
+// allowance without spending it or refusing anything: the probes' way.
+func (g *Gateway) peekAnonymous(w http.ResponseWriter, r *http.Request) {
+	perMinute := plan.LimitsOf(plan.Free).RequestsPerMinute
+	res, err := g.deps.Limiter.Peek(r.Context(), anonymousKey(r), quota.Limit{Rate: perMinute, Period: plan.RequestPeriod})
+	if err != nil {
+		g.log.ErrorContext(r.Context(), "rate limiter peek", "err", err)
+		res = quota.Result{Allowed: true, Limit: perMinute, Remaining: perMinute}
+	}
+	res.SetHeaders(w.Header())
+}
+
+// anonymousKey is the limiter key of a request without a key: its client
+// address.
+func anonymousKey(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		host = r.RemoteAddr
 	}
-	_, ok := g.limit(w, r, "ip:"+host, plan.LimitsOf(plan.Free).RequestsPerMinute)
-	return ok
+	return "ip:" + host
 }
 
 // The rate-limit headers, spelled as the spec writes them.
@@ -344,25 +400,20 @@ func (g *Gateway) healthz(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// readyz answers 503 naming the modules not ready, their causes only in
+// the log (lifecycle.ServeReady).
 func (g *Gateway) readyz(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.CheckQuery(r); err != nil {
 		return err
 	}
-	if g.deps.Ready != nil {
-		ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
-		defer cancel()
-		if err := g.deps.Ready(ctx); err != nil {
-			g.log.WarnContext(r.Context(), "not ready", "err", err)
-			return apierr.Wrap(apierr.Internal, err, "not ready: %v", err)
-		}
-	}
-	httpx.WriteJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+	lifecycle.ServeReady(w, r, g.deps.Ready, g.docsURL, g.log)
 	return nil
 }
 
 // docsPage serves the documentation site: the index at {docs_url}/ and
-// each page at {docs_url}/<slug>/ (a path without the slash is sent there,
-// so the pages' relative links work).
+// each page at {docs_url}/<slug>/. The path of a page that exists, without
+// the slash, is sent there (so the pages' relative links work); anything
+// else is not_found, so a redirect only ever names a page of the site.
 func (g *Gateway) docsPage(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.CheckQuery(r); err != nil {
 		return err
@@ -371,16 +422,22 @@ func (g *Gateway) docsPage(w http.ResponseWriter, r *http.Request) error {
 		return apierr.New(apierr.NotFound, "no documentation is served here")
 	}
 	slug := r.PathValue("slug")
-	if !strings.HasSuffix(r.URL.Path, "/") {
-		http.Redirect(w, r, r.URL.Path+"/", http.StatusMovedPermanently)
-		return nil
-	}
 	page := g.deps.Docs.Index()
 	if slug != "" {
 		var ok bool
 		if page, ok = g.deps.Docs.Page(slug); !ok {
 			return apierr.New(apierr.NotFound, "no documentation page %q; the index is at %s/", slug, g.docsURL)
 		}
+	}
+	if !strings.HasSuffix(r.URL.Path, "/") {
+		// The slug is a known page's, so the target is one of ours and
+		// needs no escaping.
+		to := "/docs/"
+		if slug != "" {
+			to += slug + "/"
+		}
+		http.Redirect(w, r, to, http.StatusMovedPermanently)
+		return nil
 	}
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")

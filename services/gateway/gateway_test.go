@@ -75,7 +75,7 @@ func newFixture(t testing.TB, planID string, chartSvc http.Handler) *fixture {
 			w.Write([]byte(`{"renders":7,"image_renders":2}`))
 		}
 	}))
-	g, err := New(Config{Site: route.Site{PublicURL: "http://example.test", InternalToken: "tok"}, MaxBodyBytes: 1 << 10, KeyCacheTTL: time.Minute},
+	g, err := New(Config{Site: route.Site{PublicURL: "http://example.test", InternalToken: "tok"}, MaxBodyBytes: 1 << 10, MaxHeaderBytes: 4 << 10, KeyCacheTTL: time.Minute},
 		Deps{
 			Accounts: st,
 			Limiter:  quota.NewMemory(nil),
@@ -157,6 +157,13 @@ func TestRefusals(t *testing.T) {
 		{name: "trailing slash", method: "GET", path: "/api/v1/palettes/", key: f.key, code: apierr.NotFound},
 		{name: "chart, wrong method", method: "POST", path: "/api/v1/charts/abc", key: f.key, code: apierr.InvalidRequest, msg: "DELETE or GET or PATCH"},
 		{name: "body too large by length", method: "GET", path: "/api/v1/chart-types", key: f.key, body: strings.Repeat("x", 2000), code: apierr.TooLarge},
+		{name: "empty segment", method: "GET", path: "/api/v1/charts//render.png", key: f.key, code: apierr.NotFound},
+		{name: "dot-dot out of docs", method: "GET", path: "/docs/../../etc/passwd", code: apierr.NotFound},
+		{name: "dot segment", method: "GET", path: "/api/v1/./palettes", key: f.key, code: apierr.NotFound},
+		{name: "malformed escape in query", method: "GET", path: "/api/v1/palettes?x=%zz", key: f.key, code: apierr.InvalidRequest, msg: `"%zz"`},
+		{name: "semicolon in query", method: "GET", path: "/api/v1/charts/abc?include=spec;x=1", key: f.key, code: apierr.InvalidRequest, msg: "';'"},
+		{name: "malformed query, public route", method: "GET", path: "/api/v1/openapi.json?%", code: apierr.InvalidRequest, msg: "escape"},
+		{name: "headers too large", method: "GET", path: "/api/v1/palettes", key: f.key, hdr: []string{"X-Padding", strings.Repeat("p", 5000)}, code: apierr.InvalidRequest, msg: "over the limit of 4096 bytes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -341,3 +348,81 @@ type discardWriter struct {
 func (d *discardWriter) Header() http.Header         { return d.h }
 func (d *discardWriter) Write(b []byte) (int, error) { return len(b), nil }
 func (d *discardWriter) WriteHeader(c int)           { d.code = c }
+
+func TestCleanPath(t *testing.T) {
+	for _, tt := range []struct {
+		path  string
+		clean bool
+	}{
+		{"/", true},
+		{"/docs/", true},
+		{"/docs/limits/", true},
+		{"/api/v1/charts/x/render.png", true},
+		{"/a.b/..c/.d", true},
+		{"", false},
+		{"*", false},
+		{"docs", false},
+		{"//", false},
+		{"/api/v1/charts//render.png", false},
+		{"/docs/../../etc/passwd", false},
+		{"/docs/..", false},
+		{"/docs/.", false},
+		{"/./docs/", false},
+		{"/docs//", false},
+	} {
+		if got := cleanPath(tt.path); got != tt.clean {
+			t.Errorf("cleanPath(%q) = %v, want %v", tt.path, got, tt.clean)
+		}
+	}
+}
+
+// TestRateLimitedKeyRefusalIsOneBody: a request with a bad key past its
+// address' allowance is answered rate_limited, once; not rate_limited
+// followed by unauthorized.
+func TestRateLimitedKeyRefusalIsOneBody(t *testing.T) {
+	for _, tt := range []struct {
+		name, key string
+		want      apierr.Code
+	}{
+		{name: "no key", want: apierr.Unauthorized},
+		{name: "bad key", key: "chd_nope", want: apierr.Unauthorized},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, "free", nil)
+			for i := 0; i < 120; i++ {
+				if e := errorCode(t, f.do("GET", "/api/v1/chart-types", tt.key, "")); e.Code != tt.want {
+					t.Fatalf("request %d: %s", i+1, e.Code)
+				}
+			}
+			rec := f.do("GET", "/api/v1/chart-types", tt.key, "")
+			if e := errorCode(t, rec); e.Code != apierr.RateLimited {
+				t.Fatalf("past the allowance: %s %s", e.Code, rec.Body)
+			}
+		})
+	}
+}
+
+// TestProbesAreNeverRefused: an address past its allowance still gets
+// its health answers, with its rate-limit headers, and asking them
+// spends nothing.
+func TestProbesAreNeverRefused(t *testing.T) {
+	f := newFixture(t, "free", nil)
+	for _, p := range []string{"/healthz", "/readyz"} {
+		rec := f.do("GET", p, "", "")
+		if rec.Code != 200 || rateHeader(rec, "X-RateLimit-Remaining") != "120" {
+			t.Fatalf("%s before: %d, remaining %q", p, rec.Code, rateHeader(rec, "X-RateLimit-Remaining"))
+		}
+	}
+	for i := 0; i < 125; i++ {
+		f.do("GET", "/api/v1/chart-types", "chd_nope", "")
+	}
+	for _, p := range []string{"/healthz", "/readyz"} {
+		rec := f.do("GET", p, "", "")
+		if rec.Code != 200 {
+			t.Fatalf("%s past the allowance: %d %s", p, rec.Code, rec.Body)
+		}
+		if rateHeader(rec, "X-RateLimit-Limit") != "120" || rateHeader(rec, "X-RateLimit-Remaining") != "0" || rateHeader(rec, "X-RateLimit-Reset") == "" {
+			t.Errorf("%s headers: %v", p, rec.Header())
+		}
+	}
+}

@@ -117,4 +117,66 @@ func (rt *router) refuse(w http.ResponseWriter, r *http.Request, allowed []strin
 	})).ServeHTTP(w, r)
 }
 
-func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) { rt.mux.ServeHTTP(w, r) }
+// refuseWith answers err, rate limited per client address like any
+// anonymous request.
+func (rt *router) refuseWith(w http.ResponseWriter, r *http.Request, err error) {
+	rt.g.anonymous(rt.g.errs.Wrap(func(http.ResponseWriter, *http.Request) error { return err })).ServeHTTP(w, r)
+}
+
+// ServeHTTP refuses what the ServeMux would answer in its own way, then
+// dispatches. A path that is not clean ("//", "/./", "/../", or not
+// rooted, such as "*" or a CONNECT authority) is not_found: the ServeMux
+// would redirect it to its cleaned form, even out of /docs/ and with
+// control characters in Location. Oversized headers are invalid_request
+// below the HTTP server's own cap, which answers in plain text.
+func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if max := rt.g.cfg.MaxHeaderBytes; max > 0 {
+		if n := headerBytes(r); n > max {
+			rt.refuseWith(w, r, apierr.New(apierr.InvalidRequest, "the request line and headers are about %d bytes, over the limit of %d bytes; send fewer or shorter headers", n, max))
+			return
+		}
+	}
+	if !cleanPath(r.URL.Path) {
+		rt.refuse(w, r, nil)
+		return
+	}
+	rt.mux.ServeHTTP(w, r)
+}
+
+// cleanPath says whether p is rooted and already in the form the ServeMux
+// cleans paths to (path.Clean, keeping a trailing slash), without
+// allocating.
+func cleanPath(p string) bool {
+	if p == "" || p[0] != '/' {
+		return false
+	}
+	// Every segment after a slash: not empty (but the last), not "." or "..".
+	for i := 0; i < len(p); {
+		j := strings.IndexByte(p[i+1:], '/')
+		end := len(p)
+		if j >= 0 {
+			end = i + 1 + j
+		}
+		seg := p[i+1 : end]
+		if seg == "." || seg == ".." || seg == "" && end != len(p) {
+			return false
+		}
+		i = end
+	}
+	return true
+}
+
+// headerBytes counts the request line and header lines about as they
+// came on the wire (net/http keeps Host apart and joins nothing else).
+func headerBytes(r *http.Request) int {
+	n := len(r.Method) + 1 + len(r.RequestURI) + 1 + len(r.Proto) + 2
+	if r.Host != "" {
+		n += len("Host: ") + len(r.Host) + 2
+	}
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			n += len(k) + 2 + len(v) + 2
+		}
+	}
+	return n + 2
+}

@@ -28,8 +28,8 @@ func Endpoints() []route.Endpoint[*Gateway] {
 		{Route: route.Route{Op: "get_account", Method: http.MethodGet, Path: api + "/account"}, Handle: (*Gateway).getAccount},
 		{Route: route.Route{Op: "get_openapi", Method: http.MethodGet, Path: api + "/openapi.json", Access: route.Public}, Handle: (*Gateway).getOpenAPI},
 		docs("/docs"), docs("/docs/"), docs("/docs/{slug}"), docs("/docs/{slug}/"),
-		{Route: route.Route{Op: "healthz", Method: http.MethodGet, Path: "/healthz", Access: route.Public}, Handle: (*Gateway).healthz},
-		{Route: route.Route{Op: "readyz", Method: http.MethodGet, Path: "/readyz", Access: route.Public}, Handle: (*Gateway).readyz},
+		{Route: route.Route{Op: "healthz", Method: http.MethodGet, Path: "/healthz", Access: route.Probe}, Handle: (*Gateway).healthz},
+		{Route: route.Route{Op: "readyz", Method: http.MethodGet, Path: "/readyz", Access: route.Probe}, Handle: (*Gateway).readyz},
 	}
 }
 

@@ -9,6 +9,7 @@ require (
 	github.com/gorilla/mux v1.8.1
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/metric v1.47.0
+	golang.org/x/sync v0.24.0
 )
 
 require (

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf16"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/gorilla/mux"
@@ -122,6 +123,9 @@ type picture struct {
 	// what the rasterizer turns into a PNG.
 	svg                 []byte
 	cssWidth, cssHeight int
+	// notices say what the picture simplified (rows aggregated to fit its
+	// pixels); they travel in the X-Chartd-Notices header.
+	notices []dataset.Notice
 }
 
 // draw renders spec on t (data before steps) for p, as SVG and then, when
@@ -135,15 +139,22 @@ func (s *Service) draw(ctx context.Context, p auth.Principal, spec *chartspec.Sp
 		}
 		steps = append(steps, st)
 	}
+	release, err := s.admit.acquire(ctx, drawCost(t))
+	if err != nil {
+		return picture{}, fmt.Errorf("admit the drawing: %w", err)
+	}
 	after, err := dataset.ApplyAll(t, steps, dataset.Defaults{ValueColumn: spec.ValueColumn()})
 	if err != nil {
+		release()
 		return picture{}, apierr.New(apierr.InvalidRequest, "the chart's steps fail on its data: %v; fix them with updateTransform or removeTransform", err)
 	}
-	svg, err := draw.SVG(draw.Input{Spec: spec, Table: after, Width: o.width, Height: o.height,
+	drawn, err := draw.Render(draw.Input{Spec: spec, Table: after, Width: o.width, Height: o.height,
 		Transparent: o.transparent, Watermark: p.Plan != plan.Pro, Fonts: s.deps.Fonts})
+	release()
 	if err != nil {
 		return picture{}, apierr.New(apierr.InvalidRequest, "the chart cannot be drawn: %v", err)
 	}
+	svg := drawn.SVG
 	w, h := spec.Style.Dimensions()
 	if o.width != 0 {
 		w = o.width
@@ -156,7 +167,7 @@ func (s *Service) draw(ctx context.Context, p auth.Principal, spec *chartspec.Sp
 			w*o.scale, h*o.scale, o.scale, MaxPixels)
 	}
 	pic := picture{body: svg, contentType: "image/svg+xml", width: w * o.scale, height: h * o.scale,
-		svg: svg, cssWidth: w, cssHeight: h}
+		svg: svg, cssWidth: w, cssHeight: h, notices: drawn.Notices}
 	if o.format == "png" && !o.svgOnly {
 		return s.rasterize(ctx, pic, o)
 	}
@@ -210,6 +221,7 @@ type ImageJSON struct {
 // writePicture answers the image itself, or JSON when asked and allowed.
 func writePicture(w http.ResponseWriter, r *http.Request, pic picture, o imageOptions, jsonAllowed bool) {
 	file := o.name + "." + o.format
+	setNotices(w.Header(), pic.notices)
 	if jsonAllowed && wantsJSON(r) {
 		httpx.WriteJSON(w, http.StatusOK, ImageJSON{Image: base64.StdEncoding.EncodeToString(pic.body), Type: pic.contentType,
 			Width: pic.width, Height: pic.height, Bytes: len(pic.body), Name: file})
@@ -225,6 +237,41 @@ func writePicture(w http.ResponseWriter, r *http.Request, pic picture, o imageOp
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox")
 	w.WriteHeader(http.StatusOK)
 	w.Write(pic.body)
+}
+
+// HeaderNotices carries what a picture simplified, as the JSON list of
+// notices ({code, message}) that create_chart and set_data answer, written
+// in ASCII (\u escapes) since a header holds nothing else. Absent when the
+// picture shows every row.
+const HeaderNotices = "X-Chartd-Notices"
+
+func setNotices(h http.Header, notices []dataset.Notice) {
+	if len(notices) == 0 {
+		return
+	}
+	raw, err := json.Marshal(notices)
+	if err != nil {
+		return
+	}
+	h.Set(HeaderNotices, asciiJSON(raw))
+}
+
+// asciiJSON escapes every non-ASCII character of a JSON text as \uXXXX
+// (surrogate pairs beyond the BMP); the text means the same.
+func asciiJSON(raw []byte) string {
+	var b strings.Builder
+	for _, r := range string(raw) {
+		switch {
+		case r < 0x80:
+			b.WriteRune(r)
+		case r > 0xFFFF:
+			r1, r2 := utf16.EncodeRune(r)
+			fmt.Fprintf(&b, "\\u%04x\\u%04x", r1, r2)
+		default:
+			fmt.Fprintf(&b, "\\u%04x", r)
+		}
+	}
+	return b.String()
 }
 
 func wantsJSON(r *http.Request) bool {

@@ -42,6 +42,10 @@ type Config struct {
 	ImageCacheMiB int
 	// Links sets how public image links are served.
 	Links LinkConfig
+	// DrawBudgetMiB is the memory the drawings in flight may hold together,
+	// by their estimate; a render waits for its share up to the raster
+	// deadline, then is refused as busy.
+	DrawBudgetMiB int
 }
 
 // RegisterFlags declares the service's flags under its name, with the
@@ -54,6 +58,7 @@ func (c *Config) RegisterFlags(service string, fs *flag.FlagSet) {
 	c.Raster.RegisterFlags(service, fs)
 	fs.IntVar(&c.ImageCacheMiB, service+".image-cache-mib", 512, "size of the PNG cache on disk, in MiB (embedded image store)")
 	c.Links.RegisterFlags(service, fs)
+	fs.IntVar(&c.DrawBudgetMiB, service+".draw-budget-mib", 160, "memory the drawings in flight may hold together, by their estimate, in MiB; larger renders wait their turn")
 }
 
 // Deps are the parts the service is built from.
@@ -101,6 +106,8 @@ type Service struct {
 	// puts bounds the image cache writes in flight; writers waits for them.
 	puts    chan struct{}
 	writers sync.WaitGroup
+	// admit bounds the memory of the drawings in flight.
+	admit *admission
 }
 
 // The counter keys of an account.
@@ -123,7 +130,14 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("render service: %w", err)
 	}
-	svc := &Service{cfg: cfg, deps: deps, charts: loader, metrics: m, puts: make(chan struct{}, 32), errs: cfg.Site.Errors(deps.Log)}
+	if cfg.DrawBudgetMiB <= 0 {
+		cfg.DrawBudgetMiB = 160
+	}
+	if cfg.Raster.Deadline <= 0 {
+		cfg.Raster.Deadline = raster.DefaultConfig().Deadline
+	}
+	svc := &Service{cfg: cfg, deps: deps, charts: loader, metrics: m, puts: make(chan struct{}, 32), errs: cfg.Site.Errors(deps.Log),
+		admit: newAdmission(cfg.DrawBudgetMiB, cfg.Raster.Deadline)}
 	if deps.Accounts != nil && deps.Box != nil {
 		svc.keys = &signing.Keys{Lookup: deps.Accounts.LookupSigningKey, Box: deps.Box, TTL: cfg.Links.KeyTTL, Now: deps.Now}
 	}

@@ -447,3 +447,138 @@ func RunCounter(t *testing.T, newCounter func(t *testing.T, clock *Clock) quota.
 		})
 	}
 }
+
+// Outage stops and starts the store behind a counter, for RunCounterOutage.
+type Outage struct {
+	// Stop makes the store stop answering.
+	Stop func() error
+	// Start brings the store back with what it held before Stop.
+	Start func() error
+	// Recovery is the longest a counter may take after Start to hand its
+	// in-process counts to the store.
+	Recovery time.Duration
+}
+
+var outageCases = []struct {
+	name  string
+	start func(firstOfMonth time.Time) time.Time
+	run   func(h counterHarness, o Outage)
+}{
+	{"counting goes on in process and is added back", midMonth, func(h counterHarness, o Outage) {
+		h.add("a", quota.Day, 3, 3)
+		h.addUnique("i", quota.Month, "p1", 1, true)
+		h.addUnique("i", quota.Month, "p2", 2, true)
+		h.addWithin("r", quota.Day, 2, 5, 2, true)
+		h.stop(o)
+		// The in-process counts start from zero: this replica knows only
+		// what it counted during the outage.
+		h.add("a", quota.Day, 2, 2)
+		h.get("a", quota.Day, 2)
+		h.addUnique("i", quota.Month, "p2", 1, true)
+		h.addUnique("i", quota.Month, "p3", 2, true)
+		h.addUnique("i", quota.Month, "p3", 2, false)
+		h.countUnique("i", quota.Month, 2)
+		// The over-grant: a full limit of 5 more on top of the 2 taken.
+		for i := 1; i <= 5; i++ {
+			h.addWithin("r", quota.Day, 1, 5, i, true)
+		}
+		h.addWithin("r", quota.Day, 1, 5, 5, false)
+		h.restart(o, "a", quota.Day, 5)
+		h.countUnique("i", quota.Month, 3) // p1, p2, p3: members are a union
+		h.get("r", quota.Day, 7)           // 2 before + 5 during: over the limit
+		h.addWithin("r", quota.Day, 1, 5, 7, false)
+		h.add("a", quota.Day, 1, 6)
+	}},
+	{"a window that ended during the outage is dropped", midMonth, func(h counterHarness, o Outage) {
+		h.add("a", quota.Day, 1, 1)
+		h.add("a", quota.Month, 1, 1)
+		h.stop(o)
+		h.add("a", quota.Day, 4, 4)
+		h.add("a", quota.Month, 4, 4)
+		h.clock.Advance(2 * time.Hour) // past midnight UTC
+		h.get("a", quota.Day, 0)
+		h.add("a", quota.Day, 2, 2)
+		h.restart(o, "a", quota.Month, 5)
+		h.get("a", quota.Day, 2)
+	}},
+	{"concurrent calls during the outage are all counted once", midMonth, func(h counterHarness, o Outage) {
+		h.add("a", quota.Day, 5, 5)
+		h.stop(o)
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		added := 0
+		for range 10 {
+			wg.Go(func() {
+				for range 10 {
+					if _, err := h.c.Add(context.Background(), "a", quota.Day, 1); err != nil {
+						h.t.Errorf("Add during the outage: %v", err)
+					}
+				}
+				_, ok, err := h.c.AddUnique(context.Background(), "a", quota.Month, "same")
+				if err != nil {
+					h.t.Errorf("AddUnique during the outage: %v", err)
+				}
+				if ok {
+					mu.Lock()
+					added++
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		if added != 1 {
+			h.t.Errorf("%d concurrent AddUnique of one member reported added, want 1", added)
+		}
+		h.get("a", quota.Day, 100)
+		h.restart(o, "a", quota.Day, 105)
+		h.countUnique("a", quota.Month, 1)
+	}},
+}
+
+// stop stops the store; the counter must keep answering without errors.
+func (h counterHarness) stop(o Outage) {
+	h.t.Helper()
+	if err := o.Stop(); err != nil {
+		h.t.Fatalf("stop the store: %v", err)
+	}
+}
+
+// restart starts the store and waits until key's count in w reads want,
+// a total only the store can answer once the in-process counts were
+// handed to it.
+func (h counterHarness) restart(o Outage, key string, w quota.Window, want int) {
+	h.t.Helper()
+	if err := o.Start(); err != nil {
+		h.t.Fatalf("start the store: %v", err)
+	}
+	deadline := time.Now().Add(o.Recovery)
+	for {
+		got, err := h.c.Get(context.Background(), key, w)
+		if err != nil {
+			h.t.Fatalf("Get(%q, %s) after the restart: %v", key, w, err)
+		}
+		if got == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatalf("Get(%q, %s) = %d %v after the store came back, want %d", key, w, got, o.Recovery, want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// RunCounterOutage runs the outage cases of a counter backed by a store
+// (Redis): while the store is stopped every call answers without error
+// from an in-process count that starts at zero, and once it is back those
+// counts are added to what the store held. newCounter must not share keys
+// between calls; each case stops and starts the store once.
+func RunCounterOutage(t *testing.T, o Outage, newCounter func(t *testing.T, clock *Clock) quota.Counter) {
+	t.Helper()
+	first := quota.Month.Start(time.Now()).AddDate(0, 2, 0)
+	for _, tc := range outageCases {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := NewClock(FakeTime, tc.start(first))
+			tc.run(counterHarness{t: t, c: newCounter(t, clock), clock: clock}, o)
+		})
+	}
+}

@@ -150,6 +150,62 @@ func (s *Store) UpdateChart(ctx context.Context, c store.Chart, expected *time.T
 	return out, nil
 }
 
+// EditChart runs edit in one transaction that holds the chart's row lock
+// (SELECT ... FOR UPDATE) from the read to the write, so edits of one chart
+// from any replica run one after another. Within this process they queue
+// first on s.edits, so each chart holds at most one pooled connection here.
+func (s *Store) EditChart(ctx context.Context, accountID, id string, edit store.ChartEdit) (store.Chart, error) {
+	unlock, err := s.edits.Lock(ctx, accountID+"/"+id)
+	if err != nil {
+		return store.Chart{}, fmt.Errorf("edit chart %s in account %s: %w", id, accountID, err)
+	}
+	defer unlock()
+	var out store.Chart
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		cur, err := scanChart(tx.QueryRow(ctx,
+			`SELECT `+chartColumns+` FROM charts WHERE account_id = $1 AND id = $2 FOR UPDATE`, accountID, id))
+		if err != nil {
+			return notFound(err)
+		}
+		data := func() (*store.Dataset, error) { return readData(ctx, tx, accountID, id) }
+		next, err := edit(cur, data)
+		if err != nil {
+			return err
+		}
+		next.ID, next.AccountID = cur.ID, cur.AccountID
+		out, err = scanChart(tx.QueryRow(ctx,
+			`UPDATE charts SET name = $3, type = $4, spec = $5,
+			        updated_at = greatest($6::timestamptz, updated_at + interval '1 microsecond')
+			  WHERE account_id = $1 AND id = $2
+			  RETURNING `+chartColumns,
+			accountID, id, next.Name, next.Type, nonNil(next.Spec), store.Micro(time.Now())))
+		if err != nil {
+			return notFound(err)
+		}
+		out.Data = next.Data
+		return putData(ctx, tx, out)
+	})
+	if err != nil {
+		return store.Chart{}, fmt.Errorf("edit chart %s in account %s: %w", id, accountID, err)
+	}
+	return out, nil
+}
+
+// readData reads a chart's data in tx; nil when it has none.
+func readData(ctx context.Context, tx pgx.Tx, accountID, id string) (*store.Dataset, error) {
+	var d store.Dataset
+	err := tx.QueryRow(ctx, `SELECT format, raw FROM datasets WHERE chart_id = $1 AND account_id = $2`, id, accountID).
+		Scan(&d.Format, &d.Raw)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read data: %w", err)
+	}
+	d.Raw = nonNil(d.Raw)
+	return &d, nil
+}
+
 // updateMiss explains why a conditional update changed nothing: the chart
 // is missing from the account, or its token moved on.
 func updateMiss(ctx context.Context, tx pgx.Tx, c store.Chart, expected *time.Time) error {

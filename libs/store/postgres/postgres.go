@@ -2,7 +2,8 @@
 //
 // Atomicity comes from the database, not from the process, so any number of
 // replicas can share one database: chart updates are a single conditional
-// UPDATE (row lock plus re-check of the token under READ COMMITTED), and
+// UPDATE (row lock plus re-check of the token under READ COMMITTED), chart
+// edits hold the row (SELECT ... FOR UPDATE) from their read to their write, and
 // limited creates lock the account row (SELECT ... FOR UPDATE) before
 // counting. Migrations hold a PostgreSQL advisory lock, so replicas starting
 // together migrate once.
@@ -36,6 +37,9 @@ var _ store.Store = (*Store)(nil)
 // concurrent use.
 type Store struct {
 	pool *pgxpool.Pool
+	// edits queues this process's EditChart calls per chart, so writers of
+	// one chart wait in memory, not each on a connection held in the pool.
+	edits store.Locks
 }
 
 // Open connects to the database at url (a postgres:// URL or DSN; pool

@@ -183,6 +183,71 @@ func (s *Store) updateChart(ctx context.Context, c store.Chart, expected *time.T
 	return out, nil
 }
 
+// maxEditAttempts bounds how often EditChart re-reads when the chart moved
+// under it, which only another process writing the same file can cause.
+const maxEditAttempts = 16
+
+// EditChart runs edit while this process holds the chart (s.edits), then
+// saves its answer as a compare-and-set on the updated_at it read. Edits
+// of one chart in this process thus run one after another and always
+// win, while edits of other charts go on meanwhile: the single writer
+// connection is held only for the write, not for edit. Should another
+// process change the chart between read and write, the edit runs again on
+// the newer version.
+func (s *Store) EditChart(ctx context.Context, accountID, id string, edit store.ChartEdit) (store.Chart, error) {
+	out, err := s.editChart(ctx, accountID, id, edit)
+	if err != nil {
+		return store.Chart{}, fmt.Errorf("edit chart %s in account %s: %w", id, accountID, err)
+	}
+	return out, nil
+}
+
+func (s *Store) editChart(ctx context.Context, accountID, id string, edit store.ChartEdit) (store.Chart, error) {
+	unlock, err := s.edits.Lock(ctx, accountID+"/"+id)
+	if err != nil {
+		return store.Chart{}, err
+	}
+	defer unlock()
+	for attempt := 1; ; attempt++ {
+		cur, err := scanChart(s.getChart.QueryRowContext(ctx, accountID, id))
+		if err != nil {
+			return store.Chart{}, notFound(err)
+		}
+		data := func() (*store.Dataset, error) { return s.readData(ctx, accountID, id, cur.UpdatedAt) }
+		next, err := edit(cur, data)
+		if errors.Is(err, errMoved) && attempt < maxEditAttempts {
+			continue
+		}
+		if err != nil {
+			return store.Chart{}, err
+		}
+		next.ID, next.AccountID = cur.ID, cur.AccountID
+		token := cur.UpdatedAt
+		out, err := s.updateChart(ctx, next, &token)
+		if errors.Is(err, store.ErrConflict) && attempt < maxEditAttempts {
+			continue
+		}
+		return out, err
+	}
+}
+
+// errMoved is a chart changed by another process while EditChart edited it.
+var errMoved = fmt.Errorf("%w: the chart changed while it was edited", store.ErrConflict)
+
+// readData reads a chart's data as of the version updated (in one read
+// with the chart row, so both are one snapshot); nil when it has none. A
+// newer version in between is errMoved.
+func (s *Store) readData(ctx context.Context, accountID, id string, updated time.Time) (*store.Dataset, error) {
+	c, err := s.GetChartWithData(ctx, accountID, id)
+	if err != nil {
+		return nil, err
+	}
+	if !c.UpdatedAt.Equal(updated) {
+		return nil, fmt.Errorf("%w: at %s", errMoved, c.UpdatedAt.Format(time.RFC3339Nano))
+	}
+	return c.Data, nil
+}
+
 // querier is a connection or a transaction.
 type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row

@@ -19,6 +19,8 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/url"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -45,6 +47,9 @@ type Store struct {
 	lookupAPIKey     *sql.Stmt
 	getChart         *sql.Stmt
 	getChartWithData *sql.Stmt
+
+	// edits serialises EditChart per chart in this process (see there).
+	edits store.Locks
 }
 
 // busyTimeoutMillis is how long a connection waits for another process's
@@ -73,6 +78,9 @@ func dsn(path string, extra ...string) string {
 func Open(ctx context.Context, path string) (*Store, error) {
 	if path == "" || path == ":memory:" || strings.ContainsAny(path, "?#") {
 		return nil, fmt.Errorf("open sqlite store: unsupported path %q", path)
+	}
+	if err := private(path); err != nil {
+		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
 	}
 	write, err := sql.Open("sqlite", dsn(path, "_txlock", "immediate"))
 	if err != nil {
@@ -105,6 +113,46 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
 	}
 	return s, nil
+}
+
+// Modes of the database's directory and files: the owner's alone, like
+// the server key file (libs/secrets), since they hold API key hashes,
+// signing secrets and every chart's data.
+const (
+	dirMode  os.FileMode = 0o700
+	fileMode os.FileMode = 0o600
+)
+
+// private makes the database at path readable by its owner alone before
+// SQLite opens it: the directory, which must exist, loses group and other
+// access; the file is created (empty, which SQLite takes as a new
+// database) or narrowed to fileMode, as are a WAL, shared-memory or
+// journal file left by an earlier run. SQLite creates those next to the
+// database with the database file's mode, so they stay private too.
+func private(path string) error {
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("database directory: %w", err)
+	}
+	if st.Mode().Perm()&^dirMode != 0 {
+		if err := os.Chmod(dir, st.Mode().Perm()&dirMode); err != nil {
+			return fmt.Errorf("database directory: %w", err)
+		}
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, fileMode)
+	if err != nil {
+		return fmt.Errorf("database file: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("database file: %w", err)
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm", path + "-journal"} {
+		if err := os.Chmod(p, fileMode); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("database file: %w", err)
+		}
+	}
+	return nil
 }
 
 // prepare readies the hot-path statements on the read pool.

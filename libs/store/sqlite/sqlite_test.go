@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -150,5 +151,132 @@ func TestTwoHandlesOneFile(t *testing.T) {
 	wg.Wait()
 	if wins != 1 {
 		t.Fatalf("%d writers won with one token through two handles, want 1", wins)
+	}
+}
+
+// TestFilesArePrivate: the database, its WAL and shared-memory files are
+// 0600 and their directory 0700, whether Open makes the file or finds it
+// (and its directory) readable by others, as earlier versions left them.
+func TestFilesArePrivate(t *testing.T) {
+	tests := []struct {
+		name string
+		// before prepares the directory and answers the database path.
+		before func(t *testing.T, dir string) string
+	}{
+		{"new file in a private directory", func(t *testing.T, dir string) string {
+			return filepath.Join(dir, "chartd.db")
+		}},
+		{"new file in an open directory", func(t *testing.T, dir string) string {
+			if err := os.Chmod(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			return filepath.Join(dir, "chartd.db")
+		}},
+		{"files left open by an earlier version", func(t *testing.T, dir string) string {
+			path := filepath.Join(dir, "chartd.db")
+			s, err := sqlite.Open(context.Background(), path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.CreateAccount(context.Background(), store.PlanFree); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range []string{dir, path} {
+				if err := os.Chmod(p, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, p := range []string{path + "-wal", path + "-shm"} {
+				if err := os.WriteFile(p, nil, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Chmod(p, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return path
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "data")
+			if err := os.Mkdir(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			path := tt.before(t, dir)
+			ctx := context.Background()
+			s, err := sqlite.Open(ctx, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			// A write makes SQLite create the WAL and shared-memory files.
+			if _, err := s.CreateAccount(ctx, store.PlanFree); err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]os.FileMode{dir: 0o700, path: 0o600, path + "-wal": 0o600, path + "-shm": 0o600}
+			for p, mode := range want {
+				st, err := os.Stat(p)
+				if err != nil {
+					t.Fatalf("%s: %v", p, err)
+				}
+				if got := st.Mode().Perm(); got != mode {
+					t.Errorf("%s has mode %04o, want %04o", filepath.Base(p), got, mode)
+				}
+			}
+		})
+	}
+}
+
+// TestEditChartTwoHandles is EditChart from two processes on one file:
+// the in-process queue does not see the other handle's edits, so the
+// compare-and-set under it must catch them and edit again; every edit
+// lands, none is lost.
+func TestEditChartTwoHandles(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "shared.db")
+	var handles [2]*sqlite.Store
+	for i := range handles {
+		s, err := sqlite.Open(ctx, path)
+		if err != nil {
+			t.Fatalf("open handle %d: %v", i, err)
+		}
+		defer s.Close()
+		handles[i] = s
+	}
+	a, err := handles[0].CreateAccount(ctx, store.PlanFree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := handles[0].CreateChart(ctx, store.Chart{AccountID: a.ID, Name: "", Type: "bar", Spec: []byte(`{}`)}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const writers = 20
+	errs := make([]error, writers)
+	var wg sync.WaitGroup
+	for i := range writers {
+		wg.Go(func() {
+			_, errs[i] = handles[i%2].EditChart(ctx, a.ID, c.ID, func(cur store.Chart, _ func() (*store.Dataset, error)) (store.Chart, error) {
+				cur.Name += "x"
+				return cur, nil
+			})
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("writer %d: %v", i, err)
+		}
+	}
+	got, err := handles[1].GetChart(ctx, a.ID, c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Name) != writers {
+		t.Fatalf("%d of %d edits through two handles landed", len(got.Name), writers)
 	}
 }

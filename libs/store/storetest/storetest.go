@@ -54,6 +54,9 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ChartDataRace", testChartDataRace},
 		{"ChartDataRaceSpecEdits", testChartDataRaceSpecEdits},
 		{"ChartDataRaceBlind", testChartDataRaceBlind},
+		{"ChartEdit", testChartEdit},
+		{"ChartEditRace", testChartEditRace},
+		{"ChartEditRaceData", testChartEditRaceData},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
