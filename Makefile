@@ -2,9 +2,9 @@
 GO      ?= go
 ADDR    ?= 127.0.0.1:8080
 DATA    ?= ./data
-PKGS    := ./libs/... ./charts/... ./tools/... $(addsuffix /...,$(addprefix ./services/,gateway chart data brand render chartd))
+PKGS    := ./libs/... ./charts/... ./tools/... $(addsuffix /...,$(addprefix ./services/,gateway chart data brand render chartd operator))
 
-.PHONY: build run test deps bench lint gallery clean
+.PHONY: build run test deps bench lint gallery clean images manifests
 
 build:
 	cd services/chartd && $(GO) build -o ../../bin/chartd .
@@ -38,6 +38,25 @@ lint:
 # gallery writes bin/gallery.html: every golden chart of libs/draw on one page.
 gallery:
 	cd tools && $(GO) run ./gallery -dir ../libs/draw/testdata -out ../bin/gallery.html
+
+# images builds the container images (Dockerfile targets) where Docker is.
+VERSION ?= 0.1.0
+REGISTRY ?= chartd
+images:
+	docker build --target chartd -t $(REGISTRY)/chartd:$(VERSION) .
+	docker build --target render -t $(REGISTRY)/chartd-render:$(VERSION) .
+	docker build --target operator -t $(REGISTRY)/chartd-operator:$(VERSION) .
+
+# manifests regenerates the operator's deep copies, CRD and RBAC with
+# controller-gen, into k8s/ and the Helm chart.
+CONTROLLER_GEN_VERSION := v0.21.0
+manifests:
+	test -x $(TOOLS)/controller-gen || GOBIN=$(TOOLS) $(GO) install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_GEN_VERSION)
+	cd services/operator && $(TOOLS)/controller-gen object paths=./api/... && \
+	  $(TOOLS)/controller-gen crd rbac:roleName=chartd-operator paths=./... \
+	    output:crd:artifacts:config=../../k8s/crd output:rbac:artifacts:config=../../k8s/rbac
+	cp k8s/crd/chartd.dev_renderfleets.yaml helm/chartd/crds/
+	cp k8s/rbac/role.yaml helm/chartd/files/operator-role.yaml
 
 clean:
 	rm -rf bin

@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -97,6 +98,44 @@ type Stats struct {
 	Restarts int64
 	// Warm is the number of tabs ready to draw or drawing.
 	Warm int
+	// Tabs is the pool's size, browsers × tabs per browser.
+	Tabs int
+	// Queue is the renders waiting for a tab now; Busy tabs are drawing.
+	Queue, BusyTabs int
+	// P95 is the 95th percentile of wait plus draw over the last
+	// latencyWindow renders (0 before the first).
+	P95 time.Duration
+}
+
+// latencyWindow is how many recent renders Stats' P95 is taken over.
+const latencyWindow = 512
+
+// latencies keeps the durations of the last latencyWindow renders.
+type latencies struct {
+	mu   sync.Mutex
+	ring [latencyWindow]time.Duration
+	n    int // renders recorded, ever
+}
+
+func (l *latencies) add(d time.Duration) {
+	l.mu.Lock()
+	l.ring[l.n%latencyWindow] = d
+	l.n++
+	l.mu.Unlock()
+}
+
+// p95 answers the 95th percentile of the recorded window (nearest rank).
+func (l *latencies) p95() time.Duration {
+	l.mu.Lock()
+	k := min(l.n, latencyWindow)
+	recent := make([]time.Duration, k)
+	copy(recent, l.ring[:k])
+	l.mu.Unlock()
+	if k == 0 {
+		return 0
+	}
+	slices.Sort(recent)
+	return recent[(k*95+99)/100-1]
 }
 
 // Pool is the warm Chromium pool. Build it with New and Start it; it is
@@ -120,7 +159,9 @@ type Pool struct {
 	started  bool
 	wg       sync.WaitGroup // browser starters and watchers
 
-	stats struct{ renders, retries, failures, busy, restarts atomic.Int64 }
+	stats   struct{ renders, retries, failures, busy, restarts atomic.Int64 }
+	drawing atomic.Int64 // tabs drawing now
+	recent  latencies
 }
 
 // New checks the settings and that Chromium is installed; Start launches it.
@@ -237,7 +278,9 @@ func (p *Pool) Stats() Stats {
 	}
 	p.mu.Unlock()
 	return Stats{Renders: p.stats.renders.Load(), Retries: p.stats.retries.Load(), Failures: p.stats.failures.Load(),
-		Busy: p.stats.busy.Load(), Restarts: p.stats.restarts.Load(), Warm: warm}
+		Busy: p.stats.busy.Load(), Restarts: p.stats.restarts.Load(), Warm: warm,
+		Tabs: p.cfg.Browsers * p.cfg.Tabs, Queue: int(max(p.waiting.Load(), 0)), BusyTabs: int(p.drawing.Load()),
+		P95: p.recent.p95()}
 }
 
 // RSS is the memory the pool's live browsers hold, all their processes
@@ -266,10 +309,12 @@ func (p *Pool) Render(ctx context.Context, j Job) ([]byte, error) {
 	if j.Width < 1 || j.Height < 1 || j.Scale < 1 {
 		return nil, fmt.Errorf("raster: size %d×%d at scale %d", j.Width, j.Height, j.Scale)
 	}
+	start := time.Now()
 	for attempt := 0; ; attempt++ {
 		png, err := p.renderOnce(ctx, j)
 		if err == nil {
 			p.stats.renders.Add(1)
+			p.recent.add(time.Since(start))
 			return png, nil
 		}
 		var de *DrawError
@@ -289,7 +334,9 @@ func (p *Pool) renderOnce(ctx context.Context, j Job) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.drawing.Add(1)
 	png, err := t.render(ctx, j, p.cfg.Deadline)
+	p.drawing.Add(-1)
 	var de *DrawError
 	switch {
 	case err == nil, errors.As(err, &de):

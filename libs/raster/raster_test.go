@@ -84,6 +84,31 @@ func TestRenderSizesAndTransparency(t *testing.T) {
 			t.Errorf("scale %d: centre of the square %d,%d,%d,%d, want opaque red", scale, r>>8, g>>8, b>>8, a>>8)
 		}
 	}
+	// The fleet stats the operator reads: an idle pool after three renders.
+	cfg := smallConfig()
+	if st := p.Stats(); st.Tabs != cfg.Browsers*cfg.Tabs || st.Queue != 0 || st.BusyTabs != 0 || st.P95 <= 0 || st.Renders != 3 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+func TestLatenciesP95(t *testing.T) {
+	var l latencies
+	if l.p95() != 0 {
+		t.Fatal("empty window")
+	}
+	for i := 1; i <= 100; i++ {
+		l.add(time.Duration(i) * time.Millisecond)
+	}
+	if got := l.p95(); got != 95*time.Millisecond {
+		t.Fatalf("p95 of 1..100 ms = %s", got)
+	}
+	// The window keeps the newest latencyWindow renders only.
+	for range latencyWindow {
+		l.add(time.Second)
+	}
+	if got := l.p95(); got != time.Second {
+		t.Fatalf("p95 after the window turned = %s", got)
+	}
 }
 
 func TestBadSVGIsDrawError(t *testing.T) {

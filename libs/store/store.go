@@ -224,6 +224,7 @@ type Store interface {
 	Accounts
 	Charts
 	LinkDesigns
+	People
 	// Ping checks that the backend answers (readiness probes).
 	Ping(ctx context.Context) error
 	// Close releases the backend's connections.

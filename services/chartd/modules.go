@@ -28,6 +28,7 @@ import (
 	"chartd.dev/libs/fontstack"
 	"chartd.dev/libs/httpx"
 	"chartd.dev/libs/lifecycle"
+	"chartd.dev/libs/people"
 	"chartd.dev/libs/quota"
 	"chartd.dev/libs/raster"
 	"chartd.dev/libs/route"
@@ -40,6 +41,7 @@ import (
 	"chartd.dev/services/chart"
 	"chartd.dev/services/data"
 	"chartd.dev/services/gateway"
+	"chartd.dev/services/gateway/site"
 	"chartd.dev/services/render"
 )
 
@@ -531,7 +533,16 @@ func (a *App) initGateway(ctx context.Context) (http.Handler, error) {
 	}
 	cfg := a.cfg.Gateway
 	cfg.Site = a.site()
+	ppl := people.New(people.Config{}, a.store, a.limiter, nil)
+	pages, err := site.New(a.site(), site.Deps{People: ppl, Store: a.store, Limiter: a.limiter, Box: a.box, Log: a.tel.Log,
+		Charts: clients.Chart{Base: a.client(chart.Name)}, Renders: clients.Render{Base: a.client(render.Name)}})
+	if err != nil {
+		return nil, err
+	}
 	g, err := gateway.New(cfg, gateway.Deps{
+		People:   ppl,
+		KeyUses:  a.store,
+		Site:     &gateway.Upstream{Routes: site.Routes(), Handler: pages.Handler()},
 		Accounts: a.store,
 		Limiter:  a.limiter,
 		Services: upstreams,

@@ -28,6 +28,7 @@ import (
 	"chartd.dev/libs/docsite"
 	"chartd.dev/libs/httpx"
 	"chartd.dev/libs/lifecycle"
+	"chartd.dev/libs/people"
 	"chartd.dev/libs/plan"
 	"chartd.dev/libs/quota"
 	"chartd.dev/libs/route"
@@ -79,6 +80,20 @@ type Deps struct {
 	Docs *docsite.Site
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// People, when set, lets a site session (its cookie, plus the CSRF
+	// header on writes) stand in for an API key on /api/v1.
+	People *people.People
+	// KeyUses, when set, records when each API key was last used (at most
+	// once per key-cache period), for the account page.
+	KeyUses KeyUses
+	// Site, when set, is the website (pages, not API endpoints) served
+	// beside the API: limited per client address like public routes.
+	Site *Upstream
+}
+
+// KeyUses records API key use.
+type KeyUses interface {
+	TouchAPIKey(ctx context.Context, accountID, keyID string, at time.Time) error
 }
 
 // Gateway is the edge handler.
@@ -135,6 +150,11 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 				continue
 			}
 			r.handle(entries, &order, rt.Method, rt.Path, g.endpoint(rt, up.Handler, false))
+		}
+	}
+	if deps.Site != nil {
+		for _, rt := range deps.Site.Routes {
+			r.handle(entries, &order, rt.Method, rt.Path, g.endpoint(rt, deps.Site.Handler, false))
 		}
 	}
 	r.register(entries, order)
@@ -329,8 +349,14 @@ func (g *Gateway) limit(w http.ResponseWriter, r *http.Request, key string, perM
 	return res, true
 }
 
-// authenticate resolves the bearer key to its account.
+// authenticate resolves the bearer key to its account, or, on a request
+// without an Authorization header, the site's session cookie.
 func (g *Gateway) authenticate(r *http.Request) (auth.Principal, error) {
+	if g.deps.People != nil && r.Header.Get("Authorization") == "" {
+		if c, err := r.Cookie(people.CookieName); err == nil && c.Value != "" {
+			return g.session(r, c.Value)
+		}
+	}
 	key, err := auth.BearerKey(r)
 	if err != nil {
 		return auth.Principal{}, err
@@ -341,16 +367,44 @@ func (g *Gateway) authenticate(r *http.Request) (auth.Principal, error) {
 	if p, ok := g.keys.get(sum); ok {
 		return p, nil
 	}
-	_, acct, err := g.deps.Accounts.LookupAPIKey(r.Context(), sum[:])
+	k, acct, err := g.deps.Accounts.LookupAPIKey(r.Context(), sum[:])
 	if errors.Is(err, store.ErrNotFound) {
 		return auth.Principal{}, apierr.New(apierr.Unauthorized, "the API key is not valid or has been revoked; check the key or create a new one")
 	}
 	if err != nil {
 		return auth.Principal{}, fmt.Errorf("look up API key: %w", err)
 	}
+	if g.deps.KeyUses != nil {
+		// Once per key-cache period: "last used" is as fine as that.
+		if err := g.deps.KeyUses.TouchAPIKey(r.Context(), acct.ID, k.ID, g.deps.Now()); err != nil {
+			g.log.WarnContext(r.Context(), "record api key use", "err", err)
+		}
+	}
 	p := auth.Principal{AccountID: acct.ID, Plan: acct.Plan}
 	g.keys.put(sum, p)
 	return p, nil
+}
+
+// session resolves a site session cookie to its account. A write
+// (anything but GET, HEAD, OPTIONS) must also carry the session's CSRF
+// token in X-CSRF-Token: a cookie alone, which a browser sends on its
+// own, never changes anything.
+func (g *Gateway) session(r *http.Request, token string) (auth.Principal, error) {
+	se, acct, err := g.deps.People.Resolve(r.Context(), token)
+	if errors.Is(err, store.ErrNotFound) {
+		return auth.Principal{}, apierr.New(apierr.Unauthorized, "the session has ended; sign in again at %s/signin, or send an API key in the header Authorization: Bearer <API_KEY>", strings.TrimRight(g.cfg.PublicURL, "/"))
+	}
+	if err != nil {
+		return auth.Principal{}, fmt.Errorf("look up session: %w", err)
+	}
+	switch r.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+	default:
+		if !people.CheckCSRF(token, r.Header.Get(people.CSRFHeader)) {
+			return auth.Principal{}, apierr.New(apierr.Unauthorized, "a change made with a site session must carry the page's CSRF token in the %s header", people.CSRFHeader)
+		}
+	}
+	return auth.Principal{AccountID: se.AccountID, Plan: acct.Plan}, nil
 }
 
 // keyCache remembers verified keys for a short time, so the hot path does

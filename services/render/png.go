@@ -14,9 +14,13 @@ import (
 // MaxPixels is the longest side of a PNG, after scale.
 const MaxPixels = 4000
 
-// Rasterizer turns an SVG into a PNG: libs/raster's Chromium pool.
+// Rasterizer turns an SVG into a PNG: libs/raster's Chromium pool. It
+// also reports its load and memory, which the fleet operator scales on.
 type Rasterizer interface {
 	Render(ctx context.Context, j raster.Job) ([]byte, error)
+	Stats() raster.Stats
+	RSS() int64
+	Ready() error
 }
 
 var _ Rasterizer = (*raster.Pool)(nil)

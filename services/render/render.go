@@ -152,6 +152,7 @@ func Endpoints() []route.Endpoint[*Service] {
 		{Route: route.Route{Op: "render_image", Method: http.MethodPost, Path: api + "/render"}, Handle: (*Service).renderImage},
 		{Route: route.Route{Op: "render_template", Method: http.MethodPost, Path: api + "/charts/{id}/render"}, Handle: (*Service).renderTemplate},
 		{Route: route.Route{Op: "create_image_url", Method: http.MethodPost, Path: api + "/image-urls"}, Handle: (*Service).createImageURL},
+		{Route: route.Route{Op: "fleet_stats", Method: http.MethodGet, Path: "/internal/v1/fleet-stats", Access: route.Internal}, Handle: (*Service).fleetStats},
 		{Route: route.Route{Op: "get_image", Method: http.MethodGet, Path: imageRoute, Access: route.Direct}, Handle: (*Service).image},
 		{Route: route.Route{Op: "render_usage", Method: http.MethodGet, Path: "/internal/v1/usage", Access: route.Internal}, Handle: (*Service).usage},
 	}

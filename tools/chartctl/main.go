@@ -16,6 +16,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -24,7 +25,9 @@ import (
 	"time"
 
 	"chartd.dev/libs/auth"
+	"chartd.dev/libs/people"
 	"chartd.dev/libs/plan"
+	"chartd.dev/libs/quota"
 	"chartd.dev/libs/secrets"
 	"chartd.dev/libs/signing"
 	"chartd.dev/libs/store"
@@ -43,7 +46,12 @@ func main() {
 
 const usage = `usage: chartctl [-data-dir DIR | -postgres-url URL] [-secrets-key-file FILE] VERB ...
 
-  account create -plan free|pro [-key-name NAME]   new account and its first API key
+  account create -plan free|pro [-key-name NAME] [-email EMAIL]
+                                                  new account and its first API key (and a site user
+                                                  without a password: sign in with signin-link)
+  password set -email EMAIL [-password-file FILE] set a site user's password (read from FILE, or stdin
+                                                  with -); ends the user's sessions
+  signin link -email EMAIL -public-url URL        one-time sign-in link for the site, valid 15 minutes
   account list
   key create -account ID [-name NAME]             new API key (shown once)
   key list -account ID
@@ -87,7 +95,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 		return err
 	}
 	defer st.Close()
-	c := cli{st: st, out: out, box: box}
+	c := cli{st: st, out: out, in: os.Stdin, box: box}
 	sub := flag.NewFlagSet(verb, flag.ContinueOnError)
 	account := sub.String("account", "", "account id")
 	planID := sub.String("plan", "", "plan: free or pro")
@@ -95,6 +103,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 	keyName := sub.String("key-name", "default", "name of the first API key")
 	keyID := sub.String("key", "", "API key id")
 	kid := sub.String("kid", "", "signing key id")
+	email := sub.String("email", "", "email of the site user")
+	pwFile := sub.String("password-file", "-", "file holding the password on its first line; - for stdin")
+	publicURL := sub.String("public-url", getenv("CHARTD_PUBLIC_URL"), "chartd's public URL, for the sign-in link")
 	if err := sub.Parse(rest[2:]); err != nil {
 		return err
 	}
@@ -114,7 +125,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 		if err := need("plan", *planID); err != nil {
 			return err
 		}
-		return c.accountCreate(ctx, *planID, *keyName)
+		return c.accountCreate(ctx, *planID, *keyName, *email)
+	case "password set":
+		if err := need("email", *email); err != nil {
+			return err
+		}
+		return c.passwordSet(ctx, *email, *pwFile)
 	case "account list":
 		return c.accountList(ctx)
 	case "key create":
@@ -144,6 +160,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 		return c.signingRevoke(ctx, *account, *kid)
 	case "secrets migrate":
 		return c.secretsMigrate(ctx)
+	case "signin link":
+		if err := need("email", *email, "public-url", *publicURL); err != nil {
+			return err
+		}
+		return c.signinLink(ctx, *email, *publicURL)
 	case "plan set":
 		if err := need("account", *account, "plan", *planID); err != nil {
 			return err
@@ -185,6 +206,8 @@ func keyBox(keyFile, dataDir, pgURL string) (*secrets.Box, error) {
 type cli struct {
 	st  store.Store
 	out io.Writer
+	// in is where password set reads a password given as "-".
+	in io.Reader
 	// box is the server key, loaded only for the verbs that seal.
 	box *secrets.Box
 }
@@ -195,19 +218,88 @@ func (c cli) print(v any) error {
 	return enc.Encode(v)
 }
 
-func (c cli) accountCreate(ctx context.Context, planID, keyName string) error {
+func (c cli) accountCreate(ctx context.Context, planID, keyName, email string) error {
 	if !plan.Valid(planID) {
 		return fmt.Errorf("-plan %q: use free or pro", planID)
 	}
-	acct, err := c.st.CreateAccount(ctx, planID)
-	if err != nil {
-		return fmt.Errorf("create account: %w", err)
+	var acct store.Account
+	out := map[string]string{}
+	if email != "" {
+		e, err := people.NormalizeEmail(email)
+		if err != nil {
+			return fmt.Errorf("-email %q: %w", email, err)
+		}
+		// One transaction: a used email leaves no account behind.
+		a, u, err := c.st.SignUp(ctx, planID, e, "")
+		if err != nil {
+			return fmt.Errorf("create account for %s: %w", e, err)
+		}
+		acct = a
+		out["email"], out["user_id"] = u.Email, u.ID
+	} else {
+		a, err := c.st.CreateAccount(ctx, planID)
+		if err != nil {
+			return fmt.Errorf("create account: %w", err)
+		}
+		acct = a
 	}
 	key, prefix, hash := auth.NewKey()
 	if _, err := c.st.CreateAPIKey(ctx, acct.ID, keyName, prefix, hash); err != nil {
 		return fmt.Errorf("create key: %w", err)
 	}
-	return c.print(map[string]string{"account_id": acct.ID, "api_key": key})
+	out["account_id"], out["api_key"] = acct.ID, key
+	return c.print(out)
+}
+
+// findUser finds the site user of email.
+func (c cli) findUser(ctx context.Context, email string) (store.User, error) {
+	e, err := people.NormalizeEmail(email)
+	if err != nil {
+		return store.User{}, fmt.Errorf("-email %q: %w", email, err)
+	}
+	u, err := c.st.FindUserByEmail(ctx, e)
+	if err != nil {
+		return store.User{}, fmt.Errorf("user %s: %w", e, err)
+	}
+	return u, nil
+}
+
+// passwordSet reads the password from a file (or stdin), never from the
+// command line, where other users of the machine could see it.
+func (c cli) passwordSet(ctx context.Context, email, file string) error {
+	u, err := c.findUser(ctx, email)
+	if err != nil {
+		return err
+	}
+	var raw []byte
+	if file == "-" {
+		raw, err = io.ReadAll(io.LimitReader(c.in, 4096))
+	} else {
+		raw, err = os.ReadFile(file)
+	}
+	if err != nil {
+		return fmt.Errorf("read password: %w", err)
+	}
+	pw, _, _ := strings.Cut(string(raw), "\n")
+	pw = strings.TrimSuffix(pw, "\r")
+	if err := people.New(people.Config{}, c.st, quota.NewMemory(nil), nil).SetPassword(ctx, u, pw); err != nil {
+		return fmt.Errorf("set password of %s: %w", u.Email, err)
+	}
+	return c.print(map[string]any{"email": u.Email, "password_set": true})
+}
+
+// signinLink prints a one-time sign-in link for the site.
+func (c cli) signinLink(ctx context.Context, email, publicURL string) error {
+	u, err := c.findUser(ctx, email)
+	if err != nil {
+		return err
+	}
+	tok, exp, err := people.New(people.Config{}, c.st, quota.NewMemory(nil), nil).SignInLink(ctx, u)
+	if err != nil {
+		return err
+	}
+	link := strings.TrimRight(publicURL, "/") + "/signin/link?token=" + url.QueryEscape(tok)
+	return c.print(map[string]any{"email": u.Email, "url": link, "expires_at": exp})
 }
 
 func (c cli) accountList(ctx context.Context) error {

@@ -35,5 +35,60 @@ if [ "$minio_have" != "$MINIO_VERSION" ]; then
   echo "installing minio $MINIO_VERSION (cached: ${minio_have:-none}); this takes ~5 min"
   GOBIN="$TOOLS" go install "github.com/minio/minio@$MINIO_VERSION"
 fi
+# --- Kubernetes (services/operator) -------------------------------------
+# The operator and Helm chart tests run against a real kube-apiserver with
+# envtest: etcd from Debian (etcd-server) and kube-apiserver built from
+# k8s.io/kubernetes, pinned to the k8s.io/* version the operator uses.
+# `go install` refuses k8s.io/kubernetes (its go.mod replaces the staging
+# modules with local paths), so a scratch module under $TOOLS/kube-build
+# requires it with those replaces pointed at the published versions. The
+# build takes ~9 min on 2 cores; the binary is cached in $TOOLS and rebuilt
+# only when the k8s.io/kubernetes version it embeds differs from the pin.
+# services/operator's tests find both through $KUBEBUILDER_ASSETS or $TOOLS.
+command -v etcd >/dev/null 2>&1 || [ -x /usr/bin/etcd ] || {
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  echo "installing etcd-server for the Kubernetes tests"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq etcd-server >/dev/null
+  # The package starts a system etcd on :2379; the tests start their own.
+  $SUDO systemctl disable --now etcd >/dev/null 2>&1 || $SUDO service etcd stop >/dev/null 2>&1 || true
+}
+KUBE_VERSION=v1.37.2
+KUBE_STAGING=v0.37.2
+kube_have=$(go version -m "$TOOLS/kube-apiserver" 2>/dev/null | awk '$1 == "mod" && $2 == "k8s.io/kubernetes" {print $3}') || true
+if [ "$kube_have" != "$KUBE_VERSION" ]; then
+  echo "building kube-apiserver $KUBE_VERSION (cached: ${kube_have:-none}); this takes ~9 min"
+  kb="$TOOLS/kube-build"
+  rm -rf "$kb" && mkdir -p "$kb"
+  {
+    echo "module kubebuild"
+    echo
+    echo "go 1.26.0"
+    echo
+    echo "require k8s.io/kubernetes $KUBE_VERSION"
+    echo
+    echo "replace ("
+    for m in api apiextensions-apiserver apimachinery apiserver cli-runtime client-go cloud-provider \
+      cluster-bootstrap code-generator component-base component-helpers controller-manager cri-api \
+      cri-client cri-streaming csi-translation-lib dynamic-resource-allocation endpointslice externaljwt \
+      kms kube-aggregator kube-controller-manager kube-proxy kube-scheduler kubectl kubelet metrics \
+      mount-utils pod-security-admission sample-apiserver sample-cli-plugin sample-controller streaming; do
+      echo "	k8s.io/$m => k8s.io/$m $KUBE_STAGING"
+    done
+    echo ")"
+  } >"$kb/go.mod"
+  (
+    cd "$kb"
+    GOFLAGS=-mod=mod go get "k8s.io/kubernetes/cmd/kube-apiserver@$KUBE_VERSION"
+    minor=${KUBE_VERSION#v1.}
+    minor=${minor%%.*}
+    pkg=k8s.io/component-base/version
+    go build -o "$TOOLS/kube-apiserver.tmp" -ldflags "-X $pkg.gitVersion=$KUBE_VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor" \
+      k8s.io/kubernetes/cmd/kube-apiserver
+    mv "$TOOLS/kube-apiserver.tmp" "$TOOLS/kube-apiserver"
+  )
+fi
+# ------------------------------------------------------------------------
 # Package installs may start system copies; the tests start their own.
 exit 0

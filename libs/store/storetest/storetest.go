@@ -57,6 +57,10 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ChartEdit", testChartEdit},
 		{"ChartEditRace", testChartEditRace},
 		{"ChartEditRaceData", testChartEditRaceData},
+		{"People", testPeople},
+		{"Sessions", testSessions},
+		{"SignInTokens", testSignInTokens},
+		{"APIKeyUses", testAPIKeyUses},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

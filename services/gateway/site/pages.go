@@ -1,0 +1,373 @@
+package site
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"chartd.dev/libs/auth"
+	"chartd.dev/libs/people"
+	"chartd.dev/libs/plan"
+	"chartd.dev/libs/quota"
+	"chartd.dev/libs/signing"
+	"chartd.dev/libs/store"
+)
+
+func (s *Site) home(w http.ResponseWriter, r *http.Request) error {
+	v, ok, err := s.visitor(r)
+	if err != nil {
+		return err
+	}
+	var csrf string
+	if ok {
+		csrf = people.CSRFToken(v.token)
+	}
+	s.render(w, r, http.StatusOK, "home", view{Title: "Charts from your data", SignedIn: ok, Email: v.user.Email, CSRF: csrf})
+	return nil
+}
+
+func (s *Site) signupForm(w http.ResponseWriter, r *http.Request) error {
+	s.render(w, r, http.StatusOK, "signup", view{Title: "Sign up", CSRF: s.preToken(w, r)})
+	return nil
+}
+
+func (s *Site) signinForm(w http.ResponseWriter, r *http.Request) error {
+	s.render(w, r, http.StatusOK, "signin", view{Title: "Sign in", CSRF: s.preToken(w, r), Next: safeNext(r.URL.Query().Get("next"))})
+	return nil
+}
+
+// authFailure turns a sign-in or sign-up refusal into what the form says,
+// or answers false when it is a failure of ours.
+func authFailure(err error) (string, int, bool) {
+	switch {
+	case errors.Is(err, people.ErrThrottled):
+		return "Too many attempts; wait a minute and try again.", http.StatusTooManyRequests, true
+	case errors.Is(err, people.ErrBadCredentials):
+		return "Wrong email or password.", http.StatusUnauthorized, true
+	case errors.Is(err, people.ErrBadEmail):
+		return "Enter one email address, such as ada@example.com.", http.StatusBadRequest, true
+	case errors.Is(err, people.ErrBadPassword):
+		return fmt.Sprintf("Choose a password of %d to %d characters.", people.MinPasswordLen, people.MaxPasswordLen), http.StatusBadRequest, true
+	case errors.Is(err, store.ErrConflict):
+		return "That email already has an account; sign in instead.", http.StatusConflict, true
+	case errors.Is(err, store.ErrNotFound):
+		return "This sign-in link has been used or has expired; ask for a new one.", http.StatusUnauthorized, true
+	}
+	return "", 0, false
+}
+
+func (s *Site) signup(w http.ResponseWriter, r *http.Request) error {
+	if err := s.checkPre(r); err != nil {
+		return err
+	}
+	email := r.PostFormValue("email")
+	tok, _, err := s.deps.People.SignUp(r.Context(), clientAddr(r), email, r.PostFormValue("password"))
+	if err != nil {
+		msg, status, ok := authFailure(err)
+		if !ok {
+			return err
+		}
+		s.render(w, r, status, "signup", view{Title: "Sign up", CSRF: s.preToken(w, r), Error: msg, Email: email})
+		return nil
+	}
+	s.setSession(w, tok)
+	http.Redirect(w, r, "/account", http.StatusSeeOther)
+	return nil
+}
+
+func (s *Site) signin(w http.ResponseWriter, r *http.Request) error {
+	if err := s.checkPre(r); err != nil {
+		return err
+	}
+	email, next := r.PostFormValue("email"), safeNext(r.PostFormValue("next"))
+	tok, _, err := s.deps.People.SignIn(r.Context(), clientAddr(r), email, r.PostFormValue("password"))
+	if err != nil {
+		msg, status, ok := authFailure(err)
+		if !ok {
+			return err
+		}
+		s.render(w, r, status, "signin", view{Title: "Sign in", CSRF: s.preToken(w, r), Error: msg, Email: email, Next: next})
+		return nil
+	}
+	s.setSession(w, tok)
+	http.Redirect(w, r, next, http.StatusSeeOther)
+	return nil
+}
+
+// linkForm shows a button that spends a one-time sign-in link: a GET
+// never spends it, so a link preview or prefetch cannot.
+func (s *Site) linkForm(w http.ResponseWriter, r *http.Request) error {
+	s.render(w, r, http.StatusOK, "link", view{Title: "Sign in", CSRF: s.preToken(w, r), Data: r.URL.Query().Get("token")})
+	return nil
+}
+
+func (s *Site) useLink(w http.ResponseWriter, r *http.Request) error {
+	if err := s.checkPre(r); err != nil {
+		return err
+	}
+	tok, _, err := s.deps.People.UseLink(r.Context(), clientAddr(r), r.PostFormValue("token"))
+	if err != nil {
+		msg, status, ok := authFailure(err)
+		if !ok {
+			return err
+		}
+		s.render(w, r, status, "signin", view{Title: "Sign in", CSRF: s.preToken(w, r), Error: msg, Next: "/charts"})
+		return nil
+	}
+	s.setSession(w, tok)
+	http.Redirect(w, r, "/account", http.StatusSeeOther)
+	return nil
+}
+
+func (s *Site) signout(w http.ResponseWriter, r *http.Request) error {
+	v, ok, err := s.visitor(r)
+	if err != nil {
+		return err
+	}
+	if ok {
+		if err := s.checkWrite(r, v.token); err != nil {
+			return err
+		}
+		if err := s.deps.People.End(r.Context(), v.session); err != nil {
+			return err
+		}
+	}
+	s.clearCookie(w, people.CookieName)
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+	return nil
+}
+
+// usage is one bar of the account page.
+type usage struct {
+	Label, Unit   string
+	Used, Limit   int
+	ResetsSeconds int
+	Reset         bool
+}
+
+// keyRow is an API key as the account page lists it.
+type keyRow struct {
+	store.APIKey
+	LastUsed *time.Time
+}
+
+// accountData is the account page.
+type accountData struct {
+	Plan      string
+	Usage     []usage
+	Keys      []keyRow
+	NewKey    string
+	NewName   string
+	Signing   []store.SigningKey
+	Apps      []string
+	Notice    string
+	Rotatable bool
+}
+
+func (s *Site) account(w http.ResponseWriter, r *http.Request) error {
+	v, ok, err := s.mustVisit(w, r)
+	if err != nil || !ok {
+		return err
+	}
+	return s.showAccount(w, r, v, accountData{})
+}
+
+// showAccount renders the account page with the account's current usage
+// and keys; d carries what the last action has to say.
+func (s *Site) showAccount(w http.ResponseWriter, r *http.Request, v visit, d accountData) error {
+	ctx := r.Context()
+	p := auth.Principal{AccountID: v.account.ID, Plan: v.account.Plan}
+	lim := plan.LimitsOf(p.Plan)
+	used, err := s.deps.Charts.CountCharts(ctx, p)
+	if err != nil {
+		return fmt.Errorf("count charts: %w", err)
+	}
+	u, err := s.deps.Renders.Usage(ctx, p)
+	if err != nil {
+		return fmt.Errorf("render usage: %w", err)
+	}
+	// The gateway's own key for the account's request allowance.
+	req, err := s.deps.Limiter.Peek(ctx, "acct:"+p.AccountID, quota.Limit{Rate: lim.RequestsPerMinute, Period: plan.RequestPeriod})
+	if err != nil {
+		return fmt.Errorf("request allowance: %w", err)
+	}
+	now := s.deps.Now()
+	d.Plan = p.Plan
+	d.Usage = []usage{
+		{Label: "Saved charts", Unit: "charts", Used: used, Limit: lim.SavedCharts},
+		{Label: "Requests this minute", Unit: "requests", Used: max(0, req.Limit-req.Remaining), Limit: req.Limit, ResetsSeconds: quota.CeilSeconds(req.ResetAfter), Reset: true},
+		{Label: "Renders today", Unit: "renders", Used: u.Renders, Limit: lim.DailyRenders, ResetsSeconds: quota.CeilSeconds(quota.Day.Reset(now)), Reset: true},
+		{Label: "Image renders this month", Unit: "pictures", Used: u.ImageRenders, Limit: lim.MonthlyImages, ResetsSeconds: quota.CeilSeconds(quota.Month.Reset(now)), Reset: true},
+	}
+	keys, err := s.deps.Store.ListAPIKeys(ctx, p.AccountID)
+	if err != nil {
+		return err
+	}
+	uses, err := s.deps.Store.APIKeysLastUsed(ctx, p.AccountID)
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if k.RevokedAt != nil {
+			continue
+		}
+		row := keyRow{APIKey: k}
+		if t, ok := uses[k.ID]; ok {
+			row.LastUsed = &t
+		}
+		d.Keys = append(d.Keys, row)
+	}
+	if d.Signing, err = s.deps.Store.ListSigningKeys(ctx, p.AccountID); err != nil {
+		return err
+	}
+	d.Rotatable = true
+	s.render(w, r, http.StatusOK, "account", view{Title: "Account", SignedIn: true, Email: v.user.Email, CSRF: people.CSRFToken(v.token), Data: d})
+	return nil
+}
+
+// writeVisit answers the signed-in person of a form post whose CSRF
+// token checks out; a post without a session goes to sign-in.
+func (s *Site) writeVisit(w http.ResponseWriter, r *http.Request) (visit, bool, error) {
+	v, ok, err := s.visitor(r)
+	if err != nil {
+		return visit{}, false, err
+	}
+	if !ok {
+		http.Redirect(w, r, "/signin?next=/account", http.StatusSeeOther)
+		return visit{}, false, nil
+	}
+	return v, true, s.checkWrite(r, v.token)
+}
+
+// maxKeyName bounds an API key's name.
+const maxKeyName = 100
+
+func (s *Site) createKey(w http.ResponseWriter, r *http.Request) error {
+	v, ok, err := s.writeVisit(w, r)
+	if err != nil || !ok {
+		return err
+	}
+	name := strings.TrimSpace(r.PostFormValue("name"))
+	if name == "" || len([]rune(name)) > maxKeyName {
+		return s.showAccount(w, r, v, accountData{Notice: fmt.Sprintf("Name the key (1 to %d characters), for example after where it is used.", maxKeyName)})
+	}
+	key, prefix, hash := auth.NewKey()
+	if _, err := s.deps.Store.CreateAPIKey(r.Context(), v.account.ID, name, prefix, hash); err != nil {
+		return fmt.Errorf("create api key: %w", err)
+	}
+	return s.showAccount(w, r, v, accountData{NewKey: key, NewName: name})
+}
+
+func (s *Site) revokeKey(w http.ResponseWriter, r *http.Request) error {
+	v, ok, err := s.writeVisit(w, r)
+	if err != nil || !ok {
+		return err
+	}
+	err = s.deps.Store.RevokeAPIKey(r.Context(), v.account.ID, r.PathValue("id"))
+	if errors.Is(err, store.ErrNotFound) {
+		return notFound()
+	}
+	if err != nil {
+		return fmt.Errorf("revoke api key: %w", err)
+	}
+	http.Redirect(w, r, "/account#api-keys", http.StatusSeeOther)
+	return nil
+}
+
+// rotateSigning makes a new signing key (when this process holds the
+// server key) and revokes every live one: the links they signed stop.
+func (s *Site) rotateSigning(w http.ResponseWriter, r *http.Request) error {
+	v, ok, err := s.writeVisit(w, r)
+	if err != nil || !ok {
+		return err
+	}
+	ctx := r.Context()
+	old, err := s.deps.Store.ListSigningKeys(ctx, v.account.ID)
+	if err != nil {
+		return err
+	}
+	if s.deps.Box != nil {
+		if _, _, err := signing.Create(ctx, s.deps.Store, s.deps.Box, v.account.ID); err != nil {
+			return fmt.Errorf("create signing key: %w", err)
+		}
+	}
+	for _, k := range old {
+		if k.RevokedAt == nil {
+			if err := s.deps.Store.RevokeSigningKey(ctx, v.account.ID, k.ID); err != nil {
+				return fmt.Errorf("revoke signing key %s: %w", k.ID, err)
+			}
+		}
+	}
+	http.Redirect(w, r, "/account#signing-keys", http.StatusSeeOther)
+	return nil
+}
+
+func (s *Site) revokeSigning(w http.ResponseWriter, r *http.Request) error {
+	v, ok, err := s.writeVisit(w, r)
+	if err != nil || !ok {
+		return err
+	}
+	err = s.deps.Store.RevokeSigningKey(r.Context(), v.account.ID, r.PathValue("kid"))
+	if errors.Is(err, store.ErrNotFound) {
+		return notFound()
+	}
+	if err != nil {
+		return fmt.Errorf("revoke signing key: %w", err)
+	}
+	http.Redirect(w, r, "/account#signing-keys", http.StatusSeeOther)
+	return nil
+}
+
+// chartsData is the chart list page.
+type chartsData struct {
+	Charts []store.Chart
+	Next   string
+}
+
+func (s *Site) charts(w http.ResponseWriter, r *http.Request) error {
+	v, ok, err := s.mustVisit(w, r)
+	if err != nil || !ok {
+		return err
+	}
+	list, next, err := s.deps.Store.ListCharts(r.Context(), v.account.ID, 48, r.URL.Query().Get("cursor"))
+	if errors.Is(err, store.ErrBadCursor) {
+		return notFound()
+	}
+	if err != nil {
+		return fmt.Errorf("list charts: %w", err)
+	}
+	s.render(w, r, http.StatusOK, "charts", view{Title: "Charts", SignedIn: true, Email: v.user.Email, CSRF: people.CSRFToken(v.token),
+		Data: chartsData{Charts: list, Next: next}})
+	return nil
+}
+
+// editorData is the editor page: the chart's id and name; the rest comes
+// from the API.
+type editorData struct {
+	ID, Name string
+}
+
+func (s *Site) editor(w http.ResponseWriter, r *http.Request) error {
+	v, ok, err := s.mustVisit(w, r)
+	if err != nil || !ok {
+		return err
+	}
+	id := r.PathValue("id")
+	if uuid.Validate(id) != nil {
+		return notFound()
+	}
+	c, err := s.deps.Store.GetChart(r.Context(), v.account.ID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return notFound()
+	}
+	if err != nil {
+		return fmt.Errorf("load chart: %w", err)
+	}
+	s.render(w, r, http.StatusOK, "editor", view{Title: c.Name, SignedIn: true, Email: v.user.Email, CSRF: people.CSRFToken(v.token),
+		Data: editorData{ID: c.ID, Name: c.Name}})
+	return nil
+}

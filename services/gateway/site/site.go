@@ -1,0 +1,357 @@
+// Package site is chartd's website: the landing page, sign-up, sign-in
+// and sign-out, the account page (usage, API keys, signing keys, connected
+// apps), the chart list and the editor at every chart's url. Pages are
+// server-rendered with html/template; the little JavaScript they use is
+// served as files (no inline script, a strict CSP) and edits charts
+// through the public API with the session cookie and the CSRF header, so
+// the page and the API never disagree. The gateway mounts the site and
+// limits it per client address like its public routes.
+package site
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"chartd.dev/libs/clients"
+	"chartd.dev/libs/people"
+	"chartd.dev/libs/quota"
+	"chartd.dev/libs/route"
+	"chartd.dev/libs/secrets"
+	"chartd.dev/libs/store"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// Name is the site's name in logs and spans.
+const Name = "site"
+
+// Store is what the site reads and writes directly: accounts and their
+// keys, the people, and the chart list (read-only: charts change only
+// through the API).
+type Store interface {
+	store.Accounts
+	store.People
+	GetChart(ctx context.Context, accountID, id string) (store.Chart, error)
+	ListCharts(ctx context.Context, accountID string, limit int, cursor string) ([]store.Chart, string, error)
+}
+
+// Deps are the parts the site is built from.
+type Deps struct {
+	People  *people.People
+	Store   Store
+	Limiter quota.Limiter
+	Charts  clients.Chart
+	Renders clients.Render
+	// Box seals new signing keys on rotation; without it (a gateway run
+	// apart from the render service) rotation revokes the live keys and
+	// the render service makes the next key with the next link.
+	Box *secrets.Box
+	Log *slog.Logger
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+}
+
+// Site serves the pages.
+type Site struct {
+	cfg    route.Site
+	deps   Deps
+	secure bool
+	origin string
+	pages  map[string]*template.Template
+	static http.Handler
+	mux    *http.ServeMux
+}
+
+// New builds the site for the public URL in cfg.
+func New(cfg route.Site, deps Deps) (*Site, error) {
+	if deps.People == nil || deps.Store == nil || deps.Limiter == nil {
+		return nil, errors.New("site: people, store and limiter are required")
+	}
+	if deps.Now == nil {
+		deps.Now = time.Now
+	}
+	if deps.Log == nil {
+		deps.Log = slog.New(slog.DiscardHandler)
+	}
+	u, err := url.Parse(cfg.PublicURL)
+	if err != nil || u.Host == "" {
+		return nil, fmt.Errorf("site: public url %q: %v", cfg.PublicURL, err)
+	}
+	s := &Site{cfg: cfg, deps: deps, secure: u.Scheme == "https", origin: u.Scheme + "://" + u.Host, pages: map[string]*template.Template{}}
+	for _, name := range []string{"home", "signin", "signup", "link", "account", "charts", "editor", "error"} {
+		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
+		if err != nil {
+			return nil, fmt.Errorf("site template %s: %w", name, err)
+		}
+		s.pages[name] = t
+	}
+	sub, err := fs.Sub(staticFS, "static")
+	if err != nil {
+		return nil, fmt.Errorf("site static files: %w", err)
+	}
+	s.static = http.StripPrefix("/static/", http.FileServerFS(sub))
+	s.mux = http.NewServeMux()
+	for _, e := range endpoints() {
+		h := e.Handle
+		s.mux.Handle(e.Method+" "+muxPattern(e.Path), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			s.headers(w)
+			if err := h(s, w, r); err != nil {
+				s.fail(w, r, err)
+			}
+		}))
+	}
+	return s, nil
+}
+
+// muxPattern spells a route path for the ServeMux (an exact "/").
+func muxPattern(p string) string {
+	if p == "/" {
+		return "/{$}"
+	}
+	return p
+}
+
+var funcs = template.FuncMap{
+	"pct": func(used, limit int) int {
+		if limit <= 0 {
+			return 0
+		}
+		return min(100, used*100/limit)
+	},
+	"when": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
+	"in": func(secs int) string {
+		d := time.Duration(secs) * time.Second
+		switch {
+		case d < time.Minute:
+			return fmt.Sprintf("%d s", secs)
+		case d < time.Hour:
+			return fmt.Sprintf("%d min", int(d.Minutes()))
+		case d < 48*time.Hour:
+			return fmt.Sprintf("%d h %d min", int(d.Hours()), int(d.Minutes())%60)
+		}
+		return fmt.Sprintf("%d days", int(d.Hours()/24))
+	},
+}
+
+// Handler serves every page of the site.
+func (s *Site) Handler() http.Handler { return s.mux }
+
+// endpoints is the site's route table; every route is public to the
+// gateway, which limits it per client address, and the pages check the
+// session themselves.
+func endpoints() []route.Endpoint[*Site] {
+	get, post := http.MethodGet, http.MethodPost
+	e := func(op, method, path string, h func(*Site, http.ResponseWriter, *http.Request) error) route.Endpoint[*Site] {
+		return route.Endpoint[*Site]{Route: route.Route{Op: op, Method: method, Path: path, Access: route.Public}, Handle: h}
+	}
+	return []route.Endpoint[*Site]{
+		e("site_home", get, "/", (*Site).home),
+		e("site_static", get, "/static/{file}", (*Site).serveStatic),
+		e("site_signup_form", get, "/signup", (*Site).signupForm),
+		e("site_signup", post, "/signup", (*Site).signup),
+		e("site_signin_form", get, "/signin", (*Site).signinForm),
+		e("site_signin", post, "/signin", (*Site).signin),
+		e("site_link_form", get, "/signin/link", (*Site).linkForm),
+		e("site_link", post, "/signin/link", (*Site).useLink),
+		e("site_signout", post, "/signout", (*Site).signout),
+		e("site_account", get, "/account", (*Site).account),
+		e("site_key_create", post, "/account/keys", (*Site).createKey),
+		e("site_key_revoke", post, "/account/keys/{id}/revoke", (*Site).revokeKey),
+		e("site_signing_rotate", post, "/account/signing-keys/rotate", (*Site).rotateSigning),
+		e("site_signing_revoke", post, "/account/signing-keys/{kid}/revoke", (*Site).revokeSigning),
+		e("site_charts", get, "/charts", (*Site).charts),
+		e("site_editor", get, "/charts/{id}", (*Site).editor),
+	}
+}
+
+// Routes is the site's route table, for the gateway.
+func Routes() []route.Route { return route.Routes(endpoints()) }
+
+// csp allows only the site's own files: no inline script or style, no
+// framing, forms posting only here; previews are blob: images.
+const csp = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob: data:; connect-src 'self'; " +
+	"form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+// headers sets the security headers of every site answer.
+func (s *Site) headers(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", csp)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "same-origin")
+	h.Set("Cross-Origin-Opener-Policy", "same-origin")
+	if s.secure {
+		h.Set("Strict-Transport-Security", "max-age=31536000")
+	}
+}
+
+// pageError is a refusal shown as a page: its status and what to say.
+type pageError struct {
+	status int
+	msg    string
+}
+
+func (e *pageError) Error() string { return e.msg }
+
+func notFound() error {
+	return &pageError{status: http.StatusNotFound, msg: "There is no such page here, or it belongs to another account."}
+}
+
+// fail renders err as an error page; causes other than a pageError are
+// logged and shown as a plain failure.
+func (s *Site) fail(w http.ResponseWriter, r *http.Request, err error) {
+	var pe *pageError
+	if !errors.As(err, &pe) {
+		s.deps.Log.ErrorContext(r.Context(), "site page failed", "path", r.URL.Path, "err", err)
+		pe = &pageError{status: http.StatusInternalServerError, msg: "Something went wrong on our side; try again in a moment."}
+	}
+	s.render(w, r, pe.status, "error", view{Title: http.StatusText(pe.status), Message: pe.msg})
+}
+
+// view is what every template gets.
+type view struct {
+	Title   string
+	Message string
+	Error   string
+	// CSRF is the token forms and fetches carry.
+	CSRF     string
+	SignedIn bool
+	Email    string
+	Next     string
+	Data     any
+}
+
+// render writes a page. Pages carry CSRF tokens, so no cache keeps them.
+func (s *Site) render(w http.ResponseWriter, r *http.Request, status int, page string, v view) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	if err := s.pages[page].Execute(w, v); err != nil {
+		s.deps.Log.ErrorContext(r.Context(), "site template", "page", page, "err", err)
+	}
+}
+
+func (s *Site) serveStatic(w http.ResponseWriter, r *http.Request) error {
+	w.Header().Set("Cache-Control", "public, max-age=300")
+	s.static.ServeHTTP(w, r)
+	return nil
+}
+
+// clientAddr is the sign-in throttle's key for the request's address.
+func clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// visit is the signed-in person of a request.
+type visit struct {
+	token   string
+	session store.Session
+	account store.Account
+	user    store.User
+}
+
+// visitor answers the request's session; ok false when there is none.
+func (s *Site) visitor(r *http.Request) (visit, bool, error) {
+	c, err := r.Cookie(people.CookieName)
+	if err != nil || c.Value == "" {
+		return visit{}, false, nil
+	}
+	se, acct, err := s.deps.People.Resolve(r.Context(), c.Value)
+	if errors.Is(err, store.ErrNotFound) {
+		return visit{}, false, nil
+	}
+	if err != nil {
+		return visit{}, false, err
+	}
+	u, err := s.deps.Store.GetUser(r.Context(), se.AccountID, se.UserID)
+	if err != nil {
+		return visit{}, false, fmt.Errorf("session user: %w", err)
+	}
+	return visit{token: c.Value, session: se, account: acct, user: u}, true, nil
+}
+
+// mustVisit answers the signed-in person, or sends the browser to sign
+// in (and back here after) and answers ok false.
+func (s *Site) mustVisit(w http.ResponseWriter, r *http.Request) (visit, bool, error) {
+	v, ok, err := s.visitor(r)
+	if err != nil || ok {
+		return v, ok, err
+	}
+	http.Redirect(w, r, "/signin?next="+url.QueryEscape(r.URL.Path), http.StatusSeeOther)
+	return visit{}, false, nil
+}
+
+// checkWrite refuses a form post whose CSRF token is not the session's,
+// or that comes from another origin.
+func (s *Site) checkWrite(r *http.Request, sessionToken string) error {
+	if o := r.Header.Get("Origin"); o != "" && o != s.origin {
+		return &pageError{status: http.StatusForbidden, msg: "This form was sent from another site; open the page here and try again."}
+	}
+	if !people.CheckCSRF(sessionToken, r.PostFormValue("csrf")) {
+		return &pageError{status: http.StatusForbidden, msg: "This form has expired or was not sent from this site; reload the page and try again."}
+	}
+	return nil
+}
+
+// setSession sends the session cookie: HttpOnly, SameSite=Lax, Secure
+// when the site is on https.
+func (s *Site) setSession(w http.ResponseWriter, token string) {
+	http.SetCookie(w, &http.Cookie{Name: people.CookieName, Value: token, Path: "/", MaxAge: int(s.deps.People.SessionTTL() / time.Second),
+		HttpOnly: true, Secure: s.secure, SameSite: http.SameSiteLaxMode})
+}
+
+// clearCookie removes a cookie with the same attributes it was set with.
+func (s *Site) clearCookie(w http.ResponseWriter, name string) {
+	http.SetCookie(w, &http.Cookie{Name: name, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: s.secure, SameSite: http.SameSiteLaxMode})
+}
+
+// preCookie guards the forms shown before a session exists (sign-in,
+// sign-up, link): a random cookie whose derived token the form carries,
+// so another site cannot sign a browser in to its own account.
+const preCookie = "chartd_pre"
+
+// preToken answers the form token of the request's pre-session cookie,
+// setting a fresh cookie when there is none.
+func (s *Site) preToken(w http.ResponseWriter, r *http.Request) string {
+	if c, err := r.Cookie(preCookie); err == nil && len(c.Value) == 43 {
+		return people.CSRFToken(c.Value)
+	}
+	tok, _ := people.NewToken()
+	http.SetCookie(w, &http.Cookie{Name: preCookie, Value: tok, Path: "/", MaxAge: 3600, HttpOnly: true, Secure: s.secure, SameSite: http.SameSiteLaxMode})
+	return people.CSRFToken(tok)
+}
+
+// checkPre checks a pre-session form's token against its cookie.
+func (s *Site) checkPre(r *http.Request) error {
+	c, err := r.Cookie(preCookie)
+	if err != nil {
+		return s.checkWrite(r, "")
+	}
+	return s.checkWrite(r, c.Value)
+}
+
+// safeNext keeps a post-sign-in destination on this site.
+func safeNext(next string) string {
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") || strings.ContainsAny(next, "\r\n") {
+		return "/charts"
+	}
+	return next
+}

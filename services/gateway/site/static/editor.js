@@ -1,0 +1,352 @@
+// The chart editor: every change goes through the public API (the same
+// ops, the same conflict rule) with the session cookie and the CSRF
+// header; the preview is redrawn after each change.
+"use strict";
+(function () {
+  var root = document.getElementById("editor");
+  if (!root) return;
+  var id = root.getAttribute("data-id");
+  var csrf = document.querySelector('meta[name="csrf-token"]').getAttribute("content");
+  var api = "/api/v1";
+  var cur = { chart: null, state: null, spec: null, types: [] };
+  var previewURL = null;
+  // Exposed for tests and measurement: how the last change went.
+  var probe = window.chartdEditor = { ready: false, previews: 0, lastPreviewMs: 0, version: "" };
+  var $ = function (x) { return document.getElementById(x); };
+
+  function call(method, path, body) {
+    var opts = { method: method, headers: {}, credentials: "same-origin" };
+    if (method !== "GET") opts.headers["X-CSRF-Token"] = csrf;
+    if (body !== undefined) {
+      opts.headers["Content-Type"] = "application/json";
+      opts.body = JSON.stringify(body);
+    }
+    return fetch(api + path, opts).then(function (r) {
+      var ct = r.headers.get("Content-Type") || "";
+      if (ct.indexOf("application/json") < 0) {
+        if (!r.ok) throw new Error("the server answered " + r.status);
+        return r.blob();
+      }
+      return r.json().then(function (j) {
+        if (!r.ok) {
+          var e = new Error(j.error ? j.error.message : "the server answered " + r.status);
+          e.code = j.error && j.error.code;
+          throw e;
+        }
+        return j;
+      });
+    });
+  }
+
+  function say(msg, isError) {
+    var s = $("status");
+    s.textContent = msg;
+    s.className = isError ? "error" : "";
+  }
+
+  function fail(e) {
+    if (e.code === "conflict") {
+      say("The chart changed elsewhere; it has been reloaded. Make your change again.", true);
+      refresh();
+      return;
+    }
+    say(e.message, true);
+  }
+
+  // preview draws the chart as SVG into an image (an image runs no
+  // script), and records how long since t0 the new picture took.
+  function preview(t0) {
+    return call("GET", "/charts/" + id + "/render.svg").then(function (blob) {
+      var img = $("preview");
+      var url = URL.createObjectURL(blob);
+      return new Promise(function (ok) {
+        img.onload = img.onerror = function () {
+          if (previewURL) URL.revokeObjectURL(previewURL);
+          previewURL = url;
+          probe.previews++;
+          probe.svg = blob;
+          probe.lastPreviewMs = performance.now() - t0;
+          img.setAttribute("data-version", String(probe.previews));
+          ok();
+        };
+        img.src = url;
+      });
+    });
+  }
+
+  function text(tag, value, cls) {
+    var el = document.createElement(tag);
+    el.textContent = value == null ? "" : String(value);
+    if (cls) el.className = cls;
+    return el;
+  }
+
+  function fillForm() {
+    var st = cur.state, style = st.style || {};
+    $("title").value = style.title && style.title.show !== false ? style.title.text || "" : "";
+    $("subtitle").value = style.subtitle && style.subtitle.show !== false ? style.subtitle.text || "" : "";
+    $("x-title").value = style.xAxisTitle && style.xAxisTitle.text || "";
+    $("y-title").value = style.yAxisTitle && style.yAxisTitle.text || "";
+    $("type").value = st.type;
+    $("chart-name").textContent = cur.chart.name;
+    $("rename").value = cur.chart.name;
+    document.title = cur.chart.name + " · chartd";
+    var fs = $("series");
+    while (fs.children.length > 1) fs.removeChild(fs.lastChild);
+    var t = cur.types.filter(function (x) { return x.type === st.type; })[0];
+    var colors = style.seriesColors || {};
+    var cols = {};
+    (st.columns || []).forEach(function (c) { cols[c.id] = c.name; });
+    (t ? t.roles : []).forEach(function (r) {
+      if (!r.numeric) return;
+      [].concat(st.mapping[r.role] || []).forEach(function (cid, i) {
+        var inputId = "color-" + cid;
+        var lab = text("label", (cols[cid] || cid) + " colour");
+        lab.setAttribute("for", inputId);
+        var inp = document.createElement("input");
+        inp.type = "color";
+        inp.id = inputId;
+        inp.setAttribute("data-series", cid);
+        inp.value = colors[cid] || (style.palette || [])[i % Math.max(1, (style.palette || []).length)] || "#1f77b4";
+        inp.setAttribute("data-was", inp.value);
+        fs.appendChild(lab);
+        fs.appendChild(inp);
+      });
+    });
+  }
+
+  function fillData() {
+    var table = $("data-table");
+    table.textContent = "";
+    var d = cur.spec && cur.spec.data;
+    if (!d) return;
+    var head = document.createElement("thead"), tr = document.createElement("tr");
+    d.columns.forEach(function (c) {
+      var th = text("th", c.name);
+      th.scope = "col";
+      th.title = c.id + " · " + c.kind;
+      tr.appendChild(th);
+    });
+    head.appendChild(tr);
+    table.appendChild(head);
+    var body = document.createElement("tbody");
+    var rows = d.rows || [];
+    rows.slice(0, 100).forEach(function (row) {
+      var r = document.createElement("tr");
+      row.forEach(function (cell) { r.appendChild(text("td", cell)); });
+      body.appendChild(r);
+    });
+    table.appendChild(body);
+    $("rows-note").textContent = rows.length > 100 ? "Showing 100 of " + rows.length + " rows." : rows.length + " rows.";
+  }
+
+  // fixOf finds the first op a lint message suggests as JSON, skipping
+  // ones with a placeholder for a person to fill in.
+  function fixOf(msg) {
+    var at = msg.indexOf('{"op"');
+    while (at >= 0) {
+      var depth = 0, inStr = false;
+      for (var i = at; i < msg.length; i++) {
+        var ch = msg[i];
+        if (inStr) {
+          if (ch === "\\") i++;
+          else if (ch === '"') inStr = false;
+        } else if (ch === '"') inStr = true;
+        else if (ch === "{") depth++;
+        else if (ch === "}" && --depth === 0) {
+          var src = msg.slice(at, i + 1);
+          if (src.indexOf("…") < 0) {
+            try { return JSON.parse(src); } catch (e) { break; }
+          }
+          break;
+        }
+      }
+      at = msg.indexOf('{"op"', at + 1);
+    }
+    return null;
+  }
+
+  function fillLint(problems) {
+    var ul = $("lint");
+    ul.textContent = "";
+    if (!problems || !problems.length) {
+      ul.appendChild(text("li", "No problems found."));
+      return;
+    }
+    problems.forEach(function (p) {
+      var li = document.createElement("li");
+      li.setAttribute("data-lint", p.id);
+      li.appendChild(text("strong", p.level === "warn" ? "Warning: " : "Suggestion: "));
+      li.appendChild(text("span", p.message));
+      var fix = fixOf(p.message);
+      if (fix) {
+        var b = text("button", "Apply fix");
+        b.type = "button";
+        b.className = "secondary fix";
+        b.setAttribute("aria-label", "Apply the suggested fix: " + JSON.stringify(fix));
+        b.addEventListener("click", function () { apply([fix], "Fix applied."); });
+        li.appendChild(document.createTextNode(" "));
+        li.appendChild(b);
+      }
+      ul.appendChild(li);
+    });
+  }
+
+  function refresh() {
+    var t0 = performance.now();
+    return Promise.all([
+      call("GET", "/charts/" + id + "?include=spec").then(function (j) {
+        cur.chart = j.chart;
+        cur.state = j.state;
+        cur.spec = j.spec;
+        fillForm();
+        fillData();
+        fillLint(j.state.warnings);
+      }),
+      preview(t0),
+    ]);
+  }
+
+  // apply sends ops with the version the page shows: a chart changed
+  // elsewhere meanwhile is a conflict, never overwritten.
+  function apply(ops, done) {
+    if (!ops.length) { say("Nothing to change."); return Promise.resolve(); }
+    var t0 = performance.now();
+    say("Saving…");
+    return call("POST", "/charts/" + id + "/ops", { ops: ops, expected_updated_at: cur.chart.updated_at })
+      .then(function (j) {
+        cur.chart = j.chart;
+        fillLint(j.warnings);
+        return Promise.all([preview(t0), call("GET", "/charts/" + id + "?include=spec").then(function (g) {
+          cur.chart = g.chart; cur.state = g.state; cur.spec = g.spec;
+          fillForm(); fillData(); fillLint(g.state.warnings);
+        })]);
+      })
+      .then(function () { say(done || "Saved."); }, fail);
+  }
+
+  function num(v) { return v.trim() === "" ? null : Number(v); }
+
+  $("ops-form").addEventListener("submit", function (e) {
+    e.preventDefault();
+    var st = cur.state, style = st.style || {}, ops = [];
+    var title = $("title").value, sub = $("subtitle").value;
+    var oldTitle = style.title && style.title.show !== false ? style.title.text || "" : "";
+    var oldSub = style.subtitle && style.subtitle.show !== false ? style.subtitle.text || "" : "";
+    if (title !== oldTitle) ops.push({ op: "setTitle", title: { text: title } });
+    if (sub !== oldSub) ops.push({ op: "setSubtitle", subtitle: { text: sub } });
+    if ($("type").value !== st.type) ops.push({ op: "setType", type: $("type").value });
+    if ($("palette").value) ops.push({ op: "setPalette", palette: $("palette").value });
+    [].forEach.call(document.querySelectorAll("[data-series]"), function (inp) {
+      if (inp.value !== inp.getAttribute("data-was")) ops.push({ op: "setSeriesColor", series: inp.getAttribute("data-series"), color: inp.value.toUpperCase() });
+    });
+    var hasAxes = st.type !== "pie" && st.type !== "sankey" && st.type !== "radar";
+    if (hasAxes) {
+      var xt = $("x-title").value, yt = $("y-title").value;
+      if (xt !== (style.xAxisTitle && style.xAxisTitle.text || "")) ops.push({ op: "setAxisTitle", axis: "x", text: xt || null });
+      if (yt !== (style.yAxisTitle && style.yAxisTitle.text || "")) ops.push({ op: "setAxisTitle", axis: "y", text: yt || null });
+      var mn = num($("y-min").value), mx = num($("y-max").value), lg = $("y-log").checked;
+      if (mn !== null || mx !== null || lg) {
+        var ax = { op: "setAxis", axis: "y", log: lg };
+        if (mn !== null) ax.min = mn;
+        if (mx !== null) ax.max = mx;
+        ops.push(ax);
+      }
+    }
+    $("palette").value = "";
+    apply(ops);
+  });
+
+  $("data-form").addEventListener("submit", function (e) {
+    e.preventDefault();
+    var csv = $("csv").value;
+    if (!csv.trim()) { say("Paste CSV with a header row first.", true); return; }
+    var t0 = performance.now();
+    say("Replacing the data…");
+    call("PUT", "/charts/" + id + "/data", { data: csv, format: "csv" }).then(function (j) {
+      var ul = $("notices");
+      ul.textContent = "";
+      (j.notices || []).forEach(function (n) { ul.appendChild(text("li", n.message)); });
+      if (!j.mapping_kept) ul.appendChild(text("li", "The columns changed, so the chart's roles were picked again."));
+      $("csv").value = "";
+      return Promise.all([preview(t0), call("GET", "/charts/" + id + "?include=spec").then(function (g) {
+        cur.chart = g.chart; cur.state = g.state; cur.spec = g.spec;
+        fillForm(); fillData(); fillLint(g.state.warnings);
+      })]).then(function () { say("Data replaced: " + j.rows + " rows."); });
+    }).catch(fail);
+  });
+
+  $("rename-form").addEventListener("submit", function (e) {
+    e.preventDefault();
+    call("PATCH", "/charts/" + id, { name: $("rename").value }).then(function (j) {
+      cur.chart = j.chart;
+      $("chart-name").textContent = j.chart.name;
+      document.title = j.chart.name + " · chartd";
+      say("Renamed.");
+    }, fail);
+  });
+
+  $("duplicate").addEventListener("click", function () {
+    call("POST", "/charts/" + id + "/duplicate").then(function (j) { window.location.assign("/charts/" + j.chart.id); }, fail);
+  });
+
+  $("delete").addEventListener("click", function () {
+    if (!window.confirm("Delete this chart? This cannot be undone; its image links stop working.")) return;
+    call("DELETE", "/charts/" + id).then(function () { window.location.assign("/charts"); }, fail);
+  });
+
+  $("download-form").addEventListener("submit", function (e) {
+    e.preventDefault();
+    var fmt = $("dl-format").value;
+    var body = { format: fmt, width: Number($("dl-width").value), height: Number($("dl-height").value), name: cur.chart.name };
+    if (fmt === "png") body.scale = Number($("dl-scale").value);
+    say("Drawing…");
+    call("POST", "/charts/" + id + "/render", body).then(function (blob) {
+      var a = document.createElement("a");
+      a.href = URL.createObjectURL(blob);
+      a.download = (cur.chart.name || "chart").replace(/[\\/:*?"<>|]+/g, "-") + "." + fmt;
+      document.body.appendChild(a);
+      a.click();
+      setTimeout(function () { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
+      say("Downloaded.");
+    }, fail);
+  });
+
+  $("link-form").addEventListener("submit", function (e) {
+    e.preventDefault();
+    var body = { id: id };
+    if ($("link-expiry").value) body.expires_in = Number($("link-expiry").value);
+    call("POST", "/image-urls", body).then(function (j) {
+      var a = $("image-link");
+      a.href = j.url;
+      a.textContent = j.url;
+      $("link-row").hidden = false;
+      say(j.expires_at ? "Link made; it expires " + j.expires_at + "." : "Link made; it lasts until the signing key is rotated.");
+    }, fail);
+  });
+
+  // First load: the reference lists, the chart and its picture at once.
+  var t0 = performance.now();
+  Promise.all([call("GET", "/chart-types"), call("GET", "/palettes"), call("GET", "/charts/" + id + "?include=spec"), preview(t0)]).then(function (r) {
+    cur.types = r[0].chart_types;
+    cur.types.forEach(function (t) {
+      var o = text("option", t.label);
+      o.value = t.type;
+      $("type").appendChild(o);
+    });
+    r[1].palettes.forEach(function (p) {
+      var o = text("option", p.name);
+      o.value = p.id;
+      $("palette").appendChild(o);
+    });
+    cur.chart = r[2].chart;
+    cur.state = r[2].state;
+    cur.spec = r[2].spec;
+    fillForm();
+    fillData();
+    fillLint(r[2].state.warnings);
+    probe.readyAt = performance.now();
+    probe.ready = true;
+    say("");
+  }, fail);
+})();
