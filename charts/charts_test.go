@@ -87,8 +87,8 @@ func TestRoles(t *testing.T) {
 	}
 	line, _ := c.Type("line")
 	x, _ := line.Role("x")
-	if !slices.Equal(x.Kinds, []string{"date", "number"}) {
-		t.Errorf("line x kinds = %v, want [date number]", x.Kinds)
+	if !slices.Equal(x.Kinds, []string{"date", "number", "text"}) {
+		t.Errorf("line x kinds = %v, want [date number text]", x.Kinds)
 	}
 	if got := x.Describe(); got != "x: X axis (date or number), required" {
 		t.Errorf("Describe = %q", got)

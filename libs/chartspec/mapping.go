@@ -3,7 +3,10 @@ package chartspec
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
+	"strings"
+	"unicode"
 
 	"chartd.dev/charts"
 	"chartd.dev/libs/dataset"
@@ -12,15 +15,68 @@ import (
 // AutoMapping picks columns for each role of ct from t, the way a person
 // would: roles are filled in the catalog's order; each takes the first
 // unused column whose kind the role accepts, preferring the kinds in the
-// catalog's order; a multi role (bar values) takes every remaining column of
-// its best kind. Optional roles are filled only when they add meaning
-// without guessing: a text `group` when a text column is left that really
-// groups the rows (at most maxAutoGroups values, repeated); never `size`.
-// Required roles that find nothing stay out, and lint says so.
+// catalog's order and what the columns mean: a line's x axis is a date,
+// else a number column in order, else a text column (weekdays), and only
+// then any number; a scatter's x and y leave a column named like a size
+// ("size", "population") to the size role. A multi role (bar values) takes
+// every remaining column of its best kind. Optional roles are filled only
+// when they add meaning without guessing: a text `group` when a text
+// column is left that really groups the rows (at most maxAutoGroups
+// values, repeated; a box plot takes up to maxBoxGroups), `size` only from
+// a column named like one. Required roles that find nothing stay out, and
+// lint says so. AutoMappingNotices says which choices were doubtful.
 func AutoMapping(ct charts.ChartType, t *dataset.Table) Mapping {
+	m, _ := autoMapping(ct, t)
+	return m
+}
+
+// AutoMappingNotices says, for a person to check, which of AutoMapping's
+// choices for ct and t were doubtful: a line drawn along a number column
+// that is not in order, a scatter that had more number columns than axes,
+// a box plot of very many groups.
+func AutoMappingNotices(ct charts.ChartType, t *dataset.Table) []dataset.Notice {
+	_, notes := autoMapping(ct, t)
+	return notes
+}
+
+// NoticeRolesGuessed is the code of a notice saying an automatic role
+// choice was doubtful.
+const NoticeRolesGuessed = "roles_guessed"
+
+// maxBoxGroups is the most groups a box plot's group role is filled with
+// automatically: a box plot of 50 plants still reads, one row each.
+const maxBoxGroups = 100
+
+func autoMapping(ct charts.ChartType, t *dataset.Table) (Mapping, []dataset.Notice) {
 	m := Mapping{}
+	var notes []dataset.Notice
+	note := func(format string, args ...any) {
+		notes = append(notes, dataset.Notice{Code: NoticeRolesGuessed, Message: fmt.Sprintf(format, args...)})
+	}
 	used := map[string]bool{}
+	numbers := 0
+	for _, c := range t.Columns {
+		if c.Kind == dataset.Number {
+			numbers++
+		}
+	}
+	sizeCol := ""
+	if _, ok := ct.Role("size"); ok {
+		for _, c := range t.Columns {
+			if c.Kind == dataset.Number && SizeLike(c.Name) && numbers >= 3 {
+				sizeCol = c.ID
+				break
+			}
+		}
+	}
 	for _, role := range ct.Roles {
+		if role.Role == "size" && !role.Required {
+			if sizeCol != "" && !used[sizeCol] {
+				used[sizeCol] = true
+				m[role.Role] = One(sizeCol)
+			}
+			continue
+		}
 		if !role.Required && (role.Numeric || len(role.Kinds) == 0 || role.Kinds[0] != string(dataset.Text)) {
 			continue
 		}
@@ -42,29 +98,139 @@ func AutoMapping(ct charts.ChartType, t *dataset.Table) Mapping {
 			}
 			continue
 		}
-		kinds := role.Kinds
-		if !role.Required {
-			kinds = kinds[:1]
-		}
-		id := firstOfKinds(t, kinds, used)
-		if !role.Required && id != "" && !groups(t, id) {
-			id = ""
+		var id string
+		switch {
+		case ct.Type == "line" && role.Role == "x":
+			c := PickLineX(t, func(c *dataset.Column) bool { return used[c.ID] || !slices.Contains(role.Kinds, string(c.Kind)) })
+			if c != nil {
+				id = c.ID
+				if c.Kind == dataset.Number && !Ordered(c) {
+					note("the x axis is %s, a number column that is not in order, since no date or text column was found; map x to the column the line runs along",
+						describe(c))
+				}
+			}
+		default:
+			kinds := role.Kinds
+			if !role.Required {
+				kinds = kinds[:1]
+			}
+			skip := map[string]bool{}
+			if sizeCol != "" {
+				skip[sizeCol] = true
+			}
+			id = firstOfKinds(t, kinds, orMap(used, skip))
+			if id == "" {
+				id = firstOfKinds(t, kinds, used)
+			}
+			limit := maxAutoGroups
+			if ct.Type == "boxplot" {
+				limit = maxBoxGroups
+			}
+			if !role.Required && id != "" && !groups(t, id, limit) {
+				id = ""
+			}
+			if ct.Type == "boxplot" && role.Role == "group" && id != "" {
+				if n := distinct(t, id); n > 30 {
+					c, _ := t.Column(id)
+					note("the box plot has %d groups from %s, one box each; keep the largest with a topN step if that is too many", n, describe(c))
+				}
+			}
 		}
 		if id != "" {
 			used[id] = true
 			m[role.Role] = One(id)
 		}
 	}
-	return m
+	if ct.Type == "scatter" && numbers > 2 {
+		var rest []string
+		for _, c := range t.Columns {
+			if c.Kind == dataset.Number && !used[c.ID] {
+				rest = append(rest, describe(c))
+			}
+		}
+		if len(rest) > 0 {
+			note("x and y are the first number columns; %s could be plotted too: map x and y to choose", strings.Join(rest, ", "))
+		}
+	}
+	return m, notes
+}
+
+// describe names a column in notices: c2 ("Visits").
+func describe(c *dataset.Column) string {
+	return fmt.Sprintf("%s (%q)", c.ID, c.Name)
+}
+
+// orMap is the union of two sets of ids.
+func orMap(a, b map[string]bool) map[string]bool {
+	out := make(map[string]bool, len(a)+len(b))
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = out[k] || v
+	}
+	return out
+}
+
+// PickLineX chooses the column a line runs along among those skip leaves:
+// a date column, else a number column in ascending order (years, ages,
+// distances), else a text column (weekdays, stages), else any number
+// column; nil when none is left.
+func PickLineX(t *dataset.Table, skip func(*dataset.Column) bool) *dataset.Column {
+	for _, ok := range []func(*dataset.Column) bool{
+		func(c *dataset.Column) bool { return c.Kind == dataset.Date },
+		func(c *dataset.Column) bool { return c.Kind == dataset.Number && Ordered(c) },
+		func(c *dataset.Column) bool { return c.Kind == dataset.Text },
+		func(c *dataset.Column) bool { return c.Kind == dataset.Number },
+	} {
+		for _, c := range t.Columns {
+			if !skip(c) && ok(c) {
+				return c
+			}
+		}
+	}
+	return nil
+}
+
+// Ordered reports a number column whose values rise strictly from row to
+// row (blanks aside), with at least three of them: a scale to run along.
+func Ordered(c *dataset.Column) bool {
+	n := 0
+	prev := math.Inf(-1)
+	for _, v := range c.Num {
+		if math.IsNaN(v) {
+			continue
+		}
+		if v <= prev {
+			return false
+		}
+		prev = v
+		n++
+	}
+	return n >= 3
+}
+
+// sizeWords are column names that mean a bubble's size.
+var sizeWords = [...]string{"size", "population", "pop", "volume", "radius", "bubble", "headcount"}
+
+// SizeLike reports a column name that means a size: "size", "Population",
+// "Company size".
+func SizeLike(name string) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return !unicode.IsLetter(r) }) {
+		if slices.Contains(sizeWords[:], w) {
+			return true
+		}
+	}
+	return false
 }
 
 // maxAutoGroups is the most groups an optional group role is filled with
 // automatically; more would be a legend nobody can read.
 const maxAutoGroups = 12
 
-// groups tells whether column id splits the rows into a few repeated groups
-// (not one label per row).
-func groups(t *dataset.Table, id string) bool {
+// groups tells whether column id splits the rows into at most limit
+// repeated groups (not one label per row).
+func groups(t *dataset.Table, id string, limit int) bool {
 	c, ok := t.Column(id)
 	if !ok || c.Text == nil {
 		return false
@@ -75,11 +241,30 @@ func groups(t *dataset.Table, id string) bool {
 			continue
 		}
 		seen[v] = struct{}{}
-		if len(seen) > maxAutoGroups {
+		if len(seen) > limit {
 			return false
 		}
 	}
+	if len(seen) > maxAutoGroups {
+		// many groups: each must hold a few values on average
+		return len(seen) > 1 && len(seen)*2 <= t.Rows
+	}
 	return len(seen) > 0 && len(seen) < t.Rows
+}
+
+// distinct counts the different non-blank texts of column id.
+func distinct(t *dataset.Table, id string) int {
+	c, ok := t.Column(id)
+	if !ok {
+		return 0
+	}
+	seen := map[string]struct{}{}
+	for _, v := range c.Text {
+		if v != "" {
+			seen[v] = struct{}{}
+		}
+	}
+	return len(seen)
 }
 
 func firstOfKinds(t *dataset.Table, kinds []string, used map[string]bool) string {

@@ -108,8 +108,8 @@ func Remap(m Mapping, from, to charts.ChartType, t *dataset.Table) Mapping {
 		}
 	}
 	for _, r := range to.Roles {
-		if _, done := cand[r.Role]; done || (!r.Required && r.Role != "group") {
-			continue
+		if _, done := cand[r.Role]; done || (!r.Required && r.Role != "group") || (to.Type == "line" && r.Role == "x") {
+			continue // a line's x is picked by meaning (PickLineX), not carried over
 		}
 		n := 1
 		if r.Multi {

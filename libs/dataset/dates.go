@@ -487,7 +487,8 @@ func (c dmyCell) value(dayFirst bool) (int64, string) {
 
 // yearishWords are header words that make four-digit integers years.
 var yearishWords = [...]string{"year", "years", "yr", "yrs", "jahr", "jahre", "annee", "année",
-	"ano", "año", "anno", "jaar", "år", "ar", "rok", "date", "datum", "fecha", "fy", "period", "season"}
+	"ano", "año", "anno", "jaar", "år", "ar", "rok", "date", "datum", "fecha", "fy", "period", "season",
+	"年", "年份", "年度", "연도", "년", "год", "vuosi", "yıl", "năm", "ปี", "سنة", "שנה", "वर्ष"}
 
 // yearishHeader reports whether a header names years or dates ("Year",
 // "Fiscal year", "Jahr"), so a column of 2019, 2020, … is read as dates.

@@ -3,6 +3,7 @@ package dataset
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -55,14 +56,20 @@ func detectColumn(rc *rawCol, rows int, id, name string) (*Column, []Notice) {
 		switch {
 		case num == nil:
 			return textColumn(col, rc, rows), nil
-		case yearish && allYears(rc, num):
+		case yearish && allYears(rc, num), yearLike(name, num) && allYears(rc, num):
+			var notices []Notice
+			if !yearish {
+				notices = []Notice{{Code: NoticeYearsByValue, Message: fmt.Sprintf(
+					"column %s holds four-digit whole numbers from %.0f to %.0f in even steps and was read as years; name it \"Year\" or change its kind if they are amounts",
+					describeColumn(id, name), minOf(num), maxOf(num))}}
+			}
 			col.Kind, col.Num, col.DateUnit = Date, num, UnitYear
 			for i, v := range num {
 				if v == v {
 					num[i] = float64(daysFromCivil(int(v), 1, 1) * msPerDay)
 				}
 			}
-			return col, nil
+			return col, notices
 		}
 		if lz >= 0 {
 			return textColumn(col, rc, rows), []Notice{leadingZeroNotice(id, name, rc, lz)}
@@ -198,6 +205,83 @@ func allNative(rc *rawCol, rows int) bool {
 		}
 	}
 	return true
+}
+
+// yearLike reports a column whose values read as years though its header
+// says nothing ("年", "", "FY"): at least three whole numbers from 1800 to
+// 2100 whose distinct values, sorted, step by at most 10 and mostly by
+// the same step (a regular series of years, not amounts that happen to
+// fall in that range), under a header that names no amount.
+func yearLike(name string, num []float64) bool {
+	if amountHeader(name) {
+		return false
+	}
+	seen := make(map[float64]bool, len(num))
+	var vals []float64
+	for _, v := range num {
+		if v != v {
+			continue
+		}
+		if v != math.Trunc(v) || v < 1800 || v > 2100 {
+			return false
+		}
+		if !seen[v] {
+			seen[v] = true
+			vals = append(vals, v)
+		}
+	}
+	if len(vals) < 3 {
+		return false
+	}
+	slices.Sort(vals)
+	steps := map[float64]int{}
+	top := 0
+	for i := 1; i < len(vals); i++ {
+		d := vals[i] - vals[i-1]
+		if d > 10 {
+			return false
+		}
+		steps[d]++
+		top = max(top, steps[d])
+	}
+	return top*4 >= (len(vals)-1)*3
+}
+
+// amountWords are header words that make numbers amounts, never years.
+var amountWords = [...]string{"price", "cost", "costs", "amount", "total", "sum", "sales", "revenue", "count", "number",
+	"value", "score", "points", "population", "weight", "height", "length", "size", "km", "kg", "usd", "eur", "id", "code"}
+
+// amountHeader reports a header naming an amount ("Price", "Total sales").
+func amountHeader(name string) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(name), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z')
+	}) {
+		if slices.Contains(amountWords[:], w) {
+			return true
+		}
+	}
+	return false
+}
+
+// minOf and maxOf are the smallest and largest values, blanks aside.
+func minOf(vs []float64) float64 {
+	m := math.Inf(1)
+	for _, v := range vs {
+		if v == v {
+			m = math.Min(m, v)
+		}
+	}
+	return m
+}
+
+func maxOf(vs []float64) float64 {
+	m := math.Inf(-1)
+	for _, v := range vs {
+		if v == v {
+			m = math.Max(m, v)
+		}
+	}
+	return m
 }
 
 // allYears reports whether every value is a year written with four digits.

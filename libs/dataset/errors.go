@@ -47,6 +47,7 @@ const (
 	NoticeDecimalComma   = "decimal_comma"
 	NoticeBlankLines     = "blank_lines_skipped"
 	NoticeLooksLikeJSON  = "looks_like_json"
+	NoticeYearsByValue   = "years_by_value"
 )
 
 // FieldError is a problem with one field of a step: Error() gives

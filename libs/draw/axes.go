@@ -2,8 +2,12 @@ package draw
 
 import (
 	"math"
+	"strconv"
+	"strings"
+	"time"
 
 	"chartd.dev/libs/chartspec"
+	"chartd.dev/libs/dataset"
 )
 
 // axisKind is what an axis measures.
@@ -58,6 +62,17 @@ type axis struct {
 	labels   []string
 	padInner float64
 	padOuter float64
+	// order holds the categories' values when they are dates (Unix ms,
+	// with dateUnit) or numbers, so labels can be thinned to round steps
+	// (month starts, every fifth year) instead of being turned.
+	order    []float64
+	dateUnit string
+	isDate   bool
+	// noun names the categories in notices ("rows").
+	noun string
+	// needLength is the plot length the labels need at the usual type
+	// size, when they had to be set smaller (0: they did not).
+	needLength float64
 
 	// layout results
 	d0, d1 float64
@@ -66,8 +81,12 @@ type axis struct {
 	tu     timeUnit
 	r0, r1 float64
 	shown  []string
-	mode   labelMode
-	every  int
+	// lines holds the wrapped lines of shown labels (nil: one line each).
+	lines [][]string
+	// fs is the band labels' font size (smaller when rows are many).
+	fs    float64
+	mode  labelMode
+	every int
 }
 
 // newValueAxis is a number axis over the data extent, with the style's
@@ -84,6 +103,26 @@ func newValueAxis(c *canvas, st *chartspec.Axis, base numFormat) *axis {
 // newBandAxis is a category axis.
 func newBandAxis(labels []string, padInner, padOuter float64) *axis {
 	return &axis{kind: axisBand, labels: labels, padInner: padInner, padOuter: padOuter, every: 1}
+}
+
+// orderedBy gives a band axis the values of its category column when they
+// are dates or numbers, so crowded labels thin to round steps.
+func (a *axis) orderedBy(col *dataset.Column) *axis {
+	if col == nil || col.Kind == dataset.Text || len(col.Num) != len(a.labels) {
+		return a
+	}
+	prev := math.Inf(-1)
+	for _, v := range col.Num {
+		if isBlank(v) {
+			continue
+		}
+		if v < prev {
+			return a // sorted by something else: thinning would scatter
+		}
+		prev = v
+	}
+	a.order, a.isDate, a.dateUnit = col.Num, col.Kind == dataset.Date, col.DateUnit
+	return a
 }
 
 // extend grows the data extent to include v (NaN ignored).
@@ -173,21 +212,27 @@ func (a *axis) computeTicks(length, spacing float64) {
 	if a.zero && !a.log {
 		lo, hi = math.Min(lo, 0), math.Max(hi, 0)
 	}
+	dataLo, dataHi := lo, hi
+	hug := false
 	if a.margin > 0 && hi > lo {
+		// points keep off the plot's edge, but the axis never crosses zero
+		// for data on one side of it, and ends at the data, not a tick
 		d := spanPer(lo, hi, 1) * a.margin
-		lo, hi = clampFinite(lo-d), clampFinite(hi+d)
+		nlo, nhi := clampFinite(lo-d), clampFinite(hi+d)
+		if lo >= 0 && nlo < 0 {
+			nlo = 0
+		}
+		if hi <= 0 && nhi > 0 {
+			nhi = 0
+		}
+		lo, hi = nlo, nhi
 		if a.log && lo <= 0 {
 			lo = a.lo
 		}
+		hug = true
 	}
-	if a.headroom > 0 && hi > lo {
-		d := spanPer(lo, hi, 1) * a.headroom
-		if hi > 0 {
-			hi = clampFinite(hi + d)
-		}
-		if lo < 0 {
-			lo = clampFinite(lo - d)
-		}
+	if a.log && a.headroom > 0 && hi > lo {
+		hi = clampFinite(hi + spanPer(lo, hi, 1)*a.headroom)
 	}
 	var step float64
 	switch {
@@ -223,7 +268,17 @@ func (a *axis) computeTicks(length, spacing float64) {
 		a.d0, a.d1 = lo, hi
 		a.ticks, step = fixedTicks(lo, hi, target)
 	default:
-		a.ticks, step, a.d0, a.d1 = niceTicks(lo, hi, target)
+		a.ticks, step, a.d0, a.d1 = hugTicks(lo, hi, target, hug)
+		// room for value labels beyond the data, without a tick more
+		if a.headroom > 0 && dataHi > dataLo {
+			d := spanPer(dataLo, dataHi, 1) * a.headroom
+			if dataHi > 0 {
+				a.d1 = math.Max(a.d1, clampFinite(dataHi+d))
+			}
+			if dataLo < 0 {
+				a.d0 = math.Min(a.d0, clampFinite(dataLo-d))
+			}
+		}
 	}
 	if a.integer && step < 1 {
 		lo, hi := a.d0, a.d1
@@ -233,7 +288,28 @@ func (a *axis) computeTicks(length, spacing float64) {
 			a.d0, a.d1 = math.Floor(lo), math.Max(math.Ceil(hi), math.Floor(lo)+1)
 		}
 	}
-	a.tf = newTickFormat(a.format, a.ticks, step)
+	// the unit follows the data, not the outer tick: 200M…1,000M for data
+	// up to 877M, so ticks and labels share it
+	maxAbs := 0.0
+	for _, v := range [...]float64{a.lo, a.hi} {
+		if !math.IsInf(v, 0) {
+			maxAbs = math.Max(maxAbs, math.Abs(v))
+		}
+	}
+	f := a.format
+	if maxAbs > 0 && f.unit == 0 && a.userMin == nil && a.userMax == nil {
+		f = f.sharedUnit(maxAbs)
+	}
+	a.tf = newTickFormat(f, a.ticks, step)
+}
+
+// labelFormat is the format of a label set drawn against this value axis:
+// the axis's own compact unit, so bars and ticks read alike.
+func (a *axis) labelFormat(f numFormat) numFormat {
+	if a.tf.unit > 1 && !a.tf.sci && !a.tf.perTick && f.unit == 0 && !f.plain {
+		f.compact, f.unit, f.unitName = true, a.tf.unit, a.tf.unitName
+	}
+	return f
 }
 
 // widenTime gives a single instant one step of its unit (or a day) either side.
@@ -343,21 +419,78 @@ func (c *canvas) sizeLeft(a *axis, length, areaW float64) float64 {
 		a.computeTicks(length, 64*c.k)
 		return c.maxTickWidth(a) + gap
 	}
+	return c.sizeRows(a, length, areaW) + gap
+}
+
+// minRowFont is the smallest type (at 800×600) row names are set in
+// before rows go unnamed.
+const minRowFont = 8
+
+// sizeRows lays out category names down the left side and answers their
+// width. Every row is named: long names wrap to as many lines as the row
+// has room for (at most three) within 30% of the width; when rows are
+// too tight for the usual type, names are set smaller (down to
+// minRowFont) and a notice says how tall the chart should be. Only rows
+// thinner than that go unnamed, and a notice says so.
+func (c *canvas) sizeRows(a *axis, length, areaW float64) float64 {
 	n := len(a.labels)
+	a.mode, a.every, a.fs, a.lines = labelsFlat, 1, c.fsTick, nil
+	a.shown = append(a.shown[:0], a.labels...)
+	if n == 0 {
+		return 0
+	}
+	step := length / math.Max(float64(n)-a.padInner+2*a.padOuter, 1)
+	need := func(fs float64) float64 { return fs * 1.15 }
+	if step < need(a.fs) {
+		a.fs = math.Max(math.Floor(step/1.15*2)/2, math.Min(minRowFont*c.k, c.fsTick))
+	}
+	a.needLength = 0
+	if a.fs < c.fsTick*0.9 {
+		a.needLength = float64(n) * need(c.fsTick) * 1.1
+	}
+	if step < need(a.fs) {
+		a.every = labelEvery(step, need(a.fs), n)
+	}
 	maxW := math.Max(areaW*0.3, 40*c.k)
-	a.shown = a.shown[:0]
+	lineH := a.fs * 1.15
+	maxLines := max(1, min(3, int(step/lineH)))
 	w := 0.0
-	for _, l := range a.labels {
-		s := c.fonts.Truncate(l, c.fsTick, false, maxW)
-		a.shown = append(a.shown, s)
-		w = math.Max(w, c.measure(s, c.fsTick, false))
+	for i, l := range a.labels {
+		lw := c.measure(l, a.fs, false)
+		if lw <= maxW {
+			w = math.Max(w, lw)
+			continue
+		}
+		lines := c.wrap(l, a.fs, false, maxW, maxLines)
+		if len(lines) > 1 {
+			if a.lines == nil {
+				a.lines = make([][]string, n)
+			}
+			a.lines[i] = lines
+		} else if len(lines) == 1 {
+			a.shown[i] = lines[0]
+		}
+		for _, ln := range lines {
+			w = math.Max(w, c.measure(ln, a.fs, false))
+		}
 	}
-	a.mode, a.every = labelsFlat, 1
-	if n > 0 {
-		step := length / math.Max(float64(n)-a.padInner+2*a.padOuter, 1)
-		a.every = labelEvery(step, c.fsTick*1.15, n)
+	return w
+}
+
+// ordinal writes 2 as "2nd", 3 as "3rd", 11 as "11th".
+func ordinal(n int) string {
+	suffix := "th"
+	if n%100 < 11 || n%100 > 13 {
+		switch n % 10 {
+		case 1:
+			suffix = "st"
+		case 2:
+			suffix = "nd"
+		case 3:
+			suffix = "rd"
+		}
 	}
-	return w + gap
+	return itoa(n) + suffix
 }
 
 // sizeBottom lays out the bottom axis for a plot of the given width and
@@ -391,39 +524,96 @@ func (c *canvas) sizeBottom(a *axis, length, areaH float64) (height, overL, over
 	}
 	n := len(a.labels)
 	a.r0, a.r1 = 0, length
-	a.every = 1
+	a.every, a.fs, a.lines, a.mode, a.needLength = 1, c.fsTick, nil, labelsFlat, 0
+	a.shown = append(a.shown[:0], a.labels...)
 	if n == 0 {
 		return gap + lineH, 0, 0
 	}
 	band := a.step()
+	sep := 6 * c.k
 	widths := make([]float64, n)
 	for i, l := range a.labels {
 		widths[i] = c.measure(l, c.fsTick, false)
 	}
-	textH := c.fsTick * 1.2
-	capExt := areaH * 0.28
-	a.shown = append(a.shown[:0], a.labels...)
-	flat := true
-	for i := 0; i+1 < n; i++ {
-		if (widths[i]+widths[i+1])/2+6*c.k > band {
-			flat = false
-			break
+	flatFits := func(shown []string, widths []float64) bool {
+		prev := -1
+		for i := range shown {
+			if shown[i] == "" {
+				continue
+			}
+			if prev >= 0 && (widths[prev]+widths[i])/2+sep > a.center(i)-a.center(prev) {
+				return false
+			}
+			prev = i
+		}
+		return true
+	}
+	flatResult := func() (float64, float64, float64) {
+		h := gap + lineH
+		for i, s := range a.shown {
+			if s == "" {
+				continue
+			}
+			w := widths[i]
+			if a.lines != nil && a.lines[i] != nil {
+				w = 0
+				for _, ln := range a.lines[i] {
+					w = math.Max(w, c.measure(ln, c.fsTick, false))
+				}
+				h = math.Max(h, gap+lineH+float64(len(a.lines[i])-1)*c.fsTick*1.15)
+			}
+			overL = math.Max(overL, w/2-a.center(i))
+			overR = math.Max(overR, a.center(i)+w/2-length)
+		}
+		return h, overL, overR
+	}
+	// 1. flat, every label as it is
+	if n == 1 && widths[0] <= length || n > 1 && flatFits(a.labels, widths) {
+		return flatResult()
+	}
+	// 2. ordered categories (dates, years): label round steps, flat
+	if a.order != nil {
+		if shown, ws, ok := c.thinOrdered(a, flatFits); ok {
+			a.shown, widths = shown, ws
+			return flatResult()
 		}
 	}
+	// 3. wrapped to at most three lines within the slot, flat
+	capExt := areaH * 0.28
+	avail := band - sep
 	if n == 1 {
-		flat = widths[0] <= length
+		avail = length
 	}
+	if maxLines := min(3, int(capExt/(c.fsTick*1.15))); maxLines >= 2 && avail >= c.fsTick*2.5 {
+		lines := make([][]string, n)
+		ok := true
+		for i, l := range a.labels {
+			if widths[i] <= avail {
+				continue
+			}
+			ls := c.wrap(l, c.fsTick, false, avail, maxLines)
+			if len(ls) == 0 || strings.HasSuffix(ls[len(ls)-1], "…") && !strings.HasSuffix(l, "…") {
+				ok = false
+				break
+			}
+			lines[i] = ls
+		}
+		if ok {
+			a.lines = lines
+			return flatResult()
+		}
+	}
+	// 4. turned: 45° when slots leave room for a slanted line, else 90°
+	textH := c.fsTick * 1.2
 	switch {
-	case flat:
-		a.mode = labelsFlat
-		overL = math.Max(0, widths[0]/2-a.center(0))
-		overR = math.Max(0, a.center(n-1)+widths[n-1]/2-length)
-		return gap + lineH, overL, overR
 	case band >= textH*1.45:
 		a.mode = labels45
 	default:
 		a.mode = labels90
 		a.every = labelEvery(band, textH, n)
+		if a.every > 1 {
+			a.needLength = float64(n) * textH * 1.1
+		}
 	}
 	maxLen := capExt
 	if a.mode == labels45 {
@@ -446,6 +636,131 @@ func (c *canvas) sizeBottom(a *axis, length, areaH float64) (height, overL, over
 		return gap + (longest+c.fsTick)/math.Sqrt2, overL, 0
 	}
 	return gap + longest + 2*c.k, 0, 0
+}
+
+// thinOrdered labels only the categories on a round step of their values
+// (every month start of daily data, every January of monthly data, every
+// fifth year, every tenth number), the coarsest step being taken last, so
+// crowded ordered labels stay flat instead of turning. Dates are written
+// for the step: "Jan 2024, Feb, Mar" for month starts, "2024, 2025" for
+// Januaries.
+func (c *canvas) thinOrdered(a *axis, fits func([]string, []float64) bool) ([]string, []float64, bool) {
+	n := len(a.labels)
+	shown := make([]string, n)
+	widths := make([]float64, n)
+	for _, st := range orderSteps(a) {
+		prevYear, count := math.MinInt, 0
+		clear(shown)
+		for i, v := range a.order {
+			if isBlank(v) || !st.keep(v, i) {
+				continue
+			}
+			if st.label == nil {
+				shown[i] = a.labels[i]
+			} else {
+				tm := time.UnixMilli(int64(v)).UTC()
+				shown[i] = st.label(tm, tm.Year() != prevYear)
+				prevYear = tm.Year()
+			}
+			widths[i] = c.measure(shown[i], c.fsTick, false)
+			count++
+		}
+		if count >= 2 && fits(shown, widths) {
+			return shown, widths, true
+		}
+	}
+	return nil, nil, false
+}
+
+// orderStep is one way of thinning ordered labels: which categories keep a
+// label and how a kept date is written (nil: its own label).
+type orderStep struct {
+	keep  func(v float64, i int) bool
+	label func(t time.Time, newYear bool) string
+}
+
+// orderSteps lists the thinning steps for an axis's values, finest first.
+func orderSteps(a *axis) []orderStep {
+	var out []orderStep
+	utc := func(v float64) time.Time { return time.UnixMilli(int64(v)).UTC() }
+	withYear := func(s string, t time.Time, newYear bool, sep string) string {
+		if newYear {
+			return s + sep + strconv.Itoa(t.Year())
+		}
+		return s
+	}
+	years := func(from int) {
+		for _, k := range []int{1, 2, 5, 10, 20, 50, 100} {
+			if k < from {
+				continue
+			}
+			out = append(out, orderStep{
+				keep: func(v float64, _ int) bool {
+					t := utc(v)
+					return t.Year()%k == 0 && t.Month() == time.January && t.Day() == 1
+				},
+				label: func(t time.Time, _ bool) string { return strconv.Itoa(t.Year()) },
+			})
+		}
+	}
+	months := func(every int) orderStep {
+		return orderStep{
+			keep: func(v float64, _ int) bool {
+				t := utc(v)
+				return t.Day() == 1 && (int(t.Month())-1)%every == 0
+			},
+			label: func(t time.Time, ny bool) string { return withYear(monthName(t.Month()), t, ny, " ") },
+		}
+	}
+	switch {
+	case a.isDate && a.dateUnit == dataset.UnitDay:
+		for _, days := range [][]int{{1, 8, 15, 22}, {1, 15}} {
+			out = append(out, orderStep{
+				keep: func(v float64, _ int) bool {
+					d := utc(v).Day()
+					return d == days[0] || len(days) > 1 && d == days[1] || len(days) > 2 && (d == days[2] || d == days[3])
+				},
+				label: func(t time.Time, ny bool) string {
+					return withYear(monthName(t.Month())+" "+strconv.Itoa(t.Day()), t, ny, ", ")
+				},
+			})
+		}
+		out = append(out, months(1), months(3), months(6))
+		years(1)
+	case a.isDate && a.dateUnit == dataset.UnitMonth:
+		out = append(out, months(3), months(6))
+		years(1)
+	case a.isDate && a.dateUnit == dataset.UnitQuarter:
+		out = append(out, orderStep{
+			keep:  func(v float64, _ int) bool { m := utc(v).Month(); return m == time.January || m == time.July },
+			label: func(t time.Time, ny bool) string { return withYear("Q"+strconv.Itoa((int(t.Month())+2)/3), t, ny, " ") },
+		})
+		years(1)
+	case a.isDate && a.dateUnit == dataset.UnitYear:
+		years(2)
+	case !a.isDate && wholeNumbers(a.order):
+		for _, k := range []float64{2, 5, 10, 20, 25, 50, 100, 200, 500, 1000} {
+			out = append(out, orderStep{keep: func(v float64, _ int) bool { return math.Mod(v, k) == 0 }})
+		}
+	}
+	// whatever the values, every k-th category still reads in order
+	for _, k := range []int{2, 3, 4, 5, 6, 10, 12, 20, 25, 50, 100} {
+		if k >= len(a.order) {
+			break
+		}
+		out = append(out, orderStep{keep: func(_ float64, i int) bool { return i%k == 0 }})
+	}
+	return out
+}
+
+// wholeNumbers reports values that are all whole (blanks aside).
+func wholeNumbers(vs []float64) bool {
+	for _, v := range vs {
+		if !isBlank(v) && v != math.Trunc(v) {
+			return false
+		}
+	}
+	return true
 }
 
 // labelEvery is how many slots of the given size one label of size need
@@ -551,12 +866,19 @@ func (c *canvas) drawAxisLabels(f *frame) {
 	l := f.left
 	if l.kind == axisBand {
 		st := tick
-		st.anchor = "end"
+		st.anchor, st.size = "end", l.fs
+		lm := c.mid(l.fs)
 		for i, s := range l.shown {
-			if i%l.every == 0 {
-				c.text(p.x-gap, l.center(i)+mid, s, st)
+			if i%l.every != 0 {
+				continue
 			}
+			if l.lines != nil && l.lines[i] != nil {
+				c.textLines(p.x-gap, l.center(i)+lm-float64(len(l.lines[i])-1)*l.fs*1.15/2, l.lines[i], l.fs*1.15, st)
+				continue
+			}
+			c.text(p.x-gap, l.center(i)+lm, s, st)
 		}
+		c.roomNotice(l, "tall", p.h)
 	} else {
 		st := tick
 		st.anchor = "end"
@@ -577,6 +899,10 @@ func (c *canvas) drawAxisLabels(f *frame) {
 			switch b.mode {
 			case labelsFlat:
 				st.anchor = "middle"
+				if b.lines != nil && b.lines[i] != nil {
+					c.textLines(x, top+c.fonts.CapHeight(c.fsTick), b.lines[i], c.fsTick*1.15, st)
+					continue
+				}
 				c.text(x, top+c.fonts.CapHeight(c.fsTick), s, st)
 			case labels45:
 				st.anchor, st.rotate = "end", -45
@@ -586,6 +912,7 @@ func (c *canvas) drawAxisLabels(f *frame) {
 				c.text(x+mid, top, s, st)
 			}
 		}
+		c.roomNotice(b, "wide", p.w)
 	} else {
 		st := tick
 		st.anchor = "middle"
@@ -609,6 +936,48 @@ func (c *canvas) drawAxisLabels(f *frame) {
 		c.text(p.x+p.w/2, f.area.bottom()-c.fsAxisTitle*0.25, s, ts)
 	}
 	c.w.s(`</g>`)
+}
+
+// roomNotice says when a category axis could not name every category in
+// the usual type: how big the chart should be (dimension "tall" or
+// "wide"; have is the plot's length now).
+func (c *canvas) roomNotice(a *axis, dimension string, have float64) {
+	if a.needLength <= have {
+		return
+	}
+	noun := a.noun
+	if noun == "" {
+		noun = "categories"
+	}
+	w, h := c.width, c.height
+	grow := "wider"
+	if dimension == "tall" {
+		h += a.needLength - have
+		grow = "taller"
+	} else {
+		w += a.needLength - have
+	}
+	w, h = math.Min(math.Ceil(w/50)*50, MaxSide), math.Min(math.Ceil(h/50)*50, MaxSide)
+	size := " (style size " + itoa(int(w)) + "×" + itoa(int(h)) + ")"
+	if a.every > 1 {
+		c.notice(NoticeNeedsRoom, "only every "+ordinal(a.every)+" of the "+itoa(len(a.labels))+" "+noun+" is named: the chart is too small to name them all; make it "+grow+size+" or filter the data")
+		return
+	}
+	c.notice(NoticeNeedsRoom, "the "+itoa(len(a.labels))+" "+noun+" are named in smaller type to fit; make the chart "+grow+size+" to read them at the usual size")
+}
+
+// textLines draws wrapped lines of one label, the first baseline at y.
+func (c *canvas) textLines(x, y float64, lines []string, lineH float64, st textStyle) {
+	c.openText(x, y, st)
+	for i, ln := range lines {
+		c.w.s(`<tspan`)
+		c.w.af("x", x)
+		c.w.af("y", y+float64(i)*lineH)
+		c.w.s(`>`)
+		c.w.esc(ln)
+		c.w.s(`</tspan>`)
+	}
+	c.w.s(`</text>`)
 }
 
 // beginClip keeps data inside the plot when the person fixed an axis range.

@@ -166,8 +166,12 @@ func (b *barChart) draw(c *canvas, area rect) {
 	if len(b.series) > 1 && b.stack == "none" {
 		pad = 0.2
 	}
-	cat := newBandAxis(b.labels, pad, pad/2)
+	cat := newBandAxis(b.labels, pad, pad/2).orderedBy(b.cat)
 	cat.title = axisTitle(st.XAxisTitle, "")
+	cat.noun = "bars"
+	if len(b.series) > 1 {
+		cat.noun = "categories"
+	}
 	bottom, left := cat, val
 	if b.horizontal {
 		bottom, left = val, cat
@@ -184,6 +188,25 @@ func (b *barChart) draw(c *canvas, area rect) {
 	c.endClip(clip)
 	c.drawBaselines(f)
 	c.drawAxisLabels(f)
+}
+
+// netMark draws the net total of a stack holding both signs: a dark line
+// across the bar at the net value, a little wider than the bar.
+func (b *barChart) netMark(c *canvas, across, width, at float64) {
+	w := &c.w
+	w.s(`<path stroke="` + inkTitle + `" stroke-width="`)
+	w.f(2 * c.k)
+	w.s(`" d="M`)
+	if b.horizontal {
+		w.pt(at, across-width/2-2*c.k)
+		w.s("V")
+		w.f(across + width/2 + 2*c.k)
+	} else {
+		w.pt(across-width/2-2*c.k, at)
+		w.s("H")
+		w.f(across + width/2 + 2*c.k)
+	}
+	w.s(`"/>`)
 }
 
 // rect draws one bar between two value positions across a category slot.
@@ -231,30 +254,24 @@ func (b *barChart) drawGrouped(c *canvas, cat, val *axis, labels bool) {
 	if !labels {
 		return
 	}
-	// labels sit just past the bar's end; they must fit the bar's pitch
+	// labels sit just past the bar's end, flat, in the axis's unit; where
+	// two would meet, the larger value keeps its label (never turned)
+	format := val.labelFormat(b.format)
 	fs := c.fsLabel
-	st := textStyle{size: fs, fill: inkLabel}
-	maxW := 0.0
-	for _, s := range b.series {
-		for i := 0; i < b.n; i++ {
-			if v := s.Num[i]; !isBlank(v) {
-				maxW = math.Max(maxW, c.measureBytes(c.value(v, b.format), fs, false))
-			}
-		}
-	}
 	pitch := sub + gap
+	if b.horizontal && pitch < fs*1.05 {
+		fs = math.Max(math.Floor(pitch/1.05*2)/2, math.Min(7*c.k, fs))
+	}
+	st := textStyle{size: fs, fill: inkLabel}
 	off := 4 * c.k
-	rotate := false
-	if !b.horizontal && maxW > pitch-2 {
-		if pitch < fs*1.05 {
-			return
-		}
-		rotate = true
+	capH := c.fonts.CapHeight(fs)
+	type lbl struct {
+		x, y   float64
+		anchor string
+		v      float64
 	}
-	if b.horizontal && pitch < fs*0.9 {
-		return
-	}
-	c.w.s(`<g class="labels">`)
+	all := make([]lbl, 0, b.n*m)
+	vals := make([]float64, 0, b.n*m)
 	for si, s := range b.series {
 		for i := 0; i < b.n; i++ {
 			v := s.Num[i]
@@ -263,34 +280,46 @@ func (b *barChart) drawGrouped(c *canvas, cat, val *axis, labels bool) {
 			}
 			center := cat.bandStart(i) + inset + float64(si)*(sub+gap) + sub/2
 			end := val.pos(v)
-			txt := c.value(v, b.format)
 			neg := v < val.base()
+			l := lbl{v: v}
 			switch {
 			case b.horizontal:
-				st.anchor = ""
-				x := end + off
+				l.x, l.y = end+off, center+c.mid(fs)
 				if neg {
-					st.anchor, x = "end", end-off
+					l.anchor, l.x = "end", end-off
 				}
-				c.textBytes(x, center+c.mid(fs), txt, st)
-			case rotate:
-				st.rotate, st.anchor = -90, ""
-				y := end - off
-				if neg {
-					st.anchor, y = "end", end+off
-				}
-				c.textBytes(center+c.mid(fs), y, txt, st)
 			default:
-				st.anchor = "middle"
-				y := end - off
+				l.anchor, l.x, l.y = "middle", center, end-off
 				if neg {
-					y = end + off + c.fonts.CapHeight(fs)
+					l.y = end + off + capH
 				}
-				c.textBytes(center, y, txt, st)
 			}
+			all = append(all, l)
+			vals = append(vals, v)
+		}
+	}
+	// inside the plot (value labels never reach the tick row), a little
+	// beyond its ends along the value axis
+	pl := newPlacer(box{cat.r0 - 4*c.k, val.r1 - capH, cat.r1 + 4*c.k, val.r0}, 2*c.k)
+	if b.horizontal {
+		pl.bounds = box{val.r0 - c.pad, cat.r0 - 0.5, c.width - c.pad*0.5, cat.r1 + 0.5}
+		pl.pad = 0.5
+	}
+	keep := make([]bool, len(all))
+	for _, j := range byMagnitude(vals) {
+		l := all[j]
+		w := c.measureBytes(c.value(l.v, format), fs, false)
+		keep[j] = pl.place(boxAt(l.x, l.y, w, capH, l.anchor)) >= 0
+	}
+	c.w.s(`<g class="labels">`)
+	for j, l := range all {
+		if keep[j] {
+			st.anchor = l.anchor
+			c.textBytes(l.x, l.y, c.value(l.v, format), st)
 		}
 	}
 	c.w.s(`</g>`)
+	c.hiddenNotice(pl.hidden, len(all))
 }
 
 func (b *barChart) drawStacked(c *canvas, cat, val *axis, labels bool) {
@@ -299,7 +328,7 @@ func (b *barChart) drawStacked(c *canvas, cat, val *axis, labels bool) {
 	fs := c.fsLabel
 	pos := make([]float64, b.n)
 	neg := make([]float64, b.n)
-	segFormat := b.format
+	segFormat := val.labelFormat(b.format)
 	if b.stack == "percent" {
 		segFormat = numFormat{decimals: 0, suffix: "%", scale: 1, plain: true}
 	}
@@ -307,6 +336,7 @@ func (b *barChart) drawStacked(c *canvas, cat, val *axis, labels bool) {
 		x, y float64
 		v    float64
 		dark bool
+		i    int
 	}
 	var pending []lbl
 	for si, s := range b.series {
@@ -342,7 +372,7 @@ func (b *barChart) drawStacked(c *canvas, cat, val *axis, labels bool) {
 				if b.horizontal {
 					x, y = along, across+c.mid(fs)
 				}
-				pending = append(pending, lbl{x, y, v, dark})
+				pending = append(pending, lbl{x, y, v, dark, i})
 			}
 		}
 		c.w.s(`</g>`)
@@ -350,29 +380,75 @@ func (b *barChart) drawStacked(c *canvas, cat, val *axis, labels bool) {
 	if !labels {
 		return
 	}
+	// the net total of a stack holding both signs is marked where it lies;
+	// a segment label under the mark gives way
+	mixed := func(i int) bool { return b.stack == "stacked" && pos[i] != 0 && neg[i] != 0 }
+	for i := 0; i < b.n; i++ {
+		if mixed(i) {
+			b.netMark(c, cat.bandStart(i)+inset+bw/2, bw, val.pos(pos[i]+neg[i]))
+		}
+	}
 	c.w.s(`<g class="labels">`)
 	for _, l := range pending {
+		if mixed(l.i) {
+			at, y := val.pos(pos[l.i]+neg[l.i]), l.y-c.mid(fs)
+			if b.horizontal {
+				y = l.x
+			}
+			if math.Abs(at-y) < c.measureBytes(c.value(l.v, segFormat), fs, false)/2+3*c.k && b.horizontal || !b.horizontal && y < at+fs*0.8 && y > at-fs*2.2 {
+				continue
+			}
+		}
 		fill := inkTitle
 		if l.dark {
 			fill = background
 		}
 		c.textBytes(l.x, l.y, c.value(l.v, segFormat), textStyle{size: fs, fill: fill, anchor: "middle"})
 	}
-	// totals beyond each stack (not for percent, where every total is 100 %)
+	// totals beyond each stack (not for percent, where every total is 100 %):
+	// beyond the positive end for a positive total, beyond the negative end
+	// for a negative one; where a stack holds both signs, a dark mark
+	// across the bar shows where the net total lies
 	if b.stack == "stacked" {
 		off := 4 * c.k
+		totalFormat := segFormat
+		capH := c.fonts.CapHeight(fs)
 		for i := 0; i < b.n; i++ {
 			t := pos[i] + neg[i]
 			if pos[i] == 0 && neg[i] == 0 {
 				continue
 			}
 			across := cat.bandStart(i) + inset + bw/2
-			end := val.pos(pos[i])
-			txt := c.value(t, b.format)
+			end, sign := val.pos(pos[i]), 1.0
+			if t < 0 || pos[i] == 0 {
+				end, sign = val.pos(neg[i]), -1
+			}
+			txt := c.value(t, totalFormat)
+			st := textStyle{size: fs, fill: inkLabel, bold: true}
+			if mixed(i) && !b.horizontal {
+				// at its mark: beside it in the gap to the next bar, else
+				// just above it on the bar, outlined to read on the colour
+				if (cat.step()-bw)/2 >= c.measureBytes(txt, fs, true)+5*c.k {
+					c.textBytes(across+bw/2+3*c.k, val.pos(t)+c.mid(fs), txt, st)
+				} else {
+					st.anchor, st.halo, st.fill = "middle", true, inkTitle
+					c.textBytes(across, val.pos(t)-4*c.k, txt, st)
+				}
+				continue
+			}
 			if b.horizontal {
-				c.textBytes(end+off, across+c.mid(fs), txt, textStyle{size: fs, fill: inkLabel, bold: true})
+				x := end + off
+				if sign < 0 {
+					st.anchor, x = "end", end-off
+				}
+				c.textBytes(x, across+c.mid(fs), txt, st)
 			} else if c.measureBytes(txt, fs, true) <= cat.step()-2 {
-				c.textBytes(across, end-off, txt, textStyle{size: fs, fill: inkLabel, bold: true, anchor: "middle"})
+				st.anchor = "middle"
+				y := end - off
+				if sign < 0 {
+					y = end + off + capH
+				}
+				c.textBytes(across, y, txt, st)
 			}
 		}
 	}

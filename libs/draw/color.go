@@ -4,13 +4,14 @@ import (
 	"math"
 	"strings"
 
+	"chartd.dev/libs/chartspec"
 	colorful "github.com/lucasb-eyer/go-colorful"
 )
 
 // defaultPalette is the catalog's "default" palette, used when a spec
 // carries no valid palette colour (a test keeps the two in step).
 func defaultPalette() []string {
-	return []string{"#2F6FDB", "#F08A24", "#1FA67A", "#D9415B", "#7B5CD6", "#C9A227", "#2BA7C9", "#8C6D4F", "#D66BB4", "#6B7785"}
+	return []string{"#2F6FDB", "#C8610C", "#17875F", "#D9415B", "#2490B0", "#B8448F", "#8C6D4F", "#6A4FC4", "#947500", "#0F6E75"}
 }
 
 // parseColor reads #RRGGBB or #RGB and answers it as upper-case #RRGGBB,
@@ -33,7 +34,9 @@ func parseColor(s string) (string, bool) {
 }
 
 // colors assigns series colours: a pinned seriesColors entry wins, else
-// the palette in order, cycling.
+// the palette in order. A colour is never reused: series beyond the
+// palette are drawn in otherColor, a quiet grey, and the legend names
+// them together as one entry (see mergeOthers).
 type colors struct {
 	palette []string
 	pinned  map[string]string
@@ -61,12 +64,21 @@ func newColors(palette []string, pinned map[string]string) colors {
 	return c
 }
 
-// of answers the colour of the i-th series whose key (column id or category) is key.
+// otherColor is the grey of the series beyond the palette and of a pie's
+// "Other" slice: 3:1 against white, and no palette's hue.
+const otherColor = "#8B949E"
+
+// of answers the colour of the i-th series whose key (column id or
+// category) is key: its pinned colour, the palette's i-th, or otherColor
+// past the palette's end.
 func (c colors) of(key string, i int) string {
 	if hex, ok := c.pinned[key]; ok {
 		return hex
 	}
-	return c.palette[i%len(c.palette)]
+	if i >= 0 && i < len(c.palette) {
+		return c.palette[i]
+	}
+	return otherColor
 }
 
 // mustColor parses a colour this package wrote itself.
@@ -96,6 +108,44 @@ func isDark(c colorful.Color) bool {
 	return l < 0.6
 }
 
+// minTextContrast is the contrast text needs against its background
+// (WCAG 1.4.3, normal-size text).
+const minTextContrast = 4.5
+
+// contrastRatio is the WCAG contrast ratio of two colours, 1 to 21.
+func contrastRatio(a, b colorful.Color) float64 { return chartspec.Contrast(a, b) }
+
+// inkOn is the text colour for a label drawn on a mark of colour hex:
+// white on dark fills, the title ink on light ones.
+func inkOn(hex string) string {
+	if isDark(mustColor(hex)) {
+		return background
+	}
+	return inkTitle
+}
+
+// textColor is a series colour made dark enough to be read as text on the
+// white background (4.5:1): labels keep their series' hue, and a light
+// palette colour no longer gives labels of 2.5:1.
+func textColor(hex string) string {
+	c := mustColor(hex)
+	white := mustColor(background)
+	if contrastRatio(c, white) >= minTextContrast {
+		return hex
+	}
+	h, ch, l := c.Hcl()
+	lo, hi := 0.0, l
+	for range 20 {
+		m := (lo + hi) / 2
+		if contrastRatio(colorful.Hcl(h, ch, m).Clamped(), white) >= minTextContrast+0.05 {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return string(appendHex(nil, colorful.Hcl(h, ch, lo).Clamped()))
+}
+
 // colorScale maps values to colours for heatmaps: sequential from a pale
 // tint through the base colour to a deep shade of its hue, or diverging
 // through a near-white centre between two hues. Segments between coloured
@@ -106,6 +156,7 @@ type colorScale struct {
 	diverging   bool
 	stops       []colorful.Color // evenly spaced from lo to hi
 	neutral     int              // index of the neutral stop, -1 for none
+	lab         bool             // blend every segment in L*a*b* (a palette's own stops)
 }
 
 // ramp is the pale tint, the colour itself and a deep shade of one hue.
@@ -127,8 +178,28 @@ func newSequential(base string, lo, hi float64) colorScale {
 }
 
 // newDiverging centres on zero when the data spans it, else on the middle,
-// with a symmetric extent so equal distances get equal intensity.
+// with a symmetric extent so equal distances get equal intensity; it runs
+// from a deep shade of lowBase through a near-white centre to a deep
+// shade of highBase.
 func newDiverging(lowBase, highBase string, lo, hi float64) colorScale {
+	_, lowMid, lowDark := ramp(lowBase)
+	_, highMid, highDark := ramp(highBase)
+	center := colorful.Hcl(0, 0, 0.97).Clamped()
+	return divergingOver([]colorful.Color{lowDark, lowMid, center, highMid, highDark}, 2, lo, hi)
+}
+
+// newDivergingPalette spreads a diverging palette (see divergingPalette)
+// over the data: its first colour at the low end, its last at the high
+// end and its light middle at the centre.
+func newDivergingPalette(stops []colorful.Color, lo, hi float64) colorScale {
+	s := divergingOver(stops, len(stops)/2, lo, hi)
+	s.lab = true
+	return s
+}
+
+// divergingOver centres stops (neutral at index neutral) on zero when the
+// data spans it, else on the middle of the data.
+func divergingOver(stops []colorful.Color, neutral int, lo, hi float64) colorScale {
 	mid := (lo + hi) / 2
 	if lo < 0 && hi > 0 {
 		mid = 0
@@ -137,11 +208,43 @@ func newDiverging(lowBase, highBase string, lo, hi float64) colorScale {
 	if ext <= 0 {
 		ext = 1
 	}
-	_, lowMid, lowDark := ramp(lowBase)
-	_, highMid, highDark := ramp(highBase)
-	center := colorful.Hcl(0, 0, 0.97).Clamped()
-	return colorScale{lo: mid - ext, mid: mid, hi: mid + ext, diverging: true,
-		stops: []colorful.Color{lowDark, lowMid, center, highMid, highDark}, neutral: 2}
+	return colorScale{lo: mid - ext, mid: mid, hi: mid + ext, diverging: true, stops: stops, neutral: neutral}
+}
+
+// divergingPalette reads a palette as a diverging scale when it is one, as
+// the catalog's red-blue preset is: three or more colours whose middle is
+// light and nearly grey, between two darker ends of clearly different
+// hues. The answer has an odd number of stops with the neutral one in the
+// middle (an even palette gets the blend of its two middle colours).
+func divergingPalette(pal []string) ([]colorful.Color, bool) {
+	n := len(pal)
+	if n < 3 {
+		return nil, false
+	}
+	cols := make([]colorful.Color, n)
+	for i, p := range pal {
+		cols[i] = mustColor(p)
+	}
+	var center colorful.Color
+	if n%2 == 1 {
+		center = cols[n/2]
+	} else {
+		center = cols[n/2-1].BlendLab(cols[n/2], 0.5).Clamped()
+	}
+	_, cc, cl := center.Hcl()
+	h0, c0, l0 := cols[0].Hcl()
+	h1, c1, l1 := cols[n-1].Hcl()
+	hueGap := math.Abs(math.Mod(h0-h1+540, 360) - 180)
+	if cl < 0.85 || cc > 0.15 || l0 > cl-0.25 || l1 > cl-0.25 || c0 < 0.2 || c1 < 0.2 || hueGap < 60 {
+		return nil, false
+	}
+	if n%2 == 1 {
+		return cols, true
+	}
+	out := make([]colorful.Color, 0, n+1)
+	out = append(out, cols[:n/2]...)
+	out = append(out, center)
+	return append(out, cols[n/2:]...), true
 }
 
 // at answers the colour for v.
@@ -151,7 +254,7 @@ func (s colorScale) at(v float64) colorful.Color {
 	i := min(int(seg), len(s.stops)-2)
 	f := seg - float64(i)
 	a, b := s.stops[i], s.stops[i+1]
-	if i == s.neutral || i+1 == s.neutral {
+	if s.lab || i == s.neutral || i+1 == s.neutral {
 		return a.BlendLab(b, f).Clamped()
 	}
 	return a.BlendHcl(b, f).Clamped()

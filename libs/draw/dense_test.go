@@ -53,6 +53,9 @@ func TestDenseDataIsAggregated(t *testing.T) {
 				t.Fatalf("notices %v, want some: %v", res.Notices, tc.notice)
 			}
 			for _, no := range res.Notices {
+				if no.Code == NoticeNeedsRoom {
+					continue // names that need a bigger canvas, said apart
+				}
 				if no.Code != NoticeAggregated || !strings.Contains(no.Message, "200,000") {
 					t.Errorf("notice %+v does not say how many there were", no)
 				}
@@ -61,14 +64,15 @@ func TestDenseDataIsAggregated(t *testing.T) {
 				}
 			}
 			small := &dataset.Table{Columns: big.Columns, Rows: 50}
-			if res, err := Render(Input{Spec: testSpec(tc.typ, nil, tc.mapping), Table: subsetRows(small, 50), Fonts: f}); err != nil || len(res.Notices) > 0 {
+			// (50 pie slices are more than a pie can tell apart: Other, and a notice)
+			if res, err := Render(Input{Spec: testSpec(tc.typ, nil, tc.mapping), Table: subsetRows(small, 50), Fonts: f}); err != nil || aggregated(res.Notices) && tc.typ != "pie" {
 				t.Errorf("50 rows: %v, notices %v", err, res.Notices)
 			}
 		})
 	}
 	pie, err := Render(Input{Spec: testSpec("pie", nil, nil), Table: big, Fonts: f})
-	if err != nil || !containsText(t, pie.SVG, "Other (199,901 slices)") {
-		t.Errorf("pie has no Other slice for the 199,901 smallest: %v", err)
+	if err != nil || !containsText(t, pie.SVG, "Other (199,997 slices)") {
+		t.Errorf("pie has no Other slice for the 199,997 smallest: %v", err)
 	}
 }
 
@@ -85,4 +89,14 @@ func subsetRows(t *dataset.Table, n int) *dataset.Table {
 		out.Columns = append(out.Columns, &nc)
 	}
 	return out
+}
+
+// aggregated reports a notice that rows were drawn from fewer marks.
+func aggregated(ns []dataset.Notice) bool {
+	for _, n := range ns {
+		if n.Code == NoticeAggregated {
+			return true
+		}
+	}
+	return false
 }

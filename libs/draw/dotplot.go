@@ -89,8 +89,9 @@ func (d *dotplotChart) draw(c *canvas, area rect) {
 			val.extend(v)
 		}
 	}
-	cat := newBandAxis(d.labels, 0, 0)
+	cat := newBandAxis(d.labels, 0, 0).orderedBy(d.cat)
 	cat.title = axisTitle(st.XAxisTitle, "")
+	cat.noun = "rows"
 	bottom, left := val, cat
 	if !d.horizontal {
 		bottom, left = cat, val
@@ -170,15 +171,18 @@ func (d *dotplotChart) draw(c *canvas, area rect) {
 	}
 	c.endClip(clip)
 	if st.Labels.Show {
-		d.drawLabels(c, cat, val, r)
+		d.drawLabels(c, cat, val, r, val.labelFormat(d.format))
 	}
 	c.drawAxisLabels(f)
 }
 
 // drawLabels writes values beside the dots: after the dot for one series,
 // above it for several, skipping labels that would collide in a row.
-func (d *dotplotChart) drawLabels(c *canvas, cat, val *axis, r float64) {
+func (d *dotplotChart) drawLabels(c *canvas, cat, val *axis, r float64, format numFormat) {
 	fs := c.fsLabel
+	if cat.fs > 0 && d.horizontal {
+		fs = math.Min(fs, cat.fs) // rows set smaller to fit keep their values readable alike
+	}
 	w := &c.w
 	w.s(`<g class="labels">`)
 	type span struct{ lo, hi float64 }
@@ -191,7 +195,7 @@ func (d *dotplotChart) drawLabels(c *canvas, cat, val *axis, r float64) {
 			if isBlank(v) {
 				continue
 			}
-			txt := c.value(v, d.format)
+			txt := c.value(v, format)
 			tw := c.measureBytes(txt, fs, false)
 			st := textStyle{size: fs, fill: inkLabel}
 			var x, y, lo, hi float64
@@ -217,7 +221,7 @@ func (d *dotplotChart) drawLabels(c *canvas, cat, val *axis, r float64) {
 				continue
 			}
 			taken = append(taken, span{lo, hi})
-			st.fill = d.colors[si]
+			st.fill = textColor(d.colors[si])
 			if len(d.series) == 1 {
 				st.fill = inkLabel
 			}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -90,9 +91,9 @@ func Render(in Input) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("draw %s chart: %w", in.Spec.Type, err)
 	}
-	c.notices = notices
+	c.notices = append(notices, c.notices...) // reduce's first, then the chart's own
 	c.render(ch, in.Watermark)
-	return Result{SVG: c.w.b, Notices: notices}, nil
+	return Result{SVG: c.w.b, Notices: c.notices}, nil
 }
 
 // checkTable makes sure every column holds one cell per row in the slice
@@ -205,8 +206,7 @@ type canvas struct {
 // newCanvas sizes type and spacing for the canvas: 1.0 at 800×600, smaller
 // on small pictures, larger on big ones.
 func newCanvas(in Input, w, h float64) *canvas {
-	k := math.Sqrt(math.Min(w/chartspec.DefaultWidth, h/chartspec.DefaultHeight))
-	k = math.Max(0.75, math.Min(k, 1.5))
+	k := textScale(w, h)
 	st := &in.Spec.Style
 	c := &canvas{
 		fonts: in.Fonts, spec: in.Spec, style: st, table: in.Table,
@@ -223,6 +223,18 @@ func newCanvas(in Input, w, h float64) *canvas {
 	c.w.b = make([]byte, 0, 6144+min(cells, 1<<14)*16)
 	c.scratch = make([]byte, 0, 64)
 	return c
+}
+
+// textScale is the factor for type and spacing on a w×h canvas: 1 at
+// 800×600; below it the square root of the smaller side's ratio (text
+// shrinks slower than the canvas, down to 0.75); above it the ratio to the
+// power 0.8, so a 4000×2250 poster sets its title at about 52 px, not 27.
+func textScale(w, h float64) float64 {
+	r := math.Min(w/chartspec.DefaultWidth, h/chartspec.DefaultHeight)
+	if r <= 1 {
+		return math.Max(0.75, math.Sqrt(r))
+	}
+	return math.Pow(r, 0.8)
 }
 
 func round1(v float64) float64 { return math.Round(v*2) / 2 }
@@ -261,7 +273,9 @@ func (c *canvas) render(ch chart, watermark bool) {
 	w.s(c.id)
 	w.s(`desc">`)
 	w.esc(desc)
+	descEnd := len(w.b)
 	w.s(`</desc>`)
+	known := len(c.notices)
 	if !c.transparent {
 		w.s(`<rect width="100%" height="100%" fill="` + background + `"/>`)
 	}
@@ -276,6 +290,15 @@ func (c *canvas) render(ch chart, watermark bool) {
 		c.watermark()
 	}
 	w.s(`</svg>`)
+	if len(c.notices) > known {
+		// layout found more to say (names that need a taller chart): the
+		// description says it too
+		var more svgWriter
+		for _, n := range c.notices[known:] {
+			more.esc("; " + n.Message)
+		}
+		w.b = slices.Insert(w.b, descEnd, more.b...)
+	}
 }
 
 // titles draws title and subtitle (wrapped to two lines each) at the top
@@ -337,6 +360,9 @@ type textStyle struct {
 	anchor string // "", "middle" or "end"
 	// rotate turns the text about its anchor point, in degrees.
 	rotate float64
+	// halo draws the text outlined in the background colour (textBytes
+	// writes it under a plain copy), so it reads on top of marks.
+	halo bool
 }
 
 // openText writes a <text> start tag.
@@ -358,6 +384,9 @@ func (c *canvas) openText(x, y float64, st textStyle) {
 		w.s(` text-anchor="`)
 		w.s(st.anchor)
 		w.s(`"`)
+	}
+	if st.halo {
+		w.s(` stroke="` + background + `" stroke-width="3" stroke-linejoin="round"`)
 	}
 	if st.rotate != 0 {
 		w.s(` transform="rotate(`)
@@ -382,6 +411,12 @@ func (c *canvas) text(x, y float64, s string, st textStyle) {
 // textBytes draws formatted text from a scratch buffer (numbers with a
 // user prefix or suffix), escaped.
 func (c *canvas) textBytes(x, y float64, b []byte, st textStyle) {
+	if st.halo {
+		c.openText(x, y, st)
+		c.w.b = appendEscaped(c.w.b, b)
+		c.w.s(`</text>`)
+		st.halo = false
+	}
 	c.openText(x, y, st)
 	c.w.b = appendEscaped(c.w.b, b)
 	c.w.s(`</text>`)
@@ -406,26 +441,22 @@ func (c *canvas) value(v float64, f numFormat) []byte {
 	return c.scratch
 }
 
-// wrap breaks s into at most maxLines lines of at most maxW pixels at word
-// boundaries; the last line ends in an ellipsis when text is left over.
+// wrap breaks s into at most maxLines lines of at most maxW pixels (see
+// Fonts.Wrap); the last line ends in an ellipsis when text is left over.
 func (c *canvas) wrap(s string, size float64, bold bool, maxW float64, maxLines int) []string {
-	if c.measure(s, size, bold) <= maxW || maxLines <= 1 {
-		return []string{c.fonts.Truncate(s, size, bold, maxW)}
-	}
-	var lines []string
-	rest := s
-	for len(lines) < maxLines-1 && rest != "" {
-		cut := 0
-		for i := 0; i < len(rest); i++ {
-			if rest[i] == ' ' && c.measure(rest[:i], size, bold) <= maxW {
-				cut = i
-			}
-		}
-		if cut == 0 {
-			break
-		}
-		lines = append(lines, rest[:cut])
-		rest = rest[cut+1:]
-	}
-	return append(lines, c.fonts.Truncate(rest, size, bold, maxW))
+	return c.fonts.Wrap(s, size, bold, maxW, maxLines)
 }
+
+// notice records what the drawing simplified or needs, for the caller and
+// for the description.
+func (c *canvas) notice(code, msg string) {
+	c.notices = append(c.notices, dataset.Notice{Code: code, Message: msg})
+}
+
+// NoticeNeedsRoom is the code of the notice saying a chart is too small
+// to name every category in the usual type, and which size would.
+const NoticeNeedsRoom = "needs_more_room"
+
+// NoticeLabelsHidden is the code of the notice saying some requested
+// value labels are left out because they would overlap others.
+const NoticeLabelsHidden = "labels_hidden"

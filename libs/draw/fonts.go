@@ -377,6 +377,80 @@ func (f *Fonts) Truncate(s string, size float64, bold bool, max float64) string 
 	return s[:end] + "…"
 }
 
+// Wrap breaks s into at most maxLines lines, each at most max pixels
+// wide, the way a browser breaks text: at spaces (dropped), after hyphens,
+// dashes and slashes, and between East Asian characters, which take no
+// spaces; a word wider than a line is cut between grapheme clusters. When
+// text is left over after maxLines, the last line ends in "…" (see
+// Truncate). A string that fits is one line; "" is no lines.
+func (f *Fonts) Wrap(s string, size float64, bold bool, max float64, maxLines int) []string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil
+	}
+	m := f.face(bold)
+	if maxLines <= 1 || m.widthEm(s)*size <= max {
+		return []string{f.Truncate(s, size, bold, max)}
+	}
+	lines := make([]string, 0, maxLines)
+	rest := s
+	for len(lines) < maxLines-1 && m.widthEm(rest)*size > max {
+		end, next := lineBreak(m, rest, max/size)
+		lines = append(lines, strings.TrimRight(rest[:end], " "))
+		rest = strings.TrimLeft(rest[next:], " ")
+	}
+	if rest != "" {
+		lines = append(lines, f.Truncate(rest, size, bold, max))
+	}
+	return lines
+}
+
+// lineBreak finds where the first line of s ends when a line holds room
+// em: the last break opportunity that fits (end is the line's byte length,
+// next where the following line starts), else a cut between grapheme
+// clusters (at least one rune, so wrapping always advances).
+func lineBreak(m *metrics, s string, room float64) (end, next int) {
+	prev := rune(-1)
+	for i, r := range s {
+		brk, skip := false, 0
+		switch {
+		case i == 0:
+		case r == ' ':
+			brk, skip = true, 1
+		case prev == '-' || prev == '/' || prev == '–' || prev == '—':
+			brk = true
+		case (breaksAround(r) || breaksAround(prev)) && !closing(r):
+			brk = true
+		}
+		if brk {
+			if m.widthEm(strings.TrimRight(s[:i], " ")) > room {
+				break
+			}
+			end, next = i, i+skip
+		}
+		prev = r
+	}
+	if end > 0 {
+		return end, next
+	}
+	end = m.cut(s, room)
+	if end == 0 {
+		_, end = utf8.DecodeRuneInString(s)
+	}
+	return end, end
+}
+
+// breaksAround reports East Asian characters, between which lines may
+// break without a space (emoji excepted).
+func breaksAround(r rune) bool {
+	return isWide(r) && r < 0x1F000 && !(r >= 0x2600 && r <= 0x27BF)
+}
+
+// closing reports punctuation that must not start a line ("、", "。", "）").
+func closing(r rune) bool {
+	return strings.ContainsRune("、。，．：；！？）」』】〉》〕]｝,.:;!?)", r)
+}
+
 // widthEm is the width of s in em.
 func (m *metrics) widthEm(s string) float64 {
 	if w, ok := m.fastEm(s); ok {

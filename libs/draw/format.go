@@ -23,6 +23,23 @@ type numFormat struct {
 	plain   bool
 	// scale multiplies values first (100 for fractions shown as percent).
 	scale float64
+	// unit, when above 0, is the compact unit every value is written in
+	// (1e6 and "M"), fixed for a whole axis or label set by sharedUnit.
+	unit     float64
+	unitName string
+}
+
+// sharedUnit fixes the compact unit (k, M, B, T) of a set of values by the
+// largest of them, so one axis or one set of labels never mixes 877M with
+// 1.2B, or 0.2M with 800k.
+func (f numFormat) sharedUnit(maxAbs float64) numFormat {
+	a := math.Abs(maxAbs * f.scale)
+	if f.plain || !(f.compact || a >= 10000) || a >= sciLarge || math.IsNaN(a) {
+		return f
+	}
+	f.compact = true
+	f.unit, f.unitName = compactUnit(a)
+	return f
 }
 
 // minus is the typographic minus sign, as wide as a plus and easier to read than a hyphen.
@@ -141,7 +158,10 @@ func newTickFormat(base numFormat, ticks []float64, step float64) tickFormat {
 		tf.stepExp = decade(st)
 		return tf
 	}
-	if base.compact || (!base.plain && maxAbs >= 10000) {
+	switch {
+	case base.unit > 0:
+		tf.unit, tf.unitName = base.unit, base.unitName
+	case base.compact || (!base.plain && maxAbs >= 10000):
 		tf.unit, tf.unitName = compactUnit(maxAbs)
 	}
 	s := step * base.scale / tf.unit
@@ -185,12 +205,18 @@ func appendValue(b []byte, v float64, f numFormat) []byte {
 	}
 	if f.compact || (!f.plain && a >= 10000) {
 		unit, name := compactUnit(a)
+		if f.unit > 0 {
+			unit, name = f.unit, f.unitName
+		}
 		s := v / unit
 		d := f.decimals
 		if d < 0 {
 			d = 1
-			if math.Abs(s) >= 100 {
+			switch as := math.Abs(s); {
+			case as >= 100:
 				d = 0
+			case as > 0 && as < 0.1:
+				d = 2
 			}
 			return appendTrimmed(b, s, d, f.prefix, name+f.suffix)
 		}
@@ -310,41 +336,73 @@ func monthName(m time.Month) string {
 
 // dateLabels turns date cells into category labels labelled by their range:
 // the year is written on the first label and where it changes, so a monthly
-// axis reads "Jan 2024, Feb, Mar, …, Jan 2025".
+// axis reads "Jan 2024, Feb, Mar, …, Jan 2025". One instant has one label
+// wherever it appears (a heatmap row repeats it), and two instants never
+// share one: both get the year when their short labels would meet.
 func dateLabels(c *dataset.Column) []string {
 	out := make([]string, len(c.Num))
+	type label struct {
+		short, long string
+		withYear    bool
+	}
+	labels := make(map[float64]*label, min(len(c.Num), 64))
+	order := make([]float64, 0, min(len(c.Num), 64))
 	prevYear := math.MinInt
 	for i, ms := range c.Num {
-		if math.IsNaN(ms) {
+		if math.IsNaN(ms) || labels[ms] != nil {
 			continue
 		}
 		tm := time.UnixMilli(int64(ms)).UTC()
-		newYear := tm.Year() != prevYear
+		short, long := dateLabel(c, i, tm)
+		labels[ms] = &label{short: short, long: long, withYear: tm.Year() != prevYear}
+		order = append(order, ms)
 		prevYear = tm.Year()
-		y := strconv.Itoa(tm.Year())
-		switch c.DateUnit {
-		case dataset.UnitYear:
-			out[i] = y
-		case dataset.UnitQuarter:
-			out[i] = "Q" + strconv.Itoa((int(tm.Month())+2)/3)
-			if newYear {
-				out[i] += " " + y
+	}
+	final := func(l *label) string {
+		if l.withYear {
+			return l.long
+		}
+		return l.short
+	}
+	for range 2 { // long labels are unique: a second round settles it
+		count := make(map[string]int, len(order))
+		for _, ms := range order {
+			count[final(labels[ms])]++
+		}
+		for _, ms := range order {
+			if l := labels[ms]; count[final(l)] > 1 {
+				l.withYear = true
 			}
-		case dataset.UnitMonth:
-			out[i] = monthName(tm.Month())
-			if newYear {
-				out[i] += " " + y
+		}
+	}
+	for i, ms := range c.Num {
+		if l := labels[ms]; l != nil {
+			out[i] = l.short
+			if l.withYear {
+				out[i] = l.long
 			}
-		case dataset.UnitDay, "":
-			out[i] = monthName(tm.Month()) + " " + strconv.Itoa(tm.Day())
-			if newYear {
-				out[i] += ", " + y
-			}
-		default:
-			out[i] = c.Format(i)
 		}
 	}
 	return out
+}
+
+// dateLabel is one instant's category label without and with its year.
+func dateLabel(c *dataset.Column, i int, tm time.Time) (short, long string) {
+	y := strconv.Itoa(tm.Year())
+	switch c.DateUnit {
+	case dataset.UnitYear:
+		return y, y
+	case dataset.UnitQuarter:
+		q := "Q" + strconv.Itoa((int(tm.Month())+2)/3)
+		return q, q + " " + y
+	case dataset.UnitMonth:
+		return monthName(tm.Month()), monthName(tm.Month()) + " " + y
+	case dataset.UnitDay, "":
+		d := monthName(tm.Month()) + " " + strconv.Itoa(tm.Day())
+		return d, d + ", " + y
+	}
+	f := c.Format(i)
+	return f, f
 }
 
 // columnLabels is the display text of every cell of a category column.

@@ -260,6 +260,54 @@ func goldenCases(f *Fonts) []goldenCase {
 	add("heatmap-diverging", testSpec("heatmap", map[string]any{"colorScale": "diverging"}, nil), table(txt("c1", "Hour", hx2...), txt("c2", "Day", hy2...), num("c3", "Change", delta...)),
 		style(func(s *chartspec.Style) { s.Legend.Position = chartspec.Position{X: "center", Y: "bottom"} }))
 
+	// issue 13: per-type defects, each with the picture that shows it fixed
+	vars := []string{"MPG", "Cylinders", "Displacement", "Horsepower", "Weight", "Acceleration"}
+	corr := [][]float64{{1, -0.85, -0.85, -0.78, -0.83, 0.42}, {-0.85, 1, 0.95, 0.84, 0.9, -0.5}, {-0.85, 0.95, 1, 0.9, 0.93, -0.54},
+		{-0.78, 0.84, 0.9, 1, 0.86, -0.69}, {-0.83, 0.9, 0.93, 0.86, 1, -0.42}, {0.42, -0.5, -0.54, -0.69, -0.42, 1}}
+	var cv1, cv2 []string
+	var cvv []float64
+	for i, a := range vars {
+		for j, b := range vars {
+			cv1, cv2, cvv = append(cv1, a), append(cv2, b), append(cvv, corr[i][j])
+		}
+	}
+	cvv[4] = nan // MPG × Weight left blank: hatched, named in the legend
+	add("heatmap-correlation-red-blue", testSpec("heatmap", map[string]any{"colorScale": "diverging"}, chartspec.Mapping{"x": chartspec.One("c2"), "y": chartspec.One("c1"), "value": chartspec.One("c3")}),
+		table(txt("c1", "Variable", cv1...), txt("c2", "Compared with", cv2...), num("c3", "Correlation", cvv...)), labels,
+		style(func(s *chartspec.Style) {
+			s.Palette = []string{"#B2182B", "#EF8A62", "#FDDBC7", "#F7F7F7", "#D1E5F0", "#67A9CF", "#2166AC"}
+			s.Title = chartspec.Text{Show: true, Text: "Heavier cars use more fuel"}
+		}))
+	add("sankey-long-flows", testSpec("sankey", nil, nil), table(
+		txt("c1", "From", "Salary", "Salary", "Salary", "Bonus", "Bonus", "Income", "Income", "Income", "Housing", "Housing", "Savings", "Savings", "Savings"),
+		txt("c2", "To", "Income", "Savings", "Taxes", "Income", "Pension", "Housing", "Living", "Savings", "Rent", "Utilities", "Stocks", "Bonds", "Cash"),
+		num("c3", "€k", 52, 6, 22, 8, 4, 20, 28, 12, 16, 4, 9, 5, 4)), titled)
+	var pie25 []string
+	pie25v := make([]float64, 25)
+	for i := range pie25v {
+		pie25 = append(pie25, fmt.Sprintf("Region %c", 'A'+i))
+		pie25v[i] = math.Round(100 + 900*math.Abs(math.Sin(float64(i)*1.7)))
+	}
+	pie25v[3], pie25v[7], pie25v[11] = 4200, -150, nan
+	add("pie-25-slices-unsorted", testSpec("pie", nil, nil), table(txt("c1", "Region", pie25...), num("c2", "Sales", pie25v...)), titled)
+	odd := make([]float64, 300)
+	// A generator of its own: the shared r feeds the cases below, whose
+	// pictures must not change when a case is added here.
+	rOdd := rng()
+	for i := range odd {
+		odd[i] = math.Round((0.05+math.Abs(rOdd.NormFloat64())*0.8)*1000) / 1000
+	}
+	add("histogram-nice-bins", testSpec("histogram", map[string]any{"bins": 8.0}, nil), table(num("c1", "Response time (s)", odd...)), labels)
+	axes24 := make([]string, 24)
+	ra, rb := make([]float64, 24), make([]float64, 24)
+	for i := range axes24 {
+		axes24[i] = fmt.Sprintf("%02d:00 shift", i)
+		ra[i] = math.Round(60 + 30*math.Sin(float64(i)/3))
+		rb[i] = math.Round(50 + 25*math.Cos(float64(i)/4))
+	}
+	ra[5], ra[6], rb[17] = nan, nan, nan
+	add("radar-24-axes-gaps", testSpec("radar", nil, nil), table(txt("c1", "Hour", axes24...), num("c2", "Plant A", ra...), num("c3", "Plant B", rb...)), titled)
+
 	// more edge cases across types
 	add("dotplot-40-categories", testSpec("dotplot", nil, nil), table(txt("c1", "Country", countries(40)...), num("c2", "Score", series(r, 40, 60, 35)...)))
 	add("pie-all-blank", testSpec("pie", nil, nil), table(txt("c1", "Kind", "a", "b"), num("c2", "Count", nan, nan)), titled)
@@ -286,6 +334,7 @@ func goldenCases(f *Fonts) []goldenCase {
 	}))
 	add("style-currency-compact", testSpec("bar", nil, one), table(txt("c1", "Country", c10...), &dataset.Column{ID: "c2", Name: "Sales", Kind: dataset.Number, Num: sales, Currency: "€"}), labels,
 		style(func(s *chartspec.Style) { s.Legend.Show = chartspec.Off }))
+	cases = append(cases, axesCases(f)...)
 	return cases
 }
 

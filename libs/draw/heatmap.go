@@ -64,7 +64,12 @@ func newHeatmap(c *canvas, r roleColumns) *heatmapChart {
 	h.diverging = optString(c.spec.Options, "colorScale", "sequential", "sequential", "diverging") == "diverging"
 	pal := c.colors.palette
 	high := c.colors.of(h.val.ID, 0)
-	if h.diverging {
+	_, pinned := c.colors.pinned[h.val.ID]
+	if stops, ok := divergingPalette(pal); h.diverging && ok && !pinned {
+		// a diverging preset: its two ends and its light middle, not its
+		// first two colours (two reds for red-blue)
+		h.scale = newDivergingPalette(stops, h.lo, h.hi)
+	} else if h.diverging {
 		low := pal[1%len(pal)]
 		if low == high {
 			low = pal[0]
@@ -77,6 +82,67 @@ func newHeatmap(c *canvas, r roleColumns) *heatmapChart {
 }
 
 func (h *heatmapChart) empty() bool { return h.filled == 0 }
+
+// blanks reports cells without a value, drawn hatched and named in the legend.
+func (h *heatmapChart) blanks() bool { return h.filled < len(h.cells) }
+
+// Blank heatmap cells: a light grey hatch, unlike any colour of a scale
+// (whose light end is near-white), named in the legend.
+const (
+	blankFill   = "#F1F3F5"
+	blankStroke = "#B8C0C8"
+	blankLabel  = "No data"
+)
+
+// hatchDefs defines the hatch pattern of blank cells.
+func (h *heatmapChart) hatchDefs(c *canvas) {
+	if !h.blanks() {
+		return
+	}
+	size := math.Round(6*c.k*2) / 2
+	w := &c.w
+	w.s(`<defs><pattern id="`)
+	w.s(c.id)
+	w.s(`blank" patternUnits="userSpaceOnUse"`)
+	w.af("width", size)
+	w.af("height", size)
+	w.s(` patternTransform="rotate(45)"><rect`)
+	w.af("width", size)
+	w.af("height", size)
+	w.s(` fill="` + blankFill + `"/><line x1="0" y1="0" x2="0"`)
+	w.af("y2", size)
+	w.s(` stroke="` + blankStroke + `" stroke-width="`)
+	w.f(math.Max(1, 1.5*c.k))
+	w.s(`"/></pattern></defs>`)
+}
+
+// blankRect draws one hatched rectangle.
+func (h *heatmapChart) blankRect(c *canvas, x, y, wd, ht float64) {
+	w := &c.w
+	w.s(`<rect`)
+	w.af("x", x)
+	w.af("y", y)
+	w.af("width", wd)
+	w.af("height", ht)
+	w.s(` fill="url(#`)
+	w.s(c.id)
+	w.s(`blank)"/>`)
+}
+
+// blankKey draws the legend's hatched swatch and its label at x, centred
+// on cy, and answers its width.
+func (h *heatmapChart) blankKey(c *canvas, x, cy float64) float64 {
+	fs := c.fsLabel
+	sw := 10 * c.k
+	h.blankRect(c, x, cy-sw/2, sw*1.6, sw)
+	c.text(x+sw*1.6+5*c.k, cy+c.mid(fs), blankLabel, textStyle{size: fs, fill: inkSubtitle})
+	return h.blankKeyWidth(c)
+}
+
+// blankKeyWidth is the width of the legend's "No data" key.
+func (h *heatmapChart) blankKeyWidth(c *canvas) float64 {
+	return 10*c.k*1.6 + 5*c.k + c.measure(blankLabel, c.fsLabel, false)
+}
 
 func (h *heatmapChart) summary() (string, string) {
 	name := "Heatmap of " + h.val.Name + " by " + h.x.Name + " and " + h.y.Name
@@ -133,7 +199,9 @@ func (h *heatmapChart) legend(c *canvas, area rect) rect {
 		w.b = appendHex(w.b, h.scale.at(lo+(hi-lo)*t))
 		w.s(`"/>`)
 	}
-	w.s(`</linearGradient></defs><g class="legend">`)
+	w.s(`</linearGradient></defs>`)
+	h.hatchDefs(c)
+	w.s(`<g class="legend">`)
 	defer w.s(`</g>`)
 	titleH := fs * 1.5
 	if vertical {
@@ -144,11 +212,19 @@ func (h *heatmapChart) legend(c *canvas, area rect) rect {
 			labelW = math.Max(labelW, c.measureBytes(c.scratch, fs, false))
 		}
 		width := math.Max(thick+6*c.k+labelW, c.measure(title, fs, false))
+		keyH := 0.0
+		if h.blanks() {
+			width = math.Max(width, h.blankKeyWidth(c))
+			keyH = fs * 2.2
+		}
 		x := area.right() - width
 		if px == "left" {
 			x = area.x
 		}
-		y := area.y + (area.h-length-titleH)/2 + titleH
+		y := area.y + (area.h-length-titleH-keyH)/2 + titleH
+		if h.blanks() {
+			h.blankKey(c, x, y+length+fs*1.5)
+		}
 		c.text(x, y-fs*0.6, title, textStyle{size: fs, fill: inkSubtitle})
 		h.bar(c, x, y, thick, length, gid)
 		for _, t := range ticks {
@@ -165,6 +241,10 @@ func (h *heatmapChart) legend(c *canvas, area rect) rect {
 	length := math.Min(area.w*0.5, 220*c.k)
 	titleW := c.measure(title, fs, false) + 10*c.k
 	total := titleW + length
+	keyGap := 18 * c.k
+	if h.blanks() {
+		total += keyGap + h.blankKeyWidth(c)
+	}
 	x := area.right() - total
 	switch px {
 	case "left":
@@ -179,6 +259,9 @@ func (h *heatmapChart) legend(c *canvas, area rect) rect {
 	}
 	c.text(x, y+thick/2+c.mid(fs), title, textStyle{size: fs, fill: inkSubtitle})
 	h.bar(c, x+titleW, y, length, thick, gid)
+	if h.blanks() {
+		h.blankKey(c, x+titleW+length+keyGap, y+thick/2)
+	}
 	for _, t := range ticks {
 		tx := x + titleW + (t-lo)/(hi-lo)*length
 		c.scratch = tf.appendTick(c.scratch[:0], t)
@@ -217,6 +300,26 @@ func (h *heatmapChart) draw(c *canvas, area rect) {
 	}
 	w := &c.w
 	nx := len(h.xs)
+	if h.blanks() && !c.legendVisible(true) {
+		h.hatchDefs(c) // the legend did not define the hatch
+	}
+	// blank cells: one hatched rectangle per run of them in a row, so a
+	// sparse grid costs a few rectangles, not one per empty cell
+	for row := 0; row < len(h.ys); row++ {
+		for col := 0; col < nx; {
+			if !isBlank(h.cells[row*nx+col]) {
+				col++
+				continue
+			}
+			end := col
+			for end < nx && isBlank(h.cells[row*nx+end]) {
+				end++
+			}
+			x0 := bx.bandStart(col) + gap/2
+			h.blankRect(c, x0, by.bandStart(row)+gap/2, bx.bandStart(end-1)+sx-gap/2-x0, sy-gap)
+			col = end
+		}
+	}
 	for k, v := range h.cells {
 		if isBlank(v) {
 			continue

@@ -68,18 +68,32 @@ func (h *histogramChart) draw(c *canvas, area rect) {
 	st := c.style
 	x := newValueAxis(c, st.XAxis, h.format)
 	x.exact = true
-	x.extend(h.edges[0])
-	x.extend(h.edges[len(h.edges)-1])
+	lo, hi := h.edges[0], h.edges[len(h.edges)-1]
+	if h.rule == ruleOne {
+		// one distinct value: its bin is one of seven slots, not a slab
+		// from wall to wall
+		w := hi - lo
+		lo, hi = clampFinite(lo-3*w), clampFinite(hi+3*w)
+	}
+	x.extend(lo)
+	x.extend(hi)
 	x.title = axisTitle(st.XAxisTitle, h.value.Name)
 	x.log = false // bins are linear
 	y := newValueAxis(c, st.YAxis, numFormat{decimals: -1, scale: 1})
 	y.log = false
 	y.zero, y.grid, y.baseline, y.integer = true, true, true, true
 	y.title = axisTitle(st.YAxisTitle, "Count")
+	most := 0
 	for _, n := range h.counts {
 		y.extend(float64(n))
+		most = max(most, n)
 	}
-	if st.Labels.Show {
+	switch {
+	case st.Labels.Show && most < 10:
+		// room for the count labels as one more whole count, with its
+		// tick, rather than a fraction the axis rounds up to an unticked band
+		y.extend(float64(most + 1))
+	case st.Labels.Show:
 		y.headroom = 0.08
 	}
 	f := c.layoutFrame(area, x, y)

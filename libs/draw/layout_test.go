@@ -283,9 +283,9 @@ func TestHistogramBins(t *testing.T) {
 	if _, rule := histogramBins(same, 0); rule != ruleSturges {
 		t.Errorf("zero IQR rule %s, want Sturges", rule)
 	}
-	// a set count gives exactly that many bins over the range
+	// a set count gives about that many bins on round edges (TestNiceBins)
 	edges, _ = histogramBins(vals, 7)
-	if len(edges) != 8 || edges[0] != vals[0] || edges[7] != vals[len(vals)-1] {
+	if edges[0] > vals[0] || edges[len(edges)-1] < vals[len(vals)-1] || len(edges) < 5 || len(edges) > 12 {
 		t.Errorf("set count edges %v", edges)
 	}
 	if c := binCounts([]float64{0, 1, 2, 3}, []float64{0, 1.5, 3}); !slices.Equal(c, []int{2, 2}) {
@@ -452,6 +452,20 @@ type textEl struct {
 	angle      float64
 	text       string
 	group      string // class of the enclosing <g>
+	// lines are the <tspan> lines of a wrapped label (nil: one line)
+	lines []string
+}
+
+// widest is the width of the text's longest line.
+func (e textEl) widest(f *Fonts) float64 {
+	if e.lines == nil {
+		return f.Width(e.text, e.size, e.bold)
+	}
+	w := 0.0
+	for _, l := range e.lines {
+		w = math.Max(w, f.Width(l, e.size, e.bold))
+	}
+	return w
 }
 
 // textsOf lists the text elements of a picture.
@@ -479,6 +493,9 @@ func textsOf(t *testing.T, svg []byte) []textEl {
 					}
 				}
 				groups = append(groups, class)
+			}
+			if el.Name.Local == "tspan" && cur != nil {
+				cur.lines = append(cur.lines, "")
 			}
 			if el.Name.Local != "text" {
 				continue
@@ -508,6 +525,9 @@ func textsOf(t *testing.T, svg []byte) []textEl {
 		case xml.CharData:
 			if cur != nil {
 				cur.text += string(el)
+				if n := len(cur.lines); n > 0 {
+					cur.lines[n-1] += string(el)
+				}
 			}
 		case xml.EndElement:
 			if el.Name.Local == "g" && len(groups) > 0 {
@@ -599,7 +619,7 @@ func TestCategoryLabelsNeverOverlap(t *testing.T) {
 						case orient == "horizontal": // stacked rows on the left
 							gap, need = math.Abs(b.y-a.y), a.size
 						case a.angle == 0:
-							wa, wb := f.Width(a.text, a.size, false), f.Width(b.text, b.size, false)
+							wa, wb := a.widest(f), b.widest(f)
 							gap, need = (b.x-wb/2)-(a.x+wa/2), 1
 						case a.angle == -45:
 							gap, need = (b.x-a.x)*math.Sqrt2/2, a.size

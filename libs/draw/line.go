@@ -1,9 +1,11 @@
 package draw
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
+	"chartd.dev/libs/chartspec"
 	"chartd.dev/libs/dataset"
 )
 
@@ -113,8 +115,19 @@ func (l *lineChart) summary() (string, string) {
 	return name, desc
 }
 
+// maxDirect is the most series labelled at their lines' ends instead of
+// in a legend.
+const maxDirect = 8
+
+// direct reports whether the series are named at their lines' ends
+// (name and last value) instead of in a legend: for two to maxDirect
+// series when the legend is left automatic.
+func (l *lineChart) direct(c *canvas) bool {
+	return len(l.series) > 1 && len(l.series) <= maxDirect && c.style.Legend.Show != chartspec.On && c.style.Legend.Show != chartspec.Off
+}
+
 func (l *lineChart) legend(c *canvas, area rect) rect {
-	if !c.legendVisible(len(l.series) > 1) {
+	if l.direct(c) || !c.legendVisible(len(l.series) > 1) {
 		return area
 	}
 	items := make([]legendItem, len(l.series))
@@ -162,6 +175,12 @@ func (l *lineChart) draw(c *canvas, area rect) {
 		}
 	}
 	x.title = axisTitle(st.XAxisTitle, "")
+	var ends []directLabel
+	if l.direct(c) {
+		var room float64
+		ends, room = l.directLabels(c, y)
+		area.w -= room
+	}
 	f := c.layoutFrame(area, x, y)
 	c.drawGrid(f)
 	clip := x.clipped() || y.clipped()
@@ -229,32 +248,171 @@ func (l *lineChart) draw(c *canvas, area rect) {
 	}
 	c.endClip(clip)
 	c.drawBaselines(f)
+	var taken []box
+	if ends != nil {
+		taken = l.drawDirect(c, f, ends, xpos)
+	}
 	if st.Labels.Show {
-		l.drawLabels(c, f, xpos)
+		l.drawLabels(c, f, xpos, taken)
 	}
 	c.drawAxisLabels(f)
 }
 
+// directLabel names one series at its line's end.
+type directLabel struct {
+	series int
+	row    int // the last row with a value
+	text   string
+	y      float64
+}
+
+// directLabels lists each series' name and last value, and the width they
+// need right of the plot.
+func (l *lineChart) directLabels(c *canvas, y *axis) ([]directLabel, float64) {
+	var out []directLabel
+	room := 0.0
+	format := y.format.sharedUnit(math.Max(math.Abs(y.lo), math.Abs(y.hi)))
+	for si, s := range l.series {
+		row := -1
+		for k := len(l.order) - 1; k >= 0; k-- {
+			if i := l.order[k]; !isBlank(s.Num[i]) {
+				row = i
+				break
+			}
+		}
+		if row < 0 {
+			continue
+		}
+		name := c.fonts.Truncate(s.Name, c.fsLegend, true, 140*c.k)
+		txt := name + " " + string(c.value(s.Num[row], format))
+		out = append(out, directLabel{series: si, row: row, text: txt})
+		room = math.Max(room, c.measure(name, c.fsLegend, true)+c.measureBytes(c.value(s.Num[row], format), c.fsLegend, false)+c.measure(" ", c.fsLegend, false))
+	}
+	return out, room + 8*c.k
+}
+
+// drawDirect writes the series names at their lines' ends, pushed apart
+// so none overlap, and answers the boxes they take.
+func (l *lineChart) drawDirect(c *canvas, f *frame, ends []directLabel, xpos func(int) float64) []box {
+	p := f.plot
+	fs := c.fsLegend
+	lineH := fs * 1.25
+	for i := range ends {
+		ends[i].y = f.left.pos(l.series[ends[i].series].Num[ends[i].row])
+	}
+	ys := make([]float64, len(ends))
+	idx := make([]int, len(ends))
+	for i := range ends {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(ends[a].y, ends[b].y) })
+	for k, i := range idx {
+		ys[k] = ends[i].y
+	}
+	spreadApart(ys, lineH, p.y+lineH/2, p.bottom()-lineH/2)
+	format := l.format
+	format = f.left.labelFormat(format)
+	x := p.right() + 6*c.k
+	var taken []box
+	c.w.s(`<g class="direct-labels">`)
+	for k, i := range idx {
+		e := ends[i]
+		si := e.series
+		cy := ys[k]
+		if math.Abs(cy-e.y) > 1 {
+			// a thin leader from the line's end to its moved name
+			c.w.s(`<path fill="none" stroke="`)
+			c.w.s(l.colors[si])
+			c.w.s(`" stroke-width="1" d="M`)
+			c.w.pt(xpos(e.row)+3*c.k, e.y)
+			c.w.s("L")
+			c.w.pt(x-2*c.k, cy)
+			c.w.s(`"/>`)
+		}
+		name := l.series[si].Name
+		name = c.fonts.Truncate(name, fs, true, 140*c.k)
+		by := cy + c.mid(fs)
+		c.openText(x, by, textStyle{size: fs, fill: l.colors[si], bold: true})
+		c.w.esc(name)
+		c.w.s(`<tspan font-weight="normal" fill="` + inkLabel + `"> `)
+		val := c.value(l.series[si].Num[e.row], format)
+		c.w.b = appendEscaped(c.w.b, val)
+		c.w.s(`</tspan></text>`)
+		w := c.measure(name, fs, true) + c.measureBytes(val, fs, false)
+		taken = append(taken, box{x, by - c.fonts.CapHeight(fs), x + w, by})
+	}
+	c.w.s(`</g>`)
+	return taken
+}
+
+// spreadApart moves sorted positions the least so neighbours are at least
+// gap apart, inside [lo, hi] where the room allows.
+func spreadApart(ys []float64, gap, lo, hi float64) {
+	n := len(ys)
+	if n == 0 {
+		return
+	}
+	for range 50 {
+		moved := false
+		for i := 1; i < n; i++ {
+			if d := ys[i] - ys[i-1]; d < gap-1e-6 {
+				push := (gap - d) / 2
+				ys[i-1] -= push
+				ys[i] += push
+				moved = true
+			}
+		}
+		if ys[0] < lo {
+			ys[0] = lo
+		}
+		for i := 1; i < n; i++ {
+			ys[i] = math.Max(ys[i], ys[i-1]+gap)
+		}
+		if ys[n-1] > hi {
+			ys[n-1] = hi
+			for i := n - 2; i >= 0; i-- {
+				ys[i] = math.Min(ys[i], ys[i+1]-gap)
+			}
+		}
+		if !moved {
+			return
+		}
+	}
+}
+
 // drawLabels writes each value on the free side of its point: above a
-// peak, below a trough, beside a rising or falling line; a label that
-// would overlap the previous one of the same series is left out.
-func (l *lineChart) drawLabels(c *canvas, f *frame, xpos func(int) float64) {
+// peak, below a trough, beside a rising or falling line, else on another
+// side that is free. Labels are placed the last point, the extremes and
+// then the rest first, inside the plot (never in the tick row), clear of
+// every other label and of the points; a label with no free place is left
+// out, as Highcharts' dataLabels do, and a notice counts them.
+func (l *lineChart) drawLabels(c *canvas, f *frame, xpos func(int) float64, taken []box) {
 	fs := c.fsLabel
 	off := 6 * c.k
 	capH := c.fonts.CapHeight(fs)
 	p := f.plot
-	c.w.s(`<g class="labels">`)
-	var pts []point
-	var vals []float64
+	format := f.left.labelFormat(l.format)
+	pl := newPlacer(box{p.x - off, p.y, p.right() + off, p.bottom()}, 1.5*c.k)
+	for _, b := range taken {
+		pl.block(b)
+	}
+	type cand struct {
+		si, j int
+		pt    point
+		v     float64
+		shape int // 0 peak/flat, 1 trough, 2 rising, 3 falling
+	}
+	var all []cand
+	r := 3 * c.k
 	for si, s := range l.series {
-		pts, vals = pts[:0], vals[:0]
+		var pts []point
+		var vals []float64
 		for _, i := range l.order {
 			if v := s.Num[i]; !isBlank(v) {
 				pts = append(pts, point{xpos(i), f.left.pos(v)})
 				vals = append(vals, v)
 			}
 		}
-		prevRight := math.Inf(-1)
 		for j, pt := range pts {
 			prevY, nextY := pt.y, pt.y
 			if j > 0 {
@@ -263,35 +421,91 @@ func (l *lineChart) drawLabels(c *canvas, f *frame, xpos func(int) float64) {
 			if j+1 < len(pts) {
 				nextY = pts[j+1].y
 			}
-			txt := c.value(vals[j], l.format)
-			w := c.measureBytes(txt, fs, false)
-			// screen y grows downwards: a smaller y is higher
-			x, y, anchor, left := pt.x, pt.y-off, "middle", pt.x-w/2
+			shape := 0
 			switch {
-			case prevY < pt.y && nextY < pt.y: // trough
-				y = pt.y + off + capH
-			case prevY >= pt.y && nextY < pt.y: // rising: upper left is free
-				x, anchor, left = pt.x-off*0.5, "end", pt.x-off*0.5-w
-			case prevY < pt.y && nextY >= pt.y: // falling: upper right is free
-				x, anchor, left = pt.x+off*0.5, "", pt.x+off*0.5
+			case prevY < pt.y && nextY < pt.y:
+				shape = 1
+			case prevY >= pt.y && nextY < pt.y:
+				shape = 2
+			case prevY < pt.y && nextY >= pt.y:
+				shape = 3
 			}
-			if left < p.x || left+w > p.right() {
-				// at the plot's edge: centre it, below when the line comes from above
-				x, anchor, left = math.Max(p.x+w/2, math.Min(pt.x, p.right()-w/2)), "middle", 0
-				left = x - w/2
-				if prevY < pt.y || nextY < pt.y {
-					y = pt.y + off + capH
-				}
-			}
-			if left < prevRight+4*c.k {
+			all = append(all, cand{si, j, pt, vals[j], shape})
+			pl.block(box{pt.x - r, pt.y - r, pt.x + r, pt.y + r})
+		}
+	}
+	// priority: each series' last point, its highest and lowest, then the rest
+	rank := make([]int, len(all))
+	for k := range all {
+		rank[k] = 3
+	}
+	for si := range l.series {
+		hi, lo, last := -1, -1, -1
+		for k, a := range all {
+			if a.si != si {
 				continue
 			}
-			prevRight = left + w
-			y = math.Max(y, p.y+capH)
-			c.textBytes(x, y, txt, textStyle{size: fs, fill: l.colors[si], anchor: anchor})
+			last = k
+			if hi < 0 || a.v > all[hi].v {
+				hi = k
+			}
+			if lo < 0 || a.v < all[lo].v {
+				lo = k
+			}
+		}
+		for pri, k := range []int{last, hi, lo} {
+			if k >= 0 && rank[k] == 3 {
+				rank[k] = pri
+			}
+		}
+	}
+	order := make([]int, len(all))
+	for k := range order {
+		order[k] = k
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(rank[a], rank[b]) })
+	type placed struct {
+		x, y   float64
+		anchor string
+	}
+	at := make([]placed, len(all))
+	ok := make([]bool, len(all))
+	for _, k := range order {
+		a := all[k]
+		w := c.measureBytes(c.value(a.v, format), fs, false)
+		above := placed{a.pt.x, a.pt.y - off, "middle"}
+		below := placed{a.pt.x, a.pt.y + off + capH, "middle"}
+		left := placed{a.pt.x - off*0.5, a.pt.y - off*0.5, "end"}
+		right := placed{a.pt.x + off*0.5, a.pt.y - off*0.5, ""}
+		lowLeft := placed{a.pt.x - off*0.5, a.pt.y + off*0.5 + capH, "end"}
+		lowRight := placed{a.pt.x + off*0.5, a.pt.y + off*0.5 + capH, ""}
+		var cands []placed
+		switch a.shape {
+		case 1:
+			cands = []placed{below, lowLeft, lowRight, above}
+		case 2:
+			cands = []placed{left, above, lowRight, below}
+		case 3:
+			cands = []placed{right, above, lowLeft, below}
+		default:
+			cands = []placed{above, right, left, below}
+		}
+		boxes := make([]box, len(cands))
+		for i, pc := range cands {
+			boxes[i] = boxAt(pc.x, pc.y, w, capH, pc.anchor)
+		}
+		if i := pl.place(boxes...); i >= 0 {
+			at[k], ok[k] = cands[i], true
+		}
+	}
+	c.w.s(`<g class="labels">`)
+	for k, a := range all {
+		if ok[k] {
+			c.textBytes(at[k].x, at[k].y, c.value(a.v, format), textStyle{size: fs, fill: textColor(l.colors[a.si]), anchor: at[k].anchor})
 		}
 	}
 	c.w.s(`</g>`)
+	c.hiddenNotice(pl.hidden, len(all))
 }
 
 // point is a position in pixels.

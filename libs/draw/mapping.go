@@ -42,12 +42,12 @@ func roleRules(chartType string) []roleRule {
 	case "scatter":
 		return []roleRule{{name: "x", label: "x", required: true, kinds: []dataset.Kind{N}},
 			{name: "y", label: "y", required: true, kinds: []dataset.Kind{N}},
-			{name: "size", label: "size", kinds: []dataset.Kind{N}, guess: func(*dataset.Column, int) bool { return false }},
+			{name: "size", label: "size", kinds: []dataset.Kind{N}, guess: func(c *dataset.Column, _ int) bool { return chartspec.SizeLike(c.Name) }},
 			{name: "group", label: "group", kinds: []dataset.Kind{T}, guess: fewDistinct(12)}}
 	case "histogram":
 		return []roleRule{{name: "value", label: "value", required: true, kinds: []dataset.Kind{N}}}
 	case "boxplot":
-		return []roleRule{{name: "group", label: "group", kinds: cat, guess: fewDistinct(30)},
+		return []roleRule{{name: "group", label: "group", kinds: cat, guess: fewDistinct(100)},
 			{name: "value", label: "value", required: true, kinds: []dataset.Kind{N}}}
 	case "dotplot":
 		return []roleRule{{name: "category", label: "category", required: true, kinds: cat},
@@ -81,6 +81,9 @@ func fewDistinct(n int) func(c *dataset.Column, rows int) bool {
 			if len(seen) > n {
 				return false
 			}
+		}
+		if len(seen) > 12 {
+			return len(seen)*2 <= rows // many groups must each hold a few rows
 		}
 		return len(seen) >= 2 && len(seen) < rows
 	}
@@ -185,6 +188,14 @@ func resolveRoles(chartType string, given chartspec.Mapping, t *dataset.Table) (
 		if !rule.required {
 			// an optional role the spec names (even as null) is the person's choice
 			if _, named := given[rule.name]; named || rule.guess == nil {
+				continue
+			}
+		}
+		if chartType == "line" && rule.name == "x" {
+			// by meaning: a date, a number in order, a text, then any number
+			if x := chartspec.PickLineX(t, func(c *dataset.Column) bool { return used[c] || starves(rules[ri+1:], c) }); x != nil {
+				out[rule.name] = []*dataset.Column{x}
+				used[x] = true
 				continue
 			}
 		}

@@ -3,41 +3,65 @@ package draw
 import (
 	"math"
 	"slices"
+	"strings"
 
 	"chartd.dev/libs/dataset"
 )
 
 // pieChart draws one slice per row with a positive value, clockwise from
-// twelve o'clock in data order; a donut leaves a hole showing the total.
+// twelve o'clock; a donut leaves a hole showing the total. The slices come
+// from reduce (otherSlice): a pie of more slices than it can tell apart is
+// sorted and its smallest are one grey "Other" slice. Negative values,
+// which no slice can show, are left out. Both are said in the notices and
+// in a note under the pie.
 type pieChart struct {
 	label  *dataset.Column
 	value  *dataset.Column
-	names  []string
-	rows   []int // rows with a positive value
-	colors []string
+	slices []pieSlice
 	total  float64
 	donut  float64
 	format numFormat
 }
 
+// pieSlice is one drawn slice.
+type pieSlice struct {
+	name  string
+	v     float64
+	color string
+}
+
 func newPie(c *canvas, r roleColumns) *pieChart {
 	p := &pieChart{label: r.one("label"), value: r.one("value")}
-	p.names = columnLabels(p.label)
+	names := columnLabels(p.label)
 	p.donut = optNumber(c.spec.Options, "donut", 0, 0, 0.9)
 	p.format = baseFormat(c.style, []*dataset.Column{p.value})
+	k := 0
 	for i := 0; i < c.table.Rows; i++ {
-		if v := p.value.Num[i]; !isBlank(v) && v > 0 {
-			p.rows = append(p.rows, i)
+		v := p.value.Num[i]
+		switch {
+		case isBlank(v) || v == 0:
+		case v < 0: // left out, and said so by reduce (otherSlice)
+		default:
+			color := c.colors.of(names[i], k)
+			if _, pinned := c.colors.pinned[names[i]]; isOther(names[i]) && !pinned {
+				color = otherColor // Other is grey and takes no palette colour
+			} else {
+				k++
+			}
+			p.slices = append(p.slices, pieSlice{name: names[i], v: v, color: color})
 			p.total += v
 		}
-	}
-	for k, i := range p.rows {
-		p.colors = append(p.colors, c.colors.of(p.names[i], k))
 	}
 	return p
 }
 
-func (p *pieChart) empty() bool { return len(p.rows) == 0 }
+// isOther reports a category the data itself calls "Other".
+func isOther(name string) bool {
+	n := strings.ToLower(strings.TrimSpace(name))
+	return n == "other" || n == "others" || strings.HasPrefix(n, "other ")
+}
+
+func (p *pieChart) empty() bool { return len(p.slices) == 0 }
 
 // share is the slice's percentage as text, one decimal below 10 %.
 func (p *pieChart) share(b []byte, v float64) []byte {
@@ -57,31 +81,31 @@ func (p *pieChart) summary() (string, string) {
 	if p.empty() {
 		return name, name + ", no positive values to show"
 	}
-	best := p.rows[0]
-	for _, i := range p.rows {
-		if p.value.Num[i] > p.value.Num[best] {
-			best = i
+	best := 0
+	for k, sl := range p.slices {
+		if sl.v > p.slices[best].v {
+			best = k
 		}
 	}
-	v := p.value.Num[best]
-	return name, name + ", " + plural(len(p.rows), "slice", "slices") + ", largest " + p.names[best] + " " +
-		string(p.share(nil, v)) + " (" + formatValue(v, p.format) + ")" + ", total " + formatValue(p.total, p.format)
+	b := p.slices[best]
+	return name, name + ", " + plural(len(p.slices), "slice", "slices") + ", largest " + b.name + " " +
+		string(p.share(nil, b.v)) + " (" + formatValue(b.v, p.format) + ")" + ", total " + formatValue(p.total, p.format)
 }
 
 func (p *pieChart) legend(c *canvas, area rect) rect {
-	if !c.legendVisible(!c.style.Labels.Show && len(p.rows) > 1) {
+	if !c.legendVisible(!c.style.Labels.Show && len(p.slices) > 1) {
 		return area
 	}
-	items := make([]legendItem, len(p.rows))
-	for k, i := range p.rows {
-		items[k] = legendItem{label: p.names[i], color: p.colors[k]}
+	items := make([]legendItem, len(p.slices))
+	for k, sl := range p.slices {
+		items[k] = legendItem{label: sl.name, color: sl.color}
 	}
 	return c.placeLegend(items, area)
 }
 
 // pieLabel is an outside label and where it ended up.
 type pieLabel struct {
-	slice int // index into rows
+	slice int // index into slices
 	angle float64
 	y     float64
 	right bool
@@ -90,11 +114,14 @@ type pieLabel struct {
 func (p *pieChart) draw(c *canvas, area rect) {
 	labels := c.style.Labels.Show
 	fs := c.fsLabel
+	if len(c.notices) > 0 {
+		area = p.drawNote(c, area)
+	}
 	side := 0.0
 	if labels {
 		maxW := 0.0
-		for k, i := range p.rows {
-			w := c.measure(p.names[i], fs, false) + c.measureBytes(p.share(c.scratch[:0], p.value.Num[p.rows[k]]), fs, true)
+		for _, sl := range p.slices {
+			w := c.measure(sl.name, fs, false) + c.measureBytes(p.share(c.scratch[:0], sl.v), fs, true)
 			maxW = math.Max(maxW, w)
 		}
 		side = math.Min(maxW+30*c.k, area.w*0.3)
@@ -117,13 +144,13 @@ func (p *pieChart) draw(c *canvas, area rect) {
 	w.f(math.Max(1, 1.5*c.k))
 	w.s(`" stroke-linejoin="round">`)
 	a0 := -math.Pi / 2
-	angles := make([]float64, len(p.rows))
-	for k, i := range p.rows {
-		sweep := p.value.Num[i] / p.total * 2 * math.Pi
+	angles := make([]float64, len(p.slices))
+	for k, sl := range p.slices {
+		sweep := sl.v / p.total * 2 * math.Pi
 		a1 := a0 + sweep
 		angles[k] = a0 + sweep/2
 		w.s(`<path fill="`)
-		w.s(p.colors[k])
+		w.s(sl.color)
 		w.s(`" d="`)
 		if sweep >= 2*math.Pi-1e-9 {
 			appendRing(w, cx, cy, r, inner)
@@ -162,6 +189,31 @@ func (p *pieChart) draw(c *canvas, area rect) {
 	if labels {
 		p.drawLabels(c, area, cx, cy, r, angles, side)
 	}
+}
+
+// drawNote writes the notices (why there is an Other slice, which values
+// were left out) under the pie, wrapped to three lines, and answers the
+// area above it.
+func (p *pieChart) drawNote(c *canvas, area rect) rect {
+	fs := c.fsLabel
+	var note []string
+	for _, n := range c.notices {
+		m := n.Message
+		if m != "" {
+			m = strings.ToUpper(m[:1]) + m[1:]
+		}
+		note = append(note, m+".")
+	}
+	lines := c.wrap(strings.Join(note, " "), fs, false, area.w, 3)
+	lineH := fs * 1.35
+	y := area.bottom() - float64(len(lines)-1)*lineH
+	c.w.s(`<g class="note">`)
+	for i, l := range lines {
+		c.text(area.x, y+float64(i)*lineH, l, textStyle{size: fs, fill: inkSubtitle})
+	}
+	c.w.s(`</g>`)
+	space := float64(len(lines))*lineH + 8*c.k
+	return rect{area.x, area.y, area.w, area.h - space}
 }
 
 // appendRing writes a full disc (or ring) as two half arcs per circle.
@@ -216,7 +268,7 @@ func (p *pieChart) drawLabels(c *canvas, area rect, cx, cy, r float64, angles []
 	for _, group := range [][]pieLabel{left, right} {
 		if len(group) > capacity {
 			slices.SortFunc(group, func(a, b pieLabel) int {
-				va, vb := p.value.Num[p.rows[a.slice]], p.value.Num[p.rows[b.slice]]
+				va, vb := p.slices[a.slice].v, p.slices[b.slice].v
 				switch {
 				case va > vb:
 					return -1
@@ -260,7 +312,7 @@ func (p *pieChart) drawLabels(c *canvas, area rect, cx, cy, r float64, angles []
 func (p *pieChart) drawLabel(c *canvas, l pieLabel, cx, cy, r, side float64) {
 	fs := c.fsLabel
 	w := &c.w
-	v := p.value.Num[p.rows[l.slice]]
+	v := p.slices[l.slice].v
 	cos, sin := math.Cos(l.angle), math.Sin(l.angle)
 	elbowX := cx + (r+12*c.k)*cos
 	textX := cx + r + 20*c.k
@@ -280,7 +332,7 @@ func (p *pieChart) drawLabel(c *canvas, l pieLabel, cx, cy, r, side float64) {
 	w.s(`"/>`)
 	share := p.share(c.scratch[:0], v)
 	shareW := c.measureBytes(share, fs, true)
-	name := c.fonts.Truncate(p.names[p.rows[l.slice]], fs, false, math.Max(side-shareW-30*c.k, 0))
+	name := c.fonts.Truncate(p.slices[l.slice].name, fs, false, math.Max(side-shareW-30*c.k, 0))
 	st := textStyle{size: fs, fill: inkLabel}
 	if !l.right {
 		st.anchor = "end"

@@ -67,17 +67,113 @@ func (d *radarChart) legend(c *canvas, area rect) rect {
 	return c.placeLegend(items, area)
 }
 
+// radarLabel is an axis name placed around the outside.
+type radarLabel struct {
+	text   string
+	x, y   float64 // anchor point, baseline
+	anchor string
+	w      float64
+}
+
+// box is the label's extent: left, top, right, bottom.
+func (l radarLabel) box(fs float64) (float64, float64, float64, float64) {
+	x0 := l.x
+	switch l.anchor {
+	case "middle":
+		x0 -= l.w / 2
+	case "end":
+		x0 -= l.w
+	}
+	return x0, l.y - fs*0.8, x0 + l.w, l.y + fs*0.25
+}
+
+// placeLabels puts the axis names outside radius R, anchored away from
+// the centre; with stagger, every other name sits one line further out.
+func (d *radarChart) placeLabels(c *canvas, area rect, cx, cy, R, fs float64, stagger bool) []radarLabel {
+	gap := 10 * c.k
+	out := make([]radarLabel, len(d.labels))
+	for i, l := range d.labels {
+		a := -math.Pi/2 + 2*math.Pi*float64(i)/float64(max(d.n, 1))
+		r := R + gap
+		if stagger && i%2 == 1 {
+			r += fs * 1.3
+		}
+		x, y := cx+r*math.Cos(a), cy+r*math.Sin(a)
+		cos, sin := math.Cos(a), math.Sin(a)
+		lb := radarLabel{x: x, y: y}
+		room := math.Min(x-area.x, area.right()-x) * 2
+		switch {
+		case cos > 0.08:
+			room = area.right() - x
+		case cos < -0.08:
+			lb.anchor = "end"
+			room = x - area.x
+		default:
+			lb.anchor = "middle"
+		}
+		switch {
+		case sin > 0.3:
+			lb.y += c.fonts.CapHeight(fs)
+		case sin >= -0.3:
+			lb.y += c.mid(fs)
+		}
+		lb.text = c.fonts.Truncate(l, fs, false, math.Max(room, 0))
+		lb.w = c.measure(lb.text, fs, false)
+		out[i] = lb
+	}
+	return out
+}
+
+// labelsCollide reports two axis names that overlap (each with its
+// neighbours, and across the closing gap).
+func labelsCollide(ls []radarLabel, fs float64) bool {
+	n := len(ls)
+	for i := range ls {
+		for _, j := range [2]int{(i + 1) % n, (i + 2) % n} {
+			if j == i || ls[i].text == "" || ls[j].text == "" {
+				continue
+			}
+			ax0, ay0, ax1, ay1 := ls[i].box(fs)
+			bx0, by0, bx1, by1 := ls[j].box(fs)
+			if ax0 < bx1+2 && bx0 < ax1+2 && ay0 < by1 && by0 < ay1 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (d *radarChart) draw(c *canvas, area rect) {
 	fs := c.fsTick
-	maxLabel := 0.0
-	for _, l := range d.labels {
-		maxLabel = math.Max(maxLabel, c.measure(l, fs, false))
+	// the axis names: at the usual size if they fit, else staggered in two
+	// rings, else smaller; never on top of each other
+	type try struct {
+		fs      float64
+		stagger bool
 	}
-	maxLabel = math.Min(maxLabel, area.w*0.22)
-	gap := 10 * c.k
-	R := math.Min(area.h/2-fs*1.6, area.w/2-maxLabel-gap-4*c.k)
-	R = math.Max(R, 20*c.k)
-	cx, cy := area.x+area.w/2, area.y+area.h/2
+	tries := []try{{fs, false}, {fs, true}, {math.Max(fs*0.85, 9), true}, {math.Max(fs*0.75, 8), true}}
+	var labels []radarLabel
+	var R, cx, cy float64
+	for ti, t := range tries {
+		maxLabel := 0.0
+		for _, l := range d.labels {
+			maxLabel = math.Max(maxLabel, c.measure(l, t.fs, false))
+		}
+		maxLabel = math.Min(maxLabel, area.w*0.22)
+		extra := 0.0
+		if t.stagger {
+			extra = t.fs * 1.3
+		}
+		gap := 10 * c.k
+		R = math.Min(area.h/2-t.fs*1.6-extra, area.w/2-maxLabel-gap-4*c.k-extra)
+		R = math.Max(R, 20*c.k)
+		cx, cy = area.x+area.w/2, area.y+area.h/2
+		labels = d.placeLabels(c, area, cx, cy, R, t.fs, t.stagger)
+		fs = t.fs
+		if !labelsCollide(labels, t.fs) || ti == len(tries)-1 {
+			break
+		}
+	}
 	val := newValueAxis(c, c.style.YAxis, d.format)
 	val.log = false
 	for _, s := range d.series {
@@ -88,7 +184,7 @@ func (d *radarChart) draw(c *canvas, area rect) {
 	if val.lo > 0 {
 		val.lo = 0
 	}
-	val.computeTicks(R, math.Max(R/4, 40*c.k))
+	val.computeTicks(R, math.Max(R/5, 36*c.k))
 	val.r0, val.r1 = 0, R
 	angle := func(i int) float64 { return -math.Pi/2 + 2*math.Pi*float64(i)/float64(max(d.n, 1)) }
 	at := func(i int, r float64) (float64, float64) {
@@ -120,38 +216,78 @@ func (d *radarChart) draw(c *canvas, area rect) {
 		w.pt(at(i, R))
 	}
 	w.s(`"/>`)
-	// series shapes
+	// series shapes; a blank value breaks the outline and the fill, as a
+	// line chart's gap, instead of joining its neighbours across it
 	for si, s := range d.series {
 		color := d.colors[si]
-		w.s(`<path stroke="`)
+		present := func(i int) bool { return !isBlank(s.Num[(i+d.n)%d.n]) }
+		point := func(i int) (float64, float64) { return at(i%d.n, clampR(val.pos(s.Num[i%d.n]), R)) }
+		whole := true
+		for i := 0; i < d.n; i++ {
+			whole = whole && present(i)
+		}
+		if d.fill && d.n > 0 {
+			w.s(`<path fill="`)
+			w.s(color)
+			w.s(`" fill-opacity="0.16" stroke="none" d="`)
+			for i := 0; i < d.n; i++ {
+				switch {
+				case whole:
+					if i == 0 {
+						w.s("M")
+					} else {
+						w.s("L")
+					}
+					w.pt(point(i))
+				case present(i) && present(i+1):
+					w.s("M")
+					w.pt(cx, cy)
+					w.s("L")
+					w.pt(point(i))
+					w.s("L")
+					w.pt(point(i + 1))
+					w.s("Z")
+				}
+			}
+			if whole {
+				w.s("Z")
+			}
+			w.s(`"/>`)
+		}
+		w.s(`<path fill="none" stroke="`)
 		w.s(color)
 		w.s(`" stroke-width="`)
 		w.f(2 * c.k)
-		w.s(`" stroke-linejoin="round"`)
-		if d.fill {
-			w.s(` fill="`)
-			w.s(color)
-			w.s(`" fill-opacity="0.16"`)
-		} else {
-			w.s(` fill="none"`)
-		}
-		w.s(` d="`)
-		first := true
-		for i := 0; i < d.n; i++ {
-			v := s.Num[i]
-			if isBlank(v) {
-				continue
+		w.s(`" stroke-linejoin="round" stroke-linecap="round" d="`)
+		if whole {
+			for i := 0; i < d.n; i++ {
+				if i == 0 {
+					w.s("M")
+				} else {
+					w.s("L")
+				}
+				w.pt(point(i))
 			}
-			if first {
-				w.s("M")
-				first = false
-			} else {
-				w.s("L")
-			}
-			w.pt(at(i, clampR(val.pos(v), R)))
-		}
-		if !first {
 			w.s("Z")
+		} else {
+			// runs of present values, starting after a blank so a run that
+			// wraps past the first axis stays one line
+			first := 0
+			for present(first) {
+				first++
+			}
+			for j := 1; j <= d.n; j++ {
+				i := first + j
+				if !present(i) || !present(i-1) && !present(i+1) {
+					continue
+				}
+				if !present(i - 1) {
+					w.s("M")
+				} else {
+					w.s("L")
+				}
+				w.pt(point(i))
+			}
 		}
 		w.s(`"/>`)
 		w.s(`<g fill="`)
@@ -169,52 +305,43 @@ func (d *radarChart) draw(c *canvas, area rect) {
 		}
 		w.s(`</g>`)
 	}
-	// tick values up the first spoke
+	// every ring's value, between the first two spokes and over the
+	// series with a halo, so no shape hides it
 	tickFs := c.fsLabel * 0.95
+	half := math.Pi / float64(max(d.n, 2))
+	w.s(`<g class="ticks"`)
+	if !c.transparent {
+		w.s(` stroke="` + background + `" stroke-width="3" stroke-linejoin="round" paint-order="stroke"`)
+	}
+	w.s(`>`)
 	for i, t := range val.ticks {
 		r := val.pos(t)
-		if r <= 0.5 || r > R-tickFs {
-			continue // the centre needs no label; the outer ring's would hit the top axis name
+		if r <= 0.5 {
+			continue // the centre needs no label
 		}
-		c.textBytes(cx+4*c.k, cy-r-3*c.k, c.tickLabel(val, i), textStyle{size: tickFs, fill: inkMuted})
+		a := -math.Pi/2 + half
+		x, y := cx+(r-2*c.k)*math.Cos(a), cy+(r-2*c.k)*math.Sin(a)
+		c.textBytes(x+2*c.k, y+c.fonts.CapHeight(tickFs)+1*c.k, c.tickLabel(val, i), textStyle{size: tickFs, fill: inkSubtitle})
 	}
+	w.s(`</g>`)
 	// axis labels around the outside
-	c.w.s(`<g class="axes">`)
-	for i, l := range d.labels {
-		a := angle(i)
-		x, y := at(i, R+gap)
-		cos, sin := math.Cos(a), math.Sin(a)
-		st := textStyle{size: fs, fill: inkLabel}
-		room := math.Min(x-area.x, area.right()-x) * 2
-		switch {
-		case cos > 0.3:
-			room = area.right() - x
-		case cos < -0.3:
-			st.anchor = "end"
-			room = x - area.x
-		default:
-			st.anchor = "middle"
-		}
-		switch {
-		case sin > 0.3:
-			y += c.fonts.CapHeight(fs)
-		case sin >= -0.3:
-			y += c.mid(fs)
-		}
-		c.text(x, y, c.fonts.Truncate(l, fs, false, math.Max(room, 0)), st)
+	w.s(`<g class="axes">`)
+	for _, l := range labels {
+		c.text(l.x, l.y, l.text, textStyle{size: fs, fill: inkLabel, anchor: l.anchor})
 	}
-	c.w.s(`</g>`)
+	w.s(`</g>`)
 	if c.style.Labels.Show {
 		lfs := c.fsLabel
 		w.s(`<g class="labels">`)
 		for si, s := range d.series {
+			ink := textColor(d.colors[si])
 			for i := 0; i < d.n; i++ {
 				v := s.Num[i]
 				if isBlank(v) {
 					continue
 				}
 				x, y := at(i, clampR(val.pos(v), R))
-				c.textBytes(x+5*c.k, y-5*c.k, c.value(v, d.format), textStyle{size: lfs, fill: d.colors[si], bold: true})
+				c.textBytes(x+5*c.k, y-5*c.k, c.value(v, d.format), textStyle{size: lfs, fill: ink, bold: true})
 			}
 		}
 		w.s(`</g>`)

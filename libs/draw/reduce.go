@@ -4,9 +4,14 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"strings"
 
 	"chartd.dev/libs/dataset"
 )
+
+// NoticePieNegative is the code of the notice saying a pie left out
+// negative values.
+const NoticePieNegative = "pie_negative_values"
 
 // NoticeAggregated is the code of the notice saying a picture shows fewer
 // marks than its data has rows, because the pixels could not show more.
@@ -24,8 +29,14 @@ type Result struct {
 // tell apart, and the document grows with the data (a 500,000-row bar chart
 // was a 27 MB SVG) while the picture does not change.
 const (
-	// maxSlices is the most pie slices; the smallest beyond it become "Other".
-	maxSlices = 100
+	// pieNamed is the most pie slices named one by one; the smallest
+	// beyond it become "Other".
+	pieNamed = 8
+	// pieSliver is the share of the whole under which a pie slice is too
+	// thin to see, and goes to "Other" too, unless it is one of the
+	// pieAlways largest.
+	pieSliver = 0.01
+	pieAlways = 3
 	// maxSpokes is the most radar axes.
 	maxSpokes = 360
 	// maxFlows is the most sankey flows; the smallest beyond it are left out.
@@ -36,7 +47,8 @@ const (
 
 // reduce cuts a table with more rows than the canvas can show to the rows
 // it can, and says so. The rows kept are rows of the data (never made-up
-// values, except the "Other" slice of a pie): each pixel column of a bar,
+// values, except the "Other" slice of a pie, which also sums the slices
+// too many or too thin to tell apart): each pixel column of a bar,
 // dot or line chart keeps the rows holding the smallest and largest value
 // of the first series, which is what overlapping sub-pixel marks would show;
 // a scatter keeps one point per pixel and group; a heatmap the first rows and
@@ -176,33 +188,60 @@ func pixel(v, lo, hi float64, n int) int {
 	return max(0, min(int((v-lo)/span*float64(n)), n-1))
 }
 
-// otherSlice keeps the largest pie slices and sums the rest into one
-// "Other" slice, so every share stays the share of the whole.
+// otherSlice keeps the pie slices a reader can tell apart and sums the
+// rest into one "Other" slice, so every share stays the share of the
+// whole: with more than pieNamed slices, or any sliver under pieSliver of
+// the total, the slices are sorted largest first and all beyond the
+// pieNamed largest (and every sliver past the pieAlways largest) become
+// Other, when that is two or more. Fewer, visible slices keep the data's
+// order.
 func otherSlice(t *dataset.Table, r roleColumns) (*dataset.Table, roleColumns, []dataset.Notice) {
 	label, value := r.one("label"), r.one("value")
 	if label == nil || value == nil {
 		return t, r, nil
 	}
-	var rows []int
+	var rows, negative []int
+	total := 0.0
 	for i, v := range value.Num[:t.Rows] {
-		if !isBlank(v) && v > 0 {
+		switch {
+		case isBlank(v) || v == 0:
+		case v < 0:
+			negative = append(negative, i)
+		default:
 			rows = append(rows, i)
+			total += v
 		}
 	}
-	if len(rows) <= maxSlices {
-		return t, r, nil
+	var notices []dataset.Notice
+	names := columnLabels(label)
+	if len(negative) > 0 {
+		list := make([]string, 0, 3)
+		for _, i := range negative[:min(3, len(negative))] {
+			list = append(list, names[i])
+		}
+		more := ""
+		if len(negative) > 3 {
+			more = " and " + grouped(len(negative)-3) + " more"
+		}
+		notices = append(notices, dataset.Notice{Code: NoticePieNegative, Message: counted(len(negative), "negative value is", "negative values are") +
+			" left out (" + strings.Join(list, ", ") + more + "): a pie shows shares of a positive whole; a bar chart shows them"})
 	}
 	slices.SortStableFunc(rows, func(a, b int) int { return cmp.Compare(value.Num[b], value.Num[a]) })
-	rest := rows[maxSlices-1:]
-	rows = rows[:maxSlices-1]
-	slices.Sort(rows)
+	keep := 0
+	for keep < len(rows) && keep < pieNamed && (keep < pieAlways || value.Num[rows[keep]] >= total*pieSliver) {
+		keep++
+	}
+	if len(rows)-keep < 2 {
+		return t, r, notices
+	}
+	rest := rows[keep:]
+	rows = rows[:keep]
 	other := 0.0
 	for _, i := range rest {
 		other += value.Num[i]
 	}
-	names := columnLabels(label)
-	lc := &dataset.Column{ID: label.ID, Name: label.Name, Kind: dataset.Text, Text: make([]string, 0, maxSlices)}
-	vc := &dataset.Column{ID: value.ID, Name: value.Name, Kind: dataset.Number, Num: make([]float64, 0, maxSlices),
+	lc := &dataset.Column{ID: label.ID, Name: label.Name, Kind: dataset.Text, Text: make([]string, 0, keep+1)}
+	vc := &dataset.Column{ID: value.ID, Name: value.Name, Kind: dataset.Number, Num: make([]float64, 0, keep+1),
 		Percent: value.Percent, Currency: value.Currency}
 	for _, i := range rows {
 		lc.Text = append(lc.Text, names[i])
@@ -211,9 +250,10 @@ func otherSlice(t *dataset.Table, r roleColumns) (*dataset.Table, roleColumns, [
 	lc.Text = append(lc.Text, "Other ("+counted(len(rest), "slice", "slices")+")")
 	vc.Num = append(vc.Num, other)
 	out := &dataset.Table{Columns: []*dataset.Column{lc, vc}, Rows: len(lc.Text)}
-	msg := "the data has " + counted(len(rows)+len(rest), "slice", "slices") + "; the smallest " + grouped(len(rest)) +
-		" are drawn as one slice, Other"
-	return out, roleColumns{"label": {lc}, "value": {vc}}, []dataset.Notice{{Code: NoticeAggregated, Message: msg}}
+	pct := appendTrimmed(nil, other/total*100, 1, "", "%")
+	msg := "the data has " + counted(len(rows)+len(rest), "slice", "slices") + ", more than a pie can tell apart; the smallest " +
+		grouped(len(rest)) + " are drawn as one grey slice, Other (" + string(pct) + " of the total); a bar chart shows every one"
+	return out, roleColumns{"label": {lc}, "value": {vc}}, append([]dataset.Notice{{Code: NoticeAggregated, Message: msg}}, notices...)
 }
 
 // firstCells keeps the rows of the first nx x values and ny y values (in

@@ -93,13 +93,14 @@ func keepXMLChar(r rune) rune {
 func checkOnlyOurElements(t *testing.T, svg []byte) {
 	t.Helper()
 	elements := map[string]bool{"svg": true, "title": true, "desc": true, "rect": true, "g": true, "path": true, "text": true,
-		"tspan": true, "circle": true, "line": true, "clipPath": true, "defs": true, "linearGradient": true, "stop": true}
+		"tspan": true, "circle": true, "line": true, "clipPath": true, "defs": true, "linearGradient": true, "stop": true, "pattern": true}
 	attrs := map[string]bool{"xmlns": true, "version": true, "width": true, "height": true, "viewBox": true, "role": true,
 		"aria-labelledby": true, "font-family": true, "font-size": true, "font-weight": true, "id": true, "x": true, "y": true,
 		"fill": true, "fill-opacity": true, "stroke": true, "stroke-width": true, "stroke-opacity": true, "stroke-linecap": true,
 		"stroke-linejoin": true, "stroke-dasharray": true, "shape-rendering": true, "d": true, "text-anchor": true, "transform": true,
 		"cx": true, "cy": true, "r": true, "x1": true, "x2": true, "y1": true, "y2": true, "rx": true, "class": true,
-		"clip-path": true, "offset": true, "stop-color": true, "fill-rule": true}
+		"clip-path": true, "offset": true, "stop-color": true, "fill-rule": true,
+		"paint-order": true, "patternUnits": true, "patternTransform": true}
 	dec := xml.NewDecoder(bytes.NewReader(svg))
 	for {
 		tok, err := dec.Token()
@@ -262,7 +263,7 @@ func TestBadColoursFallBack(t *testing.T) {
 	if got := c.of("c2", 0); got != "#00FF00" {
 		t.Errorf("pinned #0f0 = %q, want #00FF00", got)
 	}
-	if got := newColors(nil, nil).of("x", 11); got != defaultPalette()[1] {
+	if got := newColors(nil, nil).of("x", 1); got != defaultPalette()[1] {
 		t.Errorf("empty palette falls back to default, got %q", got)
 	}
 }

@@ -16,6 +16,12 @@ type sankeyChart struct {
 	nodes         []sankeyNode
 	links         []sankeyLink
 	layers        [][]int
+	items         []sankeyItem
+	segs          []sankeySeg
+	chains        [][]int // per link, its items from source to target
+	itemLayers    [][]int // per column, its items top to bottom
+	colGap, nodeW float64 // layout of the last draw, for the labels
+	leftW, rightW float64 // room for the first and last column's names
 	sortBy        string
 	format        numFormat
 	dropped       int
@@ -25,7 +31,6 @@ type sankeyNode struct {
 	name       string
 	in, out    float64
 	layer      int
-	x, y0, y1  float64
 	color      string
 	ins, outs  []int
 	appearance int
@@ -34,10 +39,8 @@ type sankeyNode struct {
 func (n *sankeyNode) value() float64 { return math.Max(n.in, n.out) }
 
 type sankeyLink struct {
-	s, t   int
-	v      float64
-	sy, ty float64 // top of the band at the source and at the target
-	width  float64
+	s, t int
+	v    float64
 }
 
 func newSankey(c *canvas, r roleColumns) *sankeyChart {
@@ -80,11 +83,20 @@ func newSankey(c *canvas, r roleColumns) *sankeyChart {
 		k.nodes[l.t].ins = append(k.nodes[l.t].ins, li)
 		k.nodes[l.t].in += l.v
 	}
-	for i := range k.nodes {
-		k.nodes[i].color = c.colors.of(k.nodes[i].name, i)
-	}
 	k.assignLayers()
+	k.buildItems()
 	k.orderLayers()
+	// palette colours go to the nodes column by column, top to bottom, so
+	// sources (whose colour their flows take) get them first
+	i := 0
+	for _, layer := range k.itemLayers {
+		for _, it := range layer {
+			if n := k.items[it].node; n >= 0 {
+				k.nodes[n].color = c.colors.of(k.nodes[n].name, i)
+				i++
+			}
+		}
+	}
 	return k
 }
 
@@ -172,63 +184,126 @@ func (k *sankeyChart) assignLayers() {
 	}
 }
 
-// orderLayers orders the nodes in each column: by name, by value, or
-// (auto) by barycentre sweeps keeping the order with the fewest weighted
+// sankeyItem is one box of a column: a node, or a virtual stop of a flow
+// that passes through the column on its way to a later one. Flows are
+// routed through their stops, so they pass between nodes and never over
+// one.
+type sankeyItem struct {
+	node     int // -1 for a flow's stop
+	layer    int
+	v        float64
+	y0, y1   float64
+	ins, out []int // segment ids
+}
+
+// sankeySeg is the part of a flow between two neighbouring columns.
+type sankeySeg struct{ a, b, link int }
+
+// buildItems makes the items and segments: one item per drawn node (item
+// n is node n) and one stop per column a flow passes through.
+func (k *sankeyChart) buildItems() {
+	k.items = make([]sankeyItem, len(k.nodes))
+	for n := range k.nodes {
+		k.items[n] = sankeyItem{node: n, layer: k.nodes[n].layer, v: k.nodes[n].value()}
+	}
+	k.chains = make([][]int, len(k.links))
+	k.itemLayers = make([][]int, len(k.layers))
+	for l, layer := range k.layers {
+		k.itemLayers[l] = slices.Clone(layer)
+	}
+	for li, l := range k.links {
+		chain := []int{l.s}
+		for layer := k.nodes[l.s].layer + 1; layer < k.nodes[l.t].layer; layer++ {
+			k.items = append(k.items, sankeyItem{node: -1, layer: layer, v: l.v})
+			id := len(k.items) - 1
+			chain = append(chain, id)
+			// a stop starts next to the items its flow comes from
+			k.itemLayers[layer] = append(k.itemLayers[layer], id)
+		}
+		chain = append(chain, l.t)
+		k.chains[li] = chain
+		for i := 0; i+1 < len(chain); i++ {
+			k.segs = append(k.segs, sankeySeg{a: chain[i], b: chain[i+1], link: li})
+			sid := len(k.segs) - 1
+			k.items[chain[i]].out = append(k.items[chain[i]].out, sid)
+			k.items[chain[i+1]].ins = append(k.items[chain[i+1]].ins, sid)
+		}
+	}
+}
+
+// orderLayers orders the items in each column: nodes by name or by value
+// (flow stops after them, by barycentre), or (auto) by barycentre sweeps
+// over nodes and stops alike, keeping the order with the fewest weighted
 // crossings.
 func (k *sankeyChart) orderLayers() {
-	switch k.sortBy {
-	case "alphabetical":
-		for _, layer := range k.layers {
-			slices.SortStableFunc(layer, func(a, b int) int { return strings.Compare(k.nodes[a].name, k.nodes[b].name) })
-		}
-		return
-	case "value":
-		for _, layer := range k.layers {
-			slices.SortStableFunc(layer, func(a, b int) int { return cmpDesc(k.nodes[a].value(), k.nodes[b].value()) })
-		}
-		return
-	}
-	pos := make([]float64, len(k.nodes))
+	pos := make([]float64, len(k.items))
 	setPos := func() {
-		for _, layer := range k.layers {
+		for _, layer := range k.itemLayers {
 			for i, n := range layer {
 				pos[n] = (float64(i) + 0.5) / float64(len(layer))
 			}
 		}
 	}
 	setPos()
-	// counting crossings is quadratic in the links: with very many links
-	// the sweeps run without it and the last order stands
-	count := len(k.links) <= 1200
+	fixed := k.sortBy != "auto"
+	if fixed {
+		for _, layer := range k.itemLayers {
+			slices.SortStableFunc(layer, func(a, b int) int {
+				ia, ib := k.items[a], k.items[b]
+				switch {
+				case ia.node < 0 || ib.node < 0:
+					return 0
+				case k.sortBy == "alphabetical":
+					return strings.Compare(k.nodes[ia.node].name, k.nodes[ib.node].name)
+				}
+				return cmpDesc(ia.v, ib.v)
+			})
+		}
+		setPos()
+	}
+	// counting crossings is quadratic in the segments: with very many the
+	// sweeps run without it and the last order stands
+	count := len(k.segs) <= 1500
 	best := math.Inf(1)
 	if count {
 		best = k.crossings(pos)
 	}
 	bestOrder := k.snapshot()
-	bary := make([]float64, len(k.nodes))
-	for sweep := 0; sweep < 8 && best > 0; sweep++ {
+	bary := make([]float64, len(k.items))
+	for sweep := 0; sweep < 12 && best > 0; sweep++ {
 		down := sweep%2 == 0
-		for step := 1; step < len(k.layers); step++ {
+		for step := 1; step < len(k.itemLayers); step++ {
 			l := step
 			if !down {
-				l = len(k.layers) - 1 - step
+				l = len(k.itemLayers) - 1 - step
 			}
-			layer := k.layers[l]
+			layer := k.itemLayers[l]
 			for _, n := range layer {
-				links := k.nodes[n].ins
-				end := func(li int) int { return k.links[li].s }
+				segs, far := k.items[n].ins, func(s int) int { return k.segs[s].a }
 				if !down {
-					links = k.nodes[n].outs
-					end = func(li int) int { return k.links[li].t }
+					segs, far = k.items[n].out, func(s int) int { return k.segs[s].b }
 				}
 				sum, wsum := 0.0, 0.0
-				for _, li := range links {
-					sum += pos[end(li)] * k.links[li].v
-					wsum += k.links[li].v
+				for _, s := range segs {
+					v := k.links[k.segs[s].link].v
+					sum += pos[far(s)] * v
+					wsum += v
 				}
 				bary[n] = pos[n]
 				if wsum > 0 {
 					bary[n] = sum / wsum
+				}
+			}
+			if fixed {
+				// nodes keep their sorted order; stops slot in by barycentre
+				var nodes []int
+				for _, n := range layer {
+					if k.items[n].node >= 0 {
+						nodes = append(nodes, n)
+					}
+				}
+				for i, n := range nodes {
+					bary[n] = (float64(i) + 0.5) / float64(len(nodes))
 				}
 			}
 			slices.SortStableFunc(layer, func(a, b int) int { return cmpAsc(bary[a], bary[b]) })
@@ -244,31 +319,33 @@ func (k *sankeyChart) orderLayers() {
 		}
 	}
 	if count {
-		k.layers = bestOrder
+		k.itemLayers = bestOrder
 	}
 }
 
 // snapshot copies the current column orders.
 func (k *sankeyChart) snapshot() [][]int {
-	out := make([][]int, len(k.layers))
-	for i, l := range k.layers {
+	out := make([][]int, len(k.itemLayers))
+	for i, l := range k.itemLayers {
 		out[i] = slices.Clone(l)
 	}
 	return out
 }
 
-// crossings weighs every pair of crossing links that share both end columns.
+// crossings weighs every pair of crossing segments between the same two
+// columns by the product of their flows.
 func (k *sankeyChart) crossings(pos []float64) float64 {
 	total := 0.0
-	for a := 0; a < len(k.links); a++ {
-		la := k.links[a]
-		for b := a + 1; b < len(k.links); b++ {
-			lb := k.links[b]
-			if k.nodes[la.s].layer != k.nodes[lb.s].layer || k.nodes[la.t].layer != k.nodes[lb.t].layer {
+	for a := 0; a < len(k.segs); a++ {
+		sa := k.segs[a]
+		la := k.items[sa.a].layer
+		for b := a + 1; b < len(k.segs); b++ {
+			sb := k.segs[b]
+			if k.items[sb.a].layer != la {
 				continue
 			}
-			if (pos[la.s]-pos[lb.s])*(pos[la.t]-pos[lb.t]) < 0 {
-				total += la.v * lb.v
+			if (pos[sa.a]-pos[sb.a])*(pos[sa.b]-pos[sb.b]) < 0 {
+				total += k.links[sa.link].v * k.links[sb.link].v
 			}
 		}
 	}
@@ -316,120 +393,284 @@ func (k *sankeyChart) summary() (string, string) {
 func (k *sankeyChart) legend(c *canvas, area rect) rect { return area }
 
 func (k *sankeyChart) draw(c *canvas, area rect) {
+	fs := c.fsLabel
+	lineH := fs * 1.35
 	nodeW := 12 * c.k
+	last := len(k.itemLayers) - 1
+	// names of the first column sit left of their nodes, of the last
+	// column right of them, outside the flows; a middle column's names sit
+	// in a band kept free above each node
+	leftW, rightW := 0.0, 0.0
+	for _, n := range k.itemLayers[0] {
+		if last > 0 {
+			leftW = math.Max(leftW, k.labelWidth(c, n))
+		}
+	}
+	for _, n := range k.itemLayers[last] {
+		rightW = math.Max(rightW, k.labelWidth(c, n))
+	}
+	leftW, rightW = math.Min(leftW, area.w*0.22), math.Min(rightW, area.w*0.22)
+	x0 := area.x
+	if leftW > 0 {
+		x0 += leftW + 6*c.k
+	}
+	x1 := area.right() - rightW - 6*c.k - nodeW
+	colGap := (x1 - x0) / float64(max(last, 1))
+	k.colGap, k.nodeW, k.leftW, k.rightW = colGap, nodeW, leftW, rightW
+	xOf := func(it int) float64 { return x0 + float64(k.items[it].layer)*colGap }
+	band := func(it int) float64 {
+		if l := k.items[it].layer; k.items[it].node >= 0 && l > 0 && l < last {
+			return lineH
+		}
+		return 0
+	}
 	maxN := 0
-	for _, layer := range k.layers {
+	for _, layer := range k.itemLayers {
 		maxN = max(maxN, len(layer))
 	}
 	pad := math.Min(12*c.k, area.h*0.4/float64(max(maxN-1, 1)))
-	ky := math.Inf(1)
-	for _, layer := range k.layers {
-		sum := 0.0
-		for _, n := range layer {
-			sum += k.nodes[n].value()
+	gapBefore := func(layer []int, i int) float64 {
+		g := band(layer[i])
+		if i > 0 {
+			if k.items[layer[i]].node < 0 && k.items[layer[i-1]].node < 0 {
+				g += math.Min(2*c.k, pad)
+			} else {
+				g += pad
+			}
 		}
-		ky = math.Min(ky, (area.h-float64(len(layer)-1)*pad)/sum)
+		return g
 	}
-	colGap := (area.w - nodeW) / float64(max(len(k.layers)-1, 1))
-	for l, layer := range k.layers {
-		total := float64(len(layer)-1) * pad
-		for _, n := range layer {
-			total += k.nodes[n].value() * ky
+	ky := math.Inf(1)
+	for _, layer := range k.itemLayers {
+		sum, gaps := 0.0, 0.0
+		for i, it := range layer {
+			sum += k.items[it].v
+			gaps += gapBefore(layer, i)
+		}
+		ky = math.Min(ky, math.Max(area.h-gaps, area.h*0.2)/sum)
+	}
+	height := func(it int) float64 { return math.Max(k.items[it].v*ky, 1) }
+	// resolve keeps a column's order and gaps inside the area, moving as
+	// little as it can
+	resolve := func(layer []int) {
+		y := area.y
+		for i, it := range layer {
+			item := &k.items[it]
+			item.y0 = math.Max(item.y0, y+gapBefore(layer, i))
+			item.y1 = item.y0 + height(it)
+			y = item.y1
+		}
+		y = area.bottom()
+		for i := len(layer) - 1; i >= 0; i-- {
+			item := &k.items[layer[i]]
+			if item.y1 > y {
+				item.y1 = y
+				item.y0 = y - height(layer[i])
+			}
+			y = item.y0 - gapBefore(layer, i)
+		}
+	}
+	for _, layer := range k.itemLayers {
+		total := 0.0
+		for i, it := range layer {
+			total += height(it) + gapBefore(layer, i)
 		}
 		y := area.y + (area.h-total)/2
-		for _, n := range layer {
-			nd := &k.nodes[n]
-			nd.x = area.x + float64(l)*colGap
-			nd.y0 = y
-			nd.y1 = y + math.Max(nd.value()*ky, 1)
-			y = nd.y1 + pad
+		for i, it := range layer {
+			y += gapBefore(layer, i)
+			k.items[it].y0, k.items[it].y1 = y, y+height(it)
+			y = k.items[it].y1
 		}
 	}
-	// stack link ends on each node, ordered by the other end's height so
-	// bands leave a node without crossing each other
-	center := func(n int) float64 { return (k.nodes[n].y0 + k.nodes[n].y1) / 2 }
-	for n := range k.nodes {
-		nd := &k.nodes[n]
-		slices.SortStableFunc(nd.outs, func(a, b int) int { return cmpAsc(center(k.links[a].t), center(k.links[b].t)) })
-		slices.SortStableFunc(nd.ins, func(a, b int) int { return cmpAsc(center(k.links[a].s), center(k.links[b].s)) })
-		y := nd.y0
-		for _, li := range nd.outs {
-			k.links[li].sy = y
-			k.links[li].width = k.links[li].v * ky
-			y += k.links[li].width
+	// relaxation (as d3-sankey): move each item towards the flow-weighted
+	// centre of its neighbours, alternately from the left and the right
+	center := func(it int) float64 { return (k.items[it].y0 + k.items[it].y1) / 2 }
+	alpha := 1.0
+	for iter := 0; iter < 8; iter++ {
+		alpha *= 0.9
+		for step := 0; step < len(k.itemLayers); step++ {
+			l, fromLeft := step, iter%2 == 0
+			if !fromLeft {
+				l = last - step
+			}
+			layer := k.itemLayers[l]
+			for _, it := range layer {
+				segs, far := k.items[it].ins, func(sg int) int { return k.segs[sg].a }
+				if !fromLeft {
+					segs, far = k.items[it].out, func(sg int) int { return k.segs[sg].b }
+				}
+				sum, wsum := 0.0, 0.0
+				for _, sg := range segs {
+					v := k.links[k.segs[sg].link].v
+					sum += center(far(sg)) * v
+					wsum += v
+				}
+				if wsum > 0 {
+					d := (sum/wsum - center(it)) * alpha
+					k.items[it].y0 += d
+					k.items[it].y1 += d
+				}
+			}
+			resolve(layer)
 		}
-		y = nd.y0
-		for _, li := range nd.ins {
-			k.links[li].ty = y
-			y += k.links[li].v * ky
+	}
+	// stack segment ends on each item, ordered by the other end's height
+	// so bands leave an item without crossing each other
+	for it := range k.items {
+		item := &k.items[it]
+		slices.SortStableFunc(item.out, func(a, b int) int { return cmpAsc(center(k.segs[a].b), center(k.segs[b].b)) })
+		slices.SortStableFunc(item.ins, func(a, b int) int { return cmpAsc(center(k.segs[a].a), center(k.segs[b].a)) })
+	}
+	sy := make([]float64, len(k.segs))
+	ty := make([]float64, len(k.segs))
+	for it := range k.items {
+		y := k.items[it].y0
+		for _, sg := range k.items[it].out {
+			sy[sg] = y
+			y += k.links[k.segs[sg].link].v * ky
 		}
+		y = k.items[it].y0
+		for _, sg := range k.items[it].ins {
+			ty[sg] = y
+			y += k.links[k.segs[sg].link].v * ky
+		}
+	}
+	segOf := make(map[[2]int]int, len(k.segs))
+	for i, sg := range k.segs {
+		segOf[[2]int{sg.a, sg.b}] = i
 	}
 	w := &c.w
 	w.s(`<g fill-opacity="0.38">`)
-	for _, l := range k.links {
-		sx, tx := k.nodes[l.s].x+nodeW, k.nodes[l.t].x
-		mx := (sx + tx) / 2
+	for li, l := range k.links {
+		chain := k.chains[li]
+		width := l.v * ky
+		segIDs := make([]int, len(chain)-1)
+		for i := range segIDs {
+			segIDs[i] = segOf[[2]int{chain[i], chain[i+1]}]
+		}
 		w.s(`<path fill="`)
 		w.s(k.nodes[l.s].color)
 		w.s(`" d="M`)
-		w.pt(sx, l.sy)
-		w.s("C")
-		w.pt(mx, l.sy)
-		w.s(" ")
-		w.pt(mx, l.ty)
-		w.s(" ")
-		w.pt(tx, l.ty)
-		w.s("L")
-		w.pt(tx, l.ty+l.width)
-		w.s("C")
-		w.pt(mx, l.ty+l.width)
-		w.s(" ")
-		w.pt(mx, l.sy+l.width)
-		w.s(" ")
-		w.pt(sx, l.sy+l.width)
+		w.pt(xOf(chain[0])+nodeW, sy[segIDs[0]])
+		for i, sg := range segIDs {
+			ax, bx := xOf(chain[i])+nodeW, xOf(chain[i+1])
+			mx := (ax + bx) / 2
+			w.s("C")
+			w.pt(mx, sy[sg])
+			w.s(" ")
+			w.pt(mx, ty[sg])
+			w.s(" ")
+			w.pt(bx, ty[sg])
+			if i+1 < len(segIDs) {
+				w.s("H")
+				w.f(bx + nodeW)
+			}
+		}
+		for i := len(segIDs) - 1; i >= 0; i-- {
+			sg := segIDs[i]
+			ax, bx := xOf(chain[i])+nodeW, xOf(chain[i+1])
+			mx := (ax + bx) / 2
+			if i == len(segIDs)-1 {
+				w.s("V")
+				w.f(ty[sg] + width)
+			} else {
+				w.s("H")
+				w.f(bx)
+			}
+			w.s("C")
+			w.pt(mx, ty[sg]+width)
+			w.s(" ")
+			w.pt(mx, sy[sg]+width)
+			w.s(" ")
+			w.pt(ax, sy[sg]+width)
+		}
 		w.s(`Z"/>`)
 	}
 	w.s(`</g>`)
-	for n := range k.nodes {
-		nd := &k.nodes[n]
-		if len(nd.ins)+len(nd.outs) == 0 {
-			continue
-		}
-		w.s(`<rect`)
-		w.af("x", nd.x)
-		w.af("y", nd.y0)
-		w.af("width", nodeW)
-		w.af("height", nd.y1-nd.y0)
-		w.s(` fill="`)
-		w.s(nd.color)
-		w.s(`"/>`)
-	}
-	k.drawLabels(c, nodeW, colGap)
-}
-
-// drawLabels names the nodes beside them, inside the diagram: right of the
-// node except in the last column. A label that would overlap the one above
-// it in the column is left out.
-func (k *sankeyChart) drawLabels(c *canvas, nodeW, colGap float64) {
-	fs := c.fsLabel
-	lineH := fs * 1.2
-	maxW := colGap - nodeW - 14*c.k
-	if len(k.layers) == 1 {
-		maxW = c.width / 3
-	}
-	showValue := c.style.Labels.Show
-	w := &c.w
-	w.s(`<g class="labels">`)
-	for l, layer := range k.layers {
-		last := l == len(k.layers)-1 && l > 0
-		prev := math.Inf(-1)
-		for _, n := range layer {
-			nd := &k.nodes[n]
-			cy := (nd.y0 + nd.y1) / 2
-			if cy-prev < lineH {
+	for _, layer := range k.itemLayers {
+		for _, it := range layer {
+			item := &k.items[it]
+			if item.node < 0 {
 				continue
 			}
-			prev = cy
+			w.s(`<rect`)
+			w.af("x", xOf(it))
+			w.af("y", item.y0)
+			w.af("width", nodeW)
+			w.af("height", item.y1-item.y0)
+			w.s(` fill="`)
+			w.s(k.nodes[item.node].color)
+			w.s(`"/>`)
+		}
+	}
+	k.drawLabels(c, xOf)
+}
+
+// labelWidth is the width of a node's label (name, and value when labels
+// are on); 0 for a flow's stop.
+func (k *sankeyChart) labelWidth(c *canvas, it int) float64 {
+	n := k.items[it].node
+	if n < 0 {
+		return 0
+	}
+	fs := c.fsLabel
+	w := c.measure(k.nodes[n].name, fs, true)
+	if c.style.Labels.Show {
+		w += c.measureBytes(appendValue(c.scratch[:0], k.nodes[n].value(), k.format), fs, false) + fs*0.35
+	}
+	return w
+}
+
+// drawLabels names the nodes beside them and never on a flow: the first
+// column at the left of its nodes, the last at the right, a middle column
+// in the band kept free above each node. A side label that would overlap
+// the one above it is left out.
+func (k *sankeyChart) drawLabels(c *canvas, xOf func(int) float64) {
+	fs := c.fsLabel
+	lineH := fs * 1.2
+	last := len(k.itemLayers) - 1
+	showValue := c.style.Labels.Show
+	w := &c.w
+	w.s(`<g class="labels"`)
+	if !c.transparent {
+		// a halo keeps a middle label readable where a curve passes close
+		w.s(` stroke="` + background + `" stroke-width="3" stroke-linejoin="round" paint-order="stroke"`)
+	}
+	w.s(`>`)
+	for l, layer := range k.itemLayers {
+		prev := math.Inf(-1)
+		for _, it := range layer {
+			item := &k.items[it]
+			if item.node < 0 {
+				continue
+			}
+			nd := &k.nodes[item.node]
+			cy := (item.y0 + item.y1) / 2
+			x, y := xOf(it), cy+c.mid(fs)
+			st := textStyle{size: fs, fill: inkTitle, bold: true}
+			maxW := k.colGap * 0.9
+			switch {
+			case l == 0 && last > 0:
+				st.anchor = "end"
+				x -= 6 * c.k
+				maxW = k.leftW
+			case l == last:
+				x += k.nodeW + 6*c.k
+				maxW = k.rightW
+				if last == 0 {
+					maxW = c.width / 3
+				}
+			default:
+				st.anchor = "middle"
+				x += k.nodeW / 2
+				y = item.y0 - fs*0.35
+			}
+			if st.anchor != "middle" {
+				if cy-prev < lineH {
+					continue
+				}
+				prev = cy
+			}
 			var val []byte
 			vw := 0.0
 			if showValue {
@@ -440,13 +681,7 @@ func (k *sankeyChart) drawLabels(c *canvas, nodeW, colGap float64) {
 			if name == "" {
 				continue
 			}
-			st := textStyle{size: fs, fill: inkTitle, bold: true}
-			x := nd.x + nodeW + 6*c.k
-			if last {
-				st.anchor = "end"
-				x = nd.x - 6*c.k
-			}
-			c.openText(x, cy+c.mid(fs), st)
+			c.openText(x, y, st)
 			w.s("\u2068") // isolate: a right-to-left name keeps its value after it
 			w.esc(name)
 			w.s("\u2069")

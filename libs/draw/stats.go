@@ -49,40 +49,42 @@ type binRule string
 const (
 	ruleFD      binRule = "Freedman–Diaconis"
 	ruleSturges binRule = "Sturges"
-	ruleSet     binRule = "set count"
+	ruleSet     binRule = "set count, rounded"
+	ruleOne     binRule = "one distinct value"
 )
 
-// histogramBins chooses bin edges for sorted values. With count ≥ 2 the
-// range is cut into exactly count equal bins. With count 0 the width comes
-// from the Freedman–Diaconis rule (2·IQR·n^(−1/3)), falling back to
-// Sturges (⌈log2 n⌉+1 bins) when the IQR is zero, rounded to a 1-2-5 step
-// with edges on multiples of it, and at most 100 bins.
+// histogramBins chooses bin edges for sorted values, always on multiples
+// of a 1-2-5 step (as Observable Plot's nice bins): with count ≥ 2 the
+// step is the round one nearest span/count, so about count bins, never
+// edges like 0.313…; with count 0 the width comes from the
+// Freedman–Diaconis rule (2·IQR·n^(−1/3)), falling back to Sturges
+// (⌈log2 n⌉+1 bins) when the IQR is zero. At most 100 bins; the last bin
+// holds its upper edge, so a maximum on an edge adds no bin of its own.
 func histogramBins(sorted []float64, count int) ([]float64, binRule) {
 	n := len(sorted)
 	lo, hi := sorted[0], sorted[n-1]
 	if hi == lo {
 		w := niceStep(math.Max(math.Abs(lo)*0.1, 1))
-		return []float64{lo - w/2, lo + w/2}, ruleSturges
-	}
-	if count >= 2 {
-		edges := make([]float64, count+1)
-		for i := range edges {
-			if d := hi - lo; !math.IsInf(d, 0) {
-				edges[i] = lo + d*float64(i)/float64(count)
-			} else {
-				edges[i] = lerp(lo, hi, float64(i)/float64(count))
-			}
+		if math.Abs(lo) >= 1e300 {
+			w = math.Abs(lo) * 0.1
 		}
-		edges[count] = hi
-		return edges, ruleSet
+		return []float64{lo - w/2, lo + w/2}, ruleOne
 	}
-	rule := ruleFD
-	width := 2 * spanPer(quantile(sorted, 0.25), quantile(sorted, 0.75), math.Cbrt(float64(n)))
-	if width <= 0 || n < 4 {
-		rule = ruleSturges
-		width = spanPer(lo, hi, math.Ceil(math.Log2(float64(n)))+1)
+	var rule binRule
+	var width float64
+	switch {
+	case count >= 2:
+		rule = ruleSet
+		width = niceStep(spanPer(lo, hi, float64(count)))
+	default:
+		rule = ruleFD
+		width = 2 * spanPer(quantile(sorted, 0.25), quantile(sorted, 0.75), math.Cbrt(float64(n)))
+		if width <= 0 || n < 4 {
+			rule = ruleSturges
+			width = spanPer(lo, hi, math.Ceil(math.Log2(float64(n)))+1)
+		}
+		width = niceStep(width)
 	}
-	width = niceStep(width)
 	for spanPer(lo, hi, width) > 100 && width < maxNiceStep {
 		width = niceStepUp(width * 1.01)
 	}
@@ -90,7 +92,7 @@ func histogramBins(sorted []float64, count int) ([]float64, binRule) {
 	if math.IsInf(start, 0) {
 		start = lo
 	}
-	k := int(math.Floor(spanPer(start, hi, width))) + 1
+	k := max(1, int(math.Ceil(spanPer(start, hi, width))))
 	edges := make([]float64, k+1)
 	for i := range edges {
 		edges[i] = start + float64(i)*width
@@ -98,6 +100,10 @@ func histogramBins(sorted []float64, count int) ([]float64, binRule) {
 			// i·width alone may overflow where the edge does not
 			edges[i] = clampFinite((start/width + float64(i)) * width)
 		}
+	}
+	if edges[k] < hi {
+		// rounding left the maximum just past the last edge
+		edges[k] = hi
 	}
 	return edges, rule
 }

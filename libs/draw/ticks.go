@@ -295,3 +295,71 @@ func appendInt(b []byte, n int) []byte { return strconv.AppendInt(b, int64(n), 1
 
 // append2 writes a two-digit number.
 func append2(b []byte, n int) []byte { return append(b, byte('0'+n/10), byte('0'+n%10)) }
+
+// maxWaste is how much of the data's span an axis may add beyond the data
+// on one side to end on a labelled tick.
+const maxWaste = 0.15
+
+// hugTicks covers [lo, hi] with ticks on a 1-2-5 step near target ticks and
+// keeps the axis close to the data: the domain ends on the outer tick
+// when that adds at most maxWaste of the span (a finer step is tried
+// first when the coarse one wastes more), else at the data itself with the
+// ticks inside and a little air. With hug the domain is already padded (scatter margins):
+// it ends at the outer tick only when that tick is within half maxWaste.
+func hugTicks(lo, hi float64, target int, hug bool) (ticks []float64, step, d0, d1 float64) {
+	lo, hi = widen(lo, hi)
+	span := spanPer(lo, hi, 1)
+	if math.IsInf(span, 0) || span >= math.MaxFloat64/4 {
+		return niceTicks(lo, hi, target)
+	}
+	allow := maxWaste * span
+	if hug {
+		allow /= 2
+	}
+	coarse := niceStepUp(spanPer(lo, hi, float64(max(target, 1))))
+	waste := func(s float64) (float64, float64, float64) {
+		t0 := math.Floor(lo/s+1e-9) * s
+		t1 := math.Ceil(hi/s-1e-9) * s
+		return t0, t1, math.Max(lo-t0, t1-hi)
+	}
+	step = coarse
+	t0, t1, w := waste(coarse)
+	if w > allow {
+		fine := finerStep(coarse)
+		f0, f1, fw := waste(fine)
+		if fw < w && (f1-f0)/fine+1 <= float64(max(target+2, target*8/5)) && (f1-f0)/fine+1 <= 12 {
+			step, t0, t1, w = fine, f0, f1, fw
+		}
+	}
+	// an end at the data keeps a little air, so a line does not run
+	// along the plot's edge (never past zero)
+	air := span * 0.03
+	if hug {
+		air = 0
+	}
+	d0, d1 = lo-air, hi+air
+	if lo >= 0 && d0 < 0 {
+		d0 = 0
+	}
+	if hi <= 0 && d1 > 0 {
+		d1 = 0
+	}
+	if lo-t0 <= allow {
+		d0 = t0
+	}
+	if t1-hi <= allow {
+		d1 = t1
+	}
+	first := math.Ceil(d0/step-1e-9) * step
+	last := math.Floor(d1/step+1e-9) * step
+	return stepTicks(first, last, step), step, d0, d1
+}
+
+// finerStep is the 1-2-5 step below s: 10 → 5, 5 → 2, 2 → 1.
+func finerStep(s float64) float64 {
+	m := s / math.Pow(10, math.Floor(math.Log10(s)+1e-9))
+	if m > 4 {
+		return s * 0.4
+	}
+	return s / 2
+}

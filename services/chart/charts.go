@@ -101,6 +101,8 @@ func (s *Service) create(w http.ResponseWriter, r *http.Request) error {
 				return err
 			}
 			spec = chartspec.New(ct, table, s.deps.Catalog.DefaultPalette().Colors)
+			// Say where the automatic roles are a guess (setMapping fixes it).
+			notices = append(notices, chartspec.AutoMappingNotices(ct, table)...)
 		case req.Format != nil:
 			return apierr.New(apierr.InvalidRequest, "format is given without data; send data, or leave format out to start from the type's sample data")
 		default:

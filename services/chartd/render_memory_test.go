@@ -43,9 +43,10 @@ func TestDenseRenderNotices(t *testing.T) {
 				return
 			}
 			var notices []struct{ Code, Message string }
-			if err := json.Unmarshal([]byte(h), &notices); err != nil || len(notices) != 1 {
+			if err := json.Unmarshal([]byte(h), &notices); err != nil || len(notices) == 0 {
 				t.Fatalf("X-Chartd-Notices %q: %v", h, err)
 			}
+			// Other notices (a chart too small to name every bar) may follow.
 			if n := notices[0]; n.Code != "points_aggregated" || !strings.Contains(n.Message, "50,000") ||
 				!strings.Contains(string(a.body), strings.ReplaceAll(n.Message, "'", "&#39;")) {
 				t.Errorf("notice %+v is not in the picture's description or lacks the row count", n)

@@ -1,0 +1,62 @@
+package draw
+
+import (
+	"strings"
+	"testing"
+
+	"chartd.dev/charts"
+	"chartd.dev/libs/chartspec"
+)
+
+// TestGalleryDefaultsPassLint builds every gallery example as create_chart
+// does (the default palette unless the example names one) and lints it:
+// colours the service chose itself must not trip its own colour checks at
+// warn level, and on the default palette no colour may be faint at all
+// (the old orange and yellow gave 12 examples a faint-color problem).
+func TestGalleryDefaultsPassLint(t *testing.T) {
+	cat, err := charts.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours := map[string]bool{chartspec.CheckFaintColor: true, chartspec.CheckSimilarColors: true}
+	for _, ex := range cat.Examples("") {
+		t.Run(ex.ID, func(t *testing.T) {
+			ct, ok := cat.Type(ex.Type)
+			if !ok {
+				t.Fatalf("unknown type %s", ex.Type)
+			}
+			e, err := chartspec.Example(cat, ct, ex)
+			if err != nil {
+				t.Fatal(err)
+			}
+			after, _ := e.Spec.AfterSteps(e.Table)
+			for _, p := range chartspec.Lint(e.Spec, after, chartspec.LintEnv{Catalog: cat}) {
+				if ours[p.ID] && p.Level == chartspec.Warn || p.ID == chartspec.CheckFaintColor && ex.Palette == "" {
+					t.Errorf("%s: %s", p.Level, p.Message)
+				}
+			}
+		})
+	}
+}
+
+// TestDefaultPaletteContrast keeps every default colour at 3:1 or more
+// against white (WCAG 1.4.11, what the faint-color lint asks) and white
+// value labels on it readable: text drawn on a mark in the mark's colour
+// or on it in white must reach 3:1 as well.
+func TestDefaultPaletteContrast(t *testing.T) {
+	for _, hex := range defaultPalette() {
+		c := mustColor(hex)
+		if r := contrastRatio(c, mustColor(background)); r < chartspec.MinContrast {
+			t.Errorf("%s has %.2f:1 against white, below %.1f:1", hex, r, chartspec.MinContrast)
+		}
+		if ink := inkOn(hex); contrastRatio(c, mustColor(ink)) < 3 {
+			t.Errorf("%s: label ink %s has only %.2f:1 on it", hex, ink, contrastRatio(c, mustColor(ink)))
+		}
+		if tc := textColor(hex); contrastRatio(mustColor(tc), mustColor(background)) < minTextContrast {
+			t.Errorf("%s: as text %s has only %.2f:1 on white", hex, tc, contrastRatio(mustColor(tc), mustColor(background)))
+		}
+	}
+	if got := strings.Join(defaultPalette(), ","); strings.Count(got, "#") != 10 {
+		t.Errorf("default palette has %d colours, want 10", strings.Count(got, "#"))
+	}
+}

@@ -1,0 +1,94 @@
+package draw
+
+import (
+	"cmp"
+	"math"
+	"slices"
+)
+
+// box is the area a label covers, in pixels.
+type box struct{ x0, y0, x1, y1 float64 }
+
+// boxAt is the box of a text of width w whose baseline starts at (x, y)
+// under the anchor ("", "middle" or "end"), for a font with capital height capH.
+func boxAt(x, y, w, capH float64, anchor string) box {
+	switch anchor {
+	case "middle":
+		x -= w / 2
+	case "end":
+		x -= w
+	}
+	return box{x, y - capH, x + w, y}
+}
+
+// overlaps reports whether two boxes come closer than pad.
+func (b box) overlaps(o box, pad float64) bool {
+	return b.x0 < o.x1+pad && o.x0 < b.x1+pad && b.y0 < o.y1+pad && o.y0 < b.y1+pad
+}
+
+// placer places labels without overlap, the way Highcharts' dataLabels
+// do: a label whose every candidate place is taken, or leaves the
+// bounds, is hidden. Callers offer labels most important first.
+type placer struct {
+	bounds box
+	pad    float64
+	placed []box
+	// hidden counts the labels left out.
+	hidden int
+}
+
+// newPlacer keeps labels inside bounds and pad apart.
+func newPlacer(bounds box, pad float64) *placer {
+	return &placer{bounds: bounds, pad: pad}
+}
+
+// free reports whether b fits inside the bounds and clear of every placed label.
+func (p *placer) free(b box) bool {
+	if b.x0 < p.bounds.x0-0.5 || b.x1 > p.bounds.x1+0.5 || b.y0 < p.bounds.y0-0.5 || b.y1 > p.bounds.y1+0.5 {
+		return false
+	}
+	for _, o := range p.placed {
+		if b.overlaps(o, p.pad) {
+			return false
+		}
+	}
+	return true
+}
+
+// place takes the first free candidate and answers its index, or -1 when
+// none is free (the label is hidden).
+func (p *placer) place(cands ...box) int {
+	for i, b := range cands {
+		if p.free(b) {
+			p.placed = append(p.placed, b)
+			return i
+		}
+	}
+	p.hidden++
+	return -1
+}
+
+// block marks an area labels must keep clear of (a direct label, a marker).
+func (p *placer) block(b box) { p.placed = append(p.placed, b) }
+
+// byMagnitude orders label indices by |value|, largest first, so the
+// extremes win when labels compete for room.
+func byMagnitude(vals []float64) []int {
+	idx := make([]int, 0, len(vals))
+	for i, v := range vals {
+		if !isBlank(v) {
+			idx = append(idx, i)
+		}
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(math.Abs(vals[b]), math.Abs(vals[a])) })
+	return idx
+}
+
+// hiddenNotice says how many requested value labels were left out where
+// they would have overlapped others.
+func (c *canvas) hiddenNotice(hidden, total int) {
+	if hidden == 0 {
+		return
+	}
+	c.notice(NoticeLabelsHidden, itoa(hidden)+" of "+itoa(total)+" value labels are left out where they would overlap others; the larger values keep theirs")
+}
