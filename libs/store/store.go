@@ -225,6 +225,7 @@ type Store interface {
 	Charts
 	LinkDesigns
 	People
+	OAuth
 	// Ping checks that the backend answers (readiness probes).
 	Ping(ctx context.Context) error
 	// Close releases the backend's connections.

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/gorilla/mux"
 	"github.com/redis/go-redis/v9"
@@ -28,6 +29,7 @@ import (
 	"chartd.dev/libs/fontstack"
 	"chartd.dev/libs/httpx"
 	"chartd.dev/libs/lifecycle"
+	"chartd.dev/libs/oauth"
 	"chartd.dev/libs/people"
 	"chartd.dev/libs/quota"
 	"chartd.dev/libs/raster"
@@ -41,6 +43,8 @@ import (
 	"chartd.dev/services/chart"
 	"chartd.dev/services/data"
 	"chartd.dev/services/gateway"
+	"chartd.dev/services/gateway/mcp"
+	oauthhttp "chartd.dev/services/gateway/oauth"
 	"chartd.dev/services/gateway/site"
 	"chartd.dev/services/render"
 )
@@ -534,28 +538,55 @@ func (a *App) initGateway(ctx context.Context) (http.Handler, error) {
 	cfg := a.cfg.Gateway
 	cfg.Site = a.site()
 	ppl := people.New(people.Config{}, a.store, a.limiter, nil)
+	az := oauth.New(a.store, oauth.Config{AccessTTL: cfg.OAuthAccessTTL}, nil, a.tel.Log)
 	pages, err := site.New(a.site(), site.Deps{People: ppl, Store: a.store, Limiter: a.limiter, Box: a.box, Log: a.tel.Log,
-		Charts: clients.Chart{Base: a.client(chart.Name)}, Renders: clients.Render{Base: a.client(render.Name)}})
+		Charts: clients.Chart{Base: a.client(chart.Name)}, Renders: clients.Render{Base: a.client(render.Name)}, OAuth: az})
+	if err != nil {
+		return nil, err
+	}
+	assistants, core, err := a.assistants(az)
 	if err != nil {
 		return nil, err
 	}
 	g, err := gateway.New(cfg, gateway.Deps{
-		People:   ppl,
-		KeyUses:  a.store,
-		Site:     &gateway.Upstream{Routes: site.Routes(), Handler: pages.Handler()},
-		Accounts: a.store,
-		Limiter:  a.limiter,
-		Services: upstreams,
-		Charts:   clients.Chart{Base: a.client(chart.Name)},
-		Renders:  clients.Render{Base: a.client(render.Name)},
-		Tel:      a.tel,
-		Ready:    a.Ready,
-		Docs:     a.docs,
+		People:     ppl,
+		KeyUses:    a.store,
+		Site:       &gateway.Upstream{Routes: site.Routes(), Handler: pages.Handler()},
+		OAuth:      az,
+		Assistants: assistants,
+		Accounts:   a.store,
+		Limiter:    a.limiter,
+		Services:   upstreams,
+		Charts:     clients.Chart{Base: a.client(chart.Name)},
+		Renders:    clients.Render{Base: a.client(render.Name)},
+		Tel:        a.tel,
+		Ready:      a.Ready,
+		Docs:       a.docs,
 	})
 	if err != nil {
 		return nil, err
 	}
+	*core = g.Core()
 	return g.Handler(), nil
+}
+
+// assistants builds the OAuth endpoints and the MCP server. The MCP
+// server dispatches tool calls to the gateway's core, which is built
+// after it: core is filled in once the gateway exists.
+func (a *App) assistants(az *oauth.Server) (*gateway.Upstream, *http.Handler, error) {
+	doc, err := gateway.OpenAPI(strings.TrimRight(a.cfg.PublicURL, "/") + route.APIBase)
+	if err != nil {
+		return nil, nil, err
+	}
+	core := new(http.Handler)
+	m, err := mcp.New(doc, func() http.Handler { return *core }, a.tel.Log)
+	if err != nil {
+		return nil, nil, fmt.Errorf("mcp server: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle(mcp.Path, m.Handler())
+	mux.Handle("/", oauthhttp.New(a.site(), az, a.tel.Log).Handler())
+	return &gateway.Upstream{Routes: append(oauthhttp.Routes(), mcp.Routes()...), Handler: mux}, core, nil
 }
 
 // site is what every service is told about where it runs.

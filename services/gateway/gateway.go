@@ -28,12 +28,14 @@ import (
 	"chartd.dev/libs/docsite"
 	"chartd.dev/libs/httpx"
 	"chartd.dev/libs/lifecycle"
+	"chartd.dev/libs/oauth"
 	"chartd.dev/libs/people"
 	"chartd.dev/libs/plan"
 	"chartd.dev/libs/quota"
 	"chartd.dev/libs/route"
 	"chartd.dev/libs/store"
 	"chartd.dev/libs/telemetry"
+	oauthhttp "chartd.dev/services/gateway/oauth"
 )
 
 // BasePath is where the API lives under the public URL.
@@ -55,6 +57,8 @@ type Config struct {
 	// KeyCacheTTL is how long a verified API key is trusted without asking
 	// the store again; a revoked key stops working within this time.
 	KeyCacheTTL time.Duration
+	// OAuthAccessTTL is how long an assistant's access token lives.
+	OAuthAccessTTL time.Duration
 }
 
 // RegisterFlags declares the gateway's own flags, prefixed "gateway.".
@@ -62,6 +66,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.Int64Var(&c.MaxBodyBytes, Name+".max-body-bytes", 5<<20, "largest request body; larger is too_large")
 	fs.IntVar(&c.MaxHeaderBytes, Name+".max-header-bytes", DefaultMaxHeaderBytes, "largest request line and headers; larger is invalid_request")
 	fs.DurationVar(&c.KeyCacheTTL, Name+".key-cache-ttl", 2*time.Second, "how long a verified API key is cached (revocation delay)")
+	fs.DurationVar(&c.OAuthAccessTTL, Name+".oauth-access-ttl", oauth.DefaultAccessTTL, "how long an assistant's OAuth access token lives")
 }
 
 // Deps are the parts the gateway is built from.
@@ -89,6 +94,13 @@ type Deps struct {
 	// Site, when set, is the website (pages, not API endpoints) served
 	// beside the API: limited per client address like public routes.
 	Site *Upstream
+	// OAuth, when set, lets an assistant's OAuth access token stand in
+	// for an API key, limited to the operations its scopes allow; 401
+	// answers then point to the protected-resource metadata.
+	OAuth *oauth.Server
+	// Assistants, when set, are the OAuth endpoints and the MCP server,
+	// routed by their own route table like Site.
+	Assistants *Upstream
 }
 
 // KeyUses records API key use.
@@ -152,9 +164,12 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 			r.handle(entries, &order, rt.Method, rt.Path, g.endpoint(rt, up.Handler, false))
 		}
 	}
-	if deps.Site != nil {
-		for _, rt := range deps.Site.Routes {
-			r.handle(entries, &order, rt.Method, rt.Path, g.endpoint(rt, deps.Site.Handler, false))
+	for _, up := range []*Upstream{deps.Site, deps.Assistants} {
+		if up == nil {
+			continue
+		}
+		for _, rt := range up.Routes {
+			r.handle(entries, &order, rt.Method, rt.Path, g.endpoint(rt, up.Handler, false))
 		}
 	}
 	r.register(entries, order)
@@ -184,6 +199,11 @@ func SpanNames(service string) func(string, *http.Request) string {
 
 // Handler is the gateway's whole HTTP surface.
 func (g *Gateway) Handler() http.Handler { return g.handler }
+
+// Core is the gateway without telemetry: authentication, limits and
+// routing. The MCP server sends each tool call through it, as the
+// operation's REST request with the caller's credentials.
+func (g *Gateway) Core() http.Handler { return g.router }
 
 // DocsURL is {docs_url}.
 func (g *Gateway) DocsURL() string { return g.docsURL }
@@ -215,8 +235,14 @@ func (g *Gateway) endpoint(rt route.Route, h http.Handler, own bool) http.Handle
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		stripInternal(r.Header)
-		p, err := g.authenticate(r)
+		p, scopes, err := g.authenticate(r)
+		if err == nil && scopes != nil {
+			err = checkScope(rt.Op, scopes)
+		}
 		if err != nil {
+			if g.deps.OAuth != nil {
+				w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+oauthhttp.ResourceMetadataURL(g.cfg.PublicURL, r.URL.Path)+`"`)
+			}
 			// Past the address' allowance the refusal is rate_limited,
 			// written by limit; one answer per request.
 			if g.limitAnonymous(w, r) {
@@ -350,17 +376,50 @@ func (g *Gateway) limit(w http.ResponseWriter, r *http.Request, key string, perM
 }
 
 // authenticate resolves the bearer key to its account, or, on a request
-// without an Authorization header, the site's session cookie.
-func (g *Gateway) authenticate(r *http.Request) (auth.Principal, error) {
+// without an Authorization header, the site's session cookie. scopes is
+// non-nil only for an assistant's OAuth access token: what it may call.
+func (g *Gateway) authenticate(r *http.Request) (p auth.Principal, scopes []string, err error) {
 	if g.deps.People != nil && r.Header.Get("Authorization") == "" {
 		if c, err := r.Cookie(people.CookieName); err == nil && c.Value != "" {
-			return g.session(r, c.Value)
+			p, err := g.session(r, c.Value)
+			return p, nil, err
 		}
 	}
 	key, err := auth.BearerKey(r)
 	if err != nil {
-		return auth.Principal{}, err
+		return auth.Principal{}, nil, err
 	}
+	if g.deps.OAuth != nil && strings.HasPrefix(key, oauth.AccessPrefix) {
+		return g.accessToken(r, key)
+	}
+	p, err = g.apiKey(r, key)
+	return p, nil, err
+}
+
+// accessToken resolves an assistant's OAuth access token. It is not
+// cached: a disconnected app is refused at its very next call.
+func (g *Gateway) accessToken(r *http.Request, token string) (auth.Principal, []string, error) {
+	grant, acct, err := g.deps.OAuth.Verify(r.Context(), token)
+	if errors.Is(err, store.ErrNotFound) {
+		return auth.Principal{}, nil, apierr.New(apierr.Unauthorized, "the access token is not valid, has expired or its app was disconnected; refresh it, or connect the app again")
+	}
+	if err != nil {
+		return auth.Principal{}, nil, fmt.Errorf("look up access token: %w", err)
+	}
+	return auth.Principal{AccountID: acct.ID, Plan: acct.Plan}, grant.Scopes, nil
+}
+
+// checkScope refuses an operation the token's scopes do not allow.
+func checkScope(op string, scopes []string) error {
+	need := oauth.ScopeOf(op)
+	if need == "" || slices.Contains(scopes, need) {
+		return nil
+	}
+	return apierr.New(apierr.Unauthorized, "this app was not allowed the scope %s, which %s needs; connect the app again and allow %s", need, op, need)
+}
+
+// apiKey resolves an API key to its account, through the key cache.
+func (g *Gateway) apiKey(r *http.Request, key string) (auth.Principal, error) {
 	// Hash from a stack buffer: the key never escapes to the heap.
 	var buf [128]byte
 	sum := sha256.Sum256(append(buf[:0], key...))

@@ -61,6 +61,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Sessions", testSessions},
 		{"SignInTokens", testSignInTokens},
 		{"APIKeyUses", testAPIKeyUses},
+		{"OAuth", testOAuth},
+		{"OAuthSpendRace", testOAuthSpendRace},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -163,7 +163,7 @@ type accountData struct {
 	NewKey    string
 	NewName   string
 	Signing   []store.SigningKey
-	Apps      []string
+	Apps      []store.OAuthGrant
 	Notice    string
 	Rotatable bool
 }
@@ -222,6 +222,9 @@ func (s *Site) showAccount(w http.ResponseWriter, r *http.Request, v visit, d ac
 		d.Keys = append(d.Keys, row)
 	}
 	if d.Signing, err = s.deps.Store.ListSigningKeys(ctx, p.AccountID); err != nil {
+		return err
+	}
+	if d.Apps, err = s.connectedApps(r, p.AccountID); err != nil {
 		return err
 	}
 	d.Rotatable = true

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"chartd.dev/libs/clients"
+	"chartd.dev/libs/oauth"
 	"chartd.dev/libs/people"
 	"chartd.dev/libs/quota"
 	"chartd.dev/libs/route"
@@ -63,6 +64,9 @@ type Deps struct {
 	Log *slog.Logger
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// OAuth, when set, serves the consent page for assistants and lists
+	// connected apps on the account page.
+	OAuth *oauth.Server
 }
 
 // Site serves the pages.
@@ -92,7 +96,7 @@ func New(cfg route.Site, deps Deps) (*Site, error) {
 		return nil, fmt.Errorf("site: public url %q: %v", cfg.PublicURL, err)
 	}
 	s := &Site{cfg: cfg, deps: deps, secure: u.Scheme == "https", origin: u.Scheme + "://" + u.Host, pages: map[string]*template.Template{}}
-	for _, name := range []string{"home", "signin", "signup", "link", "account", "charts", "editor", "error"} {
+	for _, name := range []string{"home", "signin", "signup", "link", "account", "charts", "editor", "error", "consent"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("site template %s: %w", name, err)
@@ -175,6 +179,9 @@ func endpoints() []route.Endpoint[*Site] {
 		e("site_signing_revoke", post, "/account/signing-keys/{kid}/revoke", (*Site).revokeSigning),
 		e("site_charts", get, "/charts", (*Site).charts),
 		e("site_editor", get, "/charts/{id}", (*Site).editor),
+		e("site_oauth_consent", get, "/oauth/authorize", (*Site).authorize),
+		e("site_oauth_decide", post, "/oauth/authorize", (*Site).decide),
+		e("site_app_disconnect", post, "/account/apps/{id}/disconnect", (*Site).disconnectApp),
 	}
 }
 

@@ -1,0 +1,394 @@
+// Package mcp is chartd's MCP server (Streamable HTTP at {site_url}/mcp,
+// served by the gateway). Its tools are generated from one table, the
+// OpenAPI document the API validates with: every operation that needs
+// credentials becomes the tool of its operation name, with the
+// operation's parameters and body as the input schema and the spec's
+// summary as the description. A tool call is dispatched as that
+// operation's REST request through the gateway's own router with the
+// caller's credentials, so authentication, scopes, rate limits and every
+// answer are the API's: there is no second implementation of anything.
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"chartd.dev/libs/oauth"
+	"chartd.dev/libs/route"
+)
+
+// Path is where the MCP endpoint lives.
+const Path = "/mcp"
+
+// Op is the MCP endpoint's operation name in route tables and logs.
+const Op = "mcp"
+
+// Routes is the MCP endpoint's route table: it needs credentials (an
+// assistant's access token, or an API key) like any operation.
+func Routes() []route.Route {
+	return []route.Route{
+		{Op: Op, Method: http.MethodPost, Path: Path},
+		{Op: Op, Method: http.MethodGet, Path: Path},
+		{Op: Op, Method: http.MethodDelete, Path: Path},
+	}
+}
+
+// Tool is one generated tool: an operation and how to call its route.
+type Tool struct {
+	Op     string
+	Method string
+	// Path is the route's path template from the site root.
+	Path        string
+	PathParams  []string
+	QueryParams []string
+	// Body says the operation takes a JSON body: the arguments that are
+	// not path or query parameters.
+	Body        bool
+	Description string
+	// InputSchema is a self-contained JSON Schema (its references in
+	// $defs).
+	InputSchema map[string]any
+}
+
+// Tools builds the tool table from an OpenAPI document: every operation
+// that needs credentials (the document's security), sorted by name.
+func Tools(openapi []byte) ([]Tool, error) {
+	var doc struct {
+		Paths      map[string]map[string]json.RawMessage `json:"paths"`
+		Components struct {
+			Schemas map[string]any `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(openapi, &doc); err != nil {
+		return nil, fmt.Errorf("openapi: %w", err)
+	}
+	var tools []Tool
+	for path, item := range doc.Paths {
+		var shared []param
+		if raw, ok := item["parameters"]; ok {
+			if err := json.Unmarshal(raw, &shared); err != nil {
+				return nil, fmt.Errorf("openapi %s parameters: %w", path, err)
+			}
+		}
+		for method, raw := range item {
+			switch method {
+			case "get", "put", "post", "patch", "delete":
+			default:
+				// parameters, servers, summary: not operations.
+				continue
+			}
+			var op operation
+			if err := json.Unmarshal(raw, &op); err != nil {
+				return nil, fmt.Errorf("openapi %s %s: %w", method, path, err)
+			}
+			if op.OperationID == "" || op.Security != nil && len(*op.Security) == 0 {
+				continue
+			}
+			t, err := buildTool(strings.ToUpper(method), path, append(slices.Clone(shared), op.Parameters...), op, doc.Components.Schemas)
+			if err != nil {
+				return nil, err
+			}
+			tools = append(tools, t)
+		}
+	}
+	slices.SortFunc(tools, func(a, b Tool) int { return strings.Compare(a.Op, b.Op) })
+	return tools, nil
+}
+
+type param struct {
+	Name        string         `json:"name"`
+	In          string         `json:"in"`
+	Required    bool           `json:"required"`
+	Description string         `json:"description"`
+	Schema      map[string]any `json:"schema"`
+}
+
+type operation struct {
+	OperationID string  `json:"operationId"`
+	Summary     string  `json:"summary"`
+	Description string  `json:"description"`
+	Parameters  []param `json:"parameters"`
+	Security    *[]any  `json:"security"`
+	RequestBody *struct {
+		Content map[string]struct {
+			Schema map[string]any `json:"schema"`
+		} `json:"content"`
+	} `json:"requestBody"`
+}
+
+func buildTool(method, path string, params []param, op operation, defs map[string]any) (Tool, error) {
+	t := Tool{Op: op.OperationID, Method: method, Path: route.APIBase + path}
+	props := map[string]any{}
+	var required []string
+	for _, p := range params {
+		s := maps.Clone(p.Schema)
+		if s == nil {
+			s = map[string]any{}
+		}
+		if p.Description != "" {
+			s["description"] = p.Description
+		}
+		props[p.Name] = s
+		switch p.In {
+		case "path":
+			t.PathParams = append(t.PathParams, p.Name)
+			required = append(required, p.Name)
+		case "query":
+			t.QueryParams = append(t.QueryParams, p.Name)
+			if p.Required {
+				required = append(required, p.Name)
+			}
+		}
+	}
+	schema := map[string]any{"type": "object"}
+	if op.RequestBody != nil {
+		body, ok := op.RequestBody.Content["application/json"]
+		if !ok {
+			return Tool{}, fmt.Errorf("tool %s: the body is not JSON", t.Op)
+		}
+		t.Body = true
+		bs := body.Schema
+		if ref, ok := bs["$ref"].(string); ok {
+			bs, _ = defs[strings.TrimPrefix(ref, "#/components/schemas/")].(map[string]any)
+		}
+		bp, _ := bs["properties"].(map[string]any)
+		for name, s := range bp {
+			if _, dup := props[name]; dup {
+				return Tool{}, fmt.Errorf("tool %s: %q is both a parameter and a body field", t.Op, name)
+			}
+			props[name] = s
+		}
+		if req, ok := bs["required"].([]any); ok {
+			for _, r := range req {
+				required = append(required, fmt.Sprint(r))
+			}
+		}
+		if ap, ok := bs["additionalProperties"]; ok {
+			schema["additionalProperties"] = ap
+		}
+	}
+	schema["properties"] = props
+	if len(required) > 0 {
+		schema["required"] = required
+	}
+	// Inline the component schemas the tool refers to, as $defs.
+	used := map[string]bool{}
+	collectRefs(props, defs, used)
+	if len(used) > 0 {
+		d := map[string]any{}
+		for name := range used {
+			d[name] = defs[name]
+		}
+		schema["$defs"] = d
+	}
+	out, err := rewriteRefs(schema)
+	if err != nil {
+		return Tool{}, fmt.Errorf("tool %s: %w", t.Op, err)
+	}
+	t.InputSchema = out
+	t.Description = strings.TrimSpace(op.Summary + " " + op.Description)
+	if sc := oauth.ScopeOf(t.Op); sc != "" {
+		t.Description += " (Needs the scope " + sc + ".)"
+	}
+	return t, nil
+}
+
+// collectRefs finds every component schema v refers to, transitively.
+func collectRefs(v any, defs map[string]any, used map[string]bool) {
+	switch x := v.(type) {
+	case map[string]any:
+		if ref, ok := x["$ref"].(string); ok {
+			name := strings.TrimPrefix(ref, "#/components/schemas/")
+			if !used[name] {
+				used[name] = true
+				collectRefs(defs[name], defs, used)
+			}
+		}
+		for _, e := range x {
+			collectRefs(e, defs, used)
+		}
+	case []any:
+		for _, e := range x {
+			collectRefs(e, defs, used)
+		}
+	}
+}
+
+// rewriteRefs copies schema with its references pointing into $defs.
+func rewriteRefs(schema map[string]any) (map[string]any, error) {
+	raw, err := json.Marshal(schema)
+	if err != nil {
+		return nil, err
+	}
+	raw = bytes.ReplaceAll(raw, []byte(`"#/components/schemas/`), []byte(`"#/$defs/`))
+	var out map[string]any
+	return out, json.Unmarshal(raw, &out)
+}
+
+// Server is the MCP server.
+type Server struct {
+	tools    []Tool
+	server   *sdk.Server
+	dispatch func() http.Handler
+	log      *slog.Logger
+	handler  http.Handler
+}
+
+// New builds the MCP server from the OpenAPI document. dispatch answers
+// the gateway's core router (known only once the gateway is built, which
+// routes to this server).
+func New(openapi []byte, dispatch func() http.Handler, log *slog.Logger) (*Server, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	tools, err := Tools(openapi)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{tools: tools, dispatch: dispatch, log: log}
+	s.server = sdk.NewServer(&sdk.Implementation{Name: "chartd", Title: "chartd charts", Version: "1"}, &sdk.ServerOptions{
+		Instructions: "Make and edit charts from tabular data for the person. Start with get_op_catalog and lookup_docs to learn the ops; " +
+			"create_chart makes a chart, apply_ops edits it, render_chart draws it. Every chart answer has a url the person can open.",
+		Logger: log,
+	})
+	for _, t := range tools {
+		s.server.AddTool(&sdk.Tool{Name: t.Op, Description: t.Description, InputSchema: t.InputSchema}, s.call(t))
+	}
+	s.handler = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.server },
+		&sdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: log})
+	return s, nil
+}
+
+// Handler serves the MCP endpoint.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// ToolTable answers the generated tools.
+func (s *Server) ToolTable() []Tool { return slices.Clone(s.tools) }
+
+// call is a tool's handler: the operation's REST request, dispatched.
+func (s *Server) call(t Tool) sdk.ToolHandler {
+	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		args := map[string]any{}
+		if len(req.Params.Arguments) > 0 {
+			d := json.NewDecoder(bytes.NewReader(req.Params.Arguments))
+			d.UseNumber()
+			if err := d.Decode(&args); err != nil {
+				return toolError("invalid_request", "the arguments must be a JSON object"), nil
+			}
+		}
+		hr, err := t.request(ctx, args)
+		if err != nil {
+			return toolError("invalid_request", err.Error()), nil
+		}
+		if req.Extra != nil {
+			// The caller's credentials, so the operation acts for the same
+			// account and scopes.
+			for _, h := range []string{"Authorization", "Cookie", "X-Csrf-Token"} {
+				if v := req.Extra.Header.Get(h); v != "" {
+					hr.Header.Set(h, v)
+				}
+			}
+		}
+		rec := &recorder{header: http.Header{}}
+		s.dispatch().ServeHTTP(rec, hr)
+		return result(rec), nil
+	}
+}
+
+// request builds the operation's HTTP request from tool arguments.
+func (t Tool) request(ctx context.Context, args map[string]any) (*http.Request, error) {
+	path := t.Path
+	for _, p := range t.PathParams {
+		v, ok := args[p]
+		if !ok {
+			return nil, fmt.Errorf("%s is required", p)
+		}
+		path = strings.Replace(path, "{"+p+"}", url.PathEscape(fmt.Sprint(v)), 1)
+		delete(args, p)
+	}
+	q := url.Values{}
+	for _, p := range t.QueryParams {
+		if v, ok := args[p]; ok {
+			q.Set(p, fmt.Sprint(v))
+			delete(args, p)
+		}
+	}
+	var body io.Reader = http.NoBody
+	if t.Body {
+		raw, err := json.Marshal(args)
+		if err != nil {
+			return nil, err
+		}
+		body = bytes.NewReader(raw)
+	} else if len(args) > 0 {
+		return nil, fmt.Errorf("unknown argument %s", slices.Sorted(maps.Keys(args))[0])
+	}
+	u := path
+	if len(q) > 0 {
+		u += "?" + q.Encode()
+	}
+	r, err := http.NewRequestWithContext(ctx, t.Method, u, body)
+	if err != nil {
+		return nil, err
+	}
+	r.RemoteAddr = "127.0.0.1:0"
+	if t.Body {
+		r.Header.Set("Content-Type", "application/json")
+	}
+	return r, nil
+}
+
+// result turns the operation's answer into the tool's: a picture as
+// image content, JSON as text, a refusal as a tool error carrying the
+// API's error body (its code and message).
+func result(rec *recorder) *sdk.CallToolResult {
+	status := rec.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	ct := rec.header.Get("Content-Type")
+	body := rec.body.Bytes()
+	if status >= 300 {
+		return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: string(body)}}}
+	}
+	if strings.HasPrefix(ct, "image/png") {
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.ImageContent{Data: body, MIMEType: "image/png"}}}
+	}
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(body)}}}
+}
+
+func toolError(code, msg string) *sdk.CallToolResult {
+	raw, _ := json.Marshal(map[string]any{"error": map[string]string{"code": code, "message": msg}})
+	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: string(raw)}}}
+}
+
+// recorder keeps a dispatched answer in memory.
+type recorder struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (r *recorder) Header() http.Header { return r.header }
+func (r *recorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	return r.body.Write(b)
+}
+func (r *recorder) WriteHeader(status int) {
+	if r.status == 0 {
+		r.status = status
+	}
+}
