@@ -333,7 +333,9 @@ func (c *lintCtx) colors() {
 		}
 		for i := range ps {
 			for j := i + 1; j < len(ps); j++ {
-				if ps[i].s.Color == ps[j].s.Color && v != NormalVision {
+				if ps[i].s.Color == ps[j].s.Color && (v != NormalVision || ps[i].s.Color == OtherColor) {
+					// The same colour twice is judged once, under
+					// normal vision; the Other grey is shared on purpose.
 					continue
 				}
 				d := DeltaE(sim[i], sim[j])

@@ -17,8 +17,13 @@ type Series struct {
 	Color string
 }
 
+// OtherColor is the grey of every series past the palette's end: a colour
+// is never reused, and the legend names those series together as "Other".
+const OtherColor = "#8B949E"
+
 // ColorOf answers the colour of the i-th series with key: its pinned
-// colour, else the palette in order, cycling; "" when there is no palette.
+// colour, else the palette in order, then OtherColor past its end; "" when
+// there is no palette.
 // It follows the drawing code's rule, so lint judges what is drawn.
 func (st Style) ColorOf(key string, i int) string {
 	return st.colorOf(key, i, st.validPalette())
@@ -45,7 +50,10 @@ func (st Style) colorOf(key string, i int, palette []string) string {
 	if len(palette) == 0 {
 		return ""
 	}
-	return palette[i%len(palette)]
+	if i >= 0 && i < len(palette) {
+		return palette[i]
+	}
+	return OtherColor
 }
 
 // ChartSeries lists the chart's coloured series as drawn from t (the data

@@ -66,7 +66,7 @@ func newColors(palette []string, pinned map[string]string) colors {
 
 // otherColor is the grey of the series beyond the palette and of a pie's
 // "Other" slice: 3:1 against white, and no palette's hue.
-const otherColor = "#8B949E"
+const otherColor = chartspec.OtherColor
 
 // of answers the colour of the i-th series whose key (column id or
 // category) is key: its pinned colour, the palette's i-th, or otherColor

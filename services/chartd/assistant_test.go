@@ -134,6 +134,11 @@ func newCallback(t *testing.T) *callback {
 	}
 	cb := &callback{url: "http://" + ln.Addr().String() + "/callback", got: make(chan url.Values, 4)}
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/callback" {
+			// The browser also asks for /favicon.ico.
+			http.NotFound(w, r)
+			return
+		}
 		cb.got <- r.URL.Query()
 		io.WriteString(w, "You can close this window.")
 	})}
@@ -157,13 +162,27 @@ func consent(t *testing.T, ctx context.Context, cb *callback, authURL, app strin
 		}
 	}
 	do(t, ctx, "allow", chromedp.Click(chromedp.ID("consent-allow")))
+	var q url.Values
 	select {
-	case q := <-cb.got:
-		return q
+	case q = <-cb.got:
 	case <-time.After(30 * time.Second):
 		t.Fatal("the browser never came back to the app")
 	}
-	return nil
+	// Let the browser finish loading the app's page before the caller
+	// navigates again: a navigation started mid-load is aborted.
+	landed := fmt.Sprintf(`location.href.startsWith(%q) && document.readyState === "complete"`, cb.url)
+	// Evaluated afresh each time: the page's script context is replaced
+	// while it navigates, which ends a single poll with an error.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](landed))
+		if err == nil && ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the browser did not finish loading the app's page: %v", err)
+		}
+	}
+	return q
 }
 
 func signUpInBrowser(t *testing.T, ctx context.Context, base, email string) {
