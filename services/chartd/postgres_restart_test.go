@@ -28,19 +28,7 @@ func TestPostgresRestart(t *testing.T) {
 	// Its own PostgreSQL, so restarting it disturbs no other test.
 	in := startAll(t, append(clusterFlags(t), "-postgres-url", dbURL)...)
 	anon := newClient(t, in.url, "")
-	lt := loadTarget{base: in.url, pictures: 4}
-	var clients []*client
-	for range 8 {
-		key := in.newAccount(t, "pro")
-		c := newClient(t, in.url, key)
-		a := c.do("POST", "/api/v1/charts", map[string]any{"type": "bar", "data": "k,v\na,1\nb,2"})
-		if a.status != 201 && a.status != 200 {
-			t.Fatalf("create_chart: %d %s", a.status, a.body)
-		}
-		var made struct{ Chart struct{ ID string } }
-		a.json(t, &made)
-		lt.keys, lt.charts, clients = append(lt.keys, key), append(lt.charts, made.Chart.ID), append(clients, c)
-	}
+	lt, clients := newLoadTarget(t, in, 8)
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 30 * time.Second}
 	defer hc.CloseIdleConnections()
 

@@ -39,6 +39,26 @@ type loadTarget struct {
 	pictures int      // how many different pictures render_image draws
 }
 
+// newLoadTarget makes n pro accounts on in, each with one saved chart, and
+// answers the load over them and a client per account.
+func newLoadTarget(t *testing.T, in instance, n int) (loadTarget, []*client) {
+	t.Helper()
+	lt := loadTarget{base: in.url, pictures: 4}
+	var clients []*client
+	for range n {
+		key := in.newAccount(t, "pro")
+		c := newClient(t, in.url, key)
+		a := c.do("POST", "/api/v1/charts", map[string]any{"type": "bar", "data": "k,v\na,1\nb,2"})
+		if a.status != 201 {
+			t.Fatalf("create_chart: %d %s", a.status, a.body)
+		}
+		var made struct{ Chart struct{ ID string } }
+		a.json(t, &made)
+		lt.keys, lt.charts, clients = append(lt.keys, key), append(lt.charts, made.Chart.ID), append(clients, c)
+	}
+	return lt, clients
+}
+
 // request builds the i-th request of a run.
 func (lt loadTarget) request(i int) (*http.Request, sample, error) {
 	k := i % len(lt.keys)
@@ -179,21 +199,9 @@ func TestRedisOutageUnderLoad(t *testing.T) {
 	// Its own Redis, so stopping it disturbs no other test; the shared
 	// PostgreSQL and MinIO are untouched.
 	in := startAll(t, append(clusterFlags(t), "-redis-url", rd.URL())...)
-	lt := loadTarget{base: in.url, pictures: 4}
-	var clients []*client
 	// Eight pro accounts share the load: 100 requests a second for 20 s
 	// stays within each one's 1,200 a minute.
-	for range 8 {
-		key := in.newAccount(t, "pro")
-		c := newClient(t, in.url, key)
-		a := c.do("POST", "/api/v1/charts", map[string]any{"type": "bar", "data": "k,v\na,1\nb,2"})
-		if a.status != 201 && a.status != 200 {
-			t.Fatalf("create_chart: %d %s", a.status, a.body)
-		}
-		var made struct{ Chart struct{ ID string } }
-		a.json(t, &made)
-		lt.keys, lt.charts, clients = append(lt.keys, key), append(lt.charts, made.Chart.ID), append(clients, c)
-	}
+	lt, clients := newLoadTarget(t, in, 8)
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 30 * time.Second}
 	defer hc.CloseIdleConnections()
 
