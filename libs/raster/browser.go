@@ -13,6 +13,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/heapprofiler"
+	"github.com/chromedp/cdproto/memory"
 	"github.com/chromedp/chromedp"
 )
 
@@ -273,6 +276,28 @@ func (t *tab) render(ctx context.Context, j Job, deadline time.Duration) ([]byte
 	ctx, cancel := context.WithTimeout(ctx, deadline)
 	defer cancel()
 	return t.draw(ctx, j)
+}
+
+// tidyEvery is how many renders of a browser pass between tidies of the
+// tab that drew the last of them.
+const tidyEvery = 100
+
+// tidy frees what the page keeps between renders: Blink holds each
+// decoded data: image in its memory cache and V8 collects lazily, so
+// without it a browser's RSS creeps up by about a fifth over 2,000 renders
+// (TestMemoryStaysFlat). A critical memory-pressure signal purges those
+// caches; a collection then frees the images' wrappers. It costs a few
+// milliseconds once per tidyEvery renders.
+func (t *tab) tidy() error {
+	ctx, cancel := context.WithTimeout(t.ctx, t.b.p.cfg.Deadline)
+	defer cancel()
+	if _, err := chromedp.Call(ctx, memory.SimulatePressureNotification, memory.SimulatePressureNotificationParams{Level: memory.PressureLevelCritical}); err != nil {
+		return fmt.Errorf("memory pressure: %w", err)
+	}
+	if _, err := chromedp.Call(ctx, heapprofiler.CollectGarbage, cdp.Empty{}); err != nil {
+		return fmt.Errorf("collect garbage: %w", err)
+	}
+	return nil
 }
 
 // draw runs render() in the tab's page and decodes the PNG it answers.

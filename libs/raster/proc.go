@@ -84,40 +84,43 @@ func killAll(dir string) int {
 	return len(pids)
 }
 
-// rssBytes is the memory the browser's processes hold: the sum of their
-// proportional set sizes (Pss), so pages the processes share (the
-// binary, the zygote's copy-on-write pages) count once, not once per
-// process as plain RSS would.
+// rssBytes is the memory the browser's processes hold of their own: the
+// sum of their proportional anonymous and shared-memory pages (Pss_Anon +
+// Pss_Shmem), so copy-on-write pages of the zygote and the IPC buffers the
+// processes share count once. File pages (the binary, libraries, fonts)
+// are left out: they are shared with every other Chromium on the machine,
+// so their share swings with how many others run, and they do not grow
+// as a browser leaks.
 func rssBytes(dir string) int64 {
 	var total int64
 	for _, pid := range procsUsing(dir) {
-		total += pssBytes(pid)
+		total += ownBytes(pid)
 	}
 	return total
 }
 
-// pssBytes reads one process's Pss from /proc/pid/smaps_rollup.
-func pssBytes(pid int) int64 {
+// ownBytes reads one process's Pss_Anon + Pss_Shmem from
+// /proc/pid/smaps_rollup.
+func ownBytes(pid int) int64 {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/smaps_rollup")
 	if err != nil {
 		return 0
 	}
+	var total int64
 	for line := range strings.Lines(string(b)) {
-		rest, ok := strings.CutPrefix(line, "Pss:")
-		if !ok {
+		name, rest, ok := strings.Cut(line, ":")
+		if !ok || (name != "Pss_Anon" && name != "Pss_Shmem") {
 			continue
 		}
 		f := strings.Fields(rest)
 		if len(f) == 0 {
-			return 0
+			continue
 		}
-		kb, err := strconv.ParseInt(f[0], 10, 64)
-		if err != nil {
-			return 0
+		if kb, err := strconv.ParseInt(f[0], 10, 64); err == nil {
+			total += kb << 10
 		}
-		return kb << 10
 	}
-	return 0
+	return total
 }
 
 // statFields answers the fields of /proc/pid/stat after the command name.

@@ -283,8 +283,9 @@ func (p *Pool) Stats() Stats {
 		P95: p.recent.p95()}
 }
 
-// RSS is the memory the pool's live browsers hold, all their processes
-// included (proportional set size, so shared pages count once).
+// RSS is the memory the pool's live browsers hold of their own, all their
+// processes included (see rssBytes: anonymous and shared-memory pages,
+// proportionally, without the file pages every Chromium shares).
 func (p *Pool) RSS() int64 {
 	p.mu.Lock()
 	dirs := make([]string, 0, len(p.browsers))
@@ -393,11 +394,39 @@ func (p *Pool) release(t *tab) {
 	} else if p.cfg.RecycleMiB > 0 && n%50 == 0 && rssBytes(b.dir) > int64(p.cfg.RecycleMiB)<<20 {
 		p.retire(b, "recycled for its memory")
 	}
+	if b.alive() && n%tidyEvery == 0 {
+		if err := t.tidy(); err != nil {
+			p.retire(b, "tidy failed: "+err.Error())
+		}
+	}
 	if !b.alive() {
 		b.tabDone()
 		return
 	}
 	p.idle <- t
+}
+
+// tidyAll tidies every tab, taking each in turn as a render would: what a
+// browser holds after it is the memory it retains, not caches it would
+// drop under pressure.
+func (p *Pool) tidyAll(ctx context.Context) error {
+	var held []*tab
+	defer func() {
+		for _, t := range held {
+			p.idle <- t
+		}
+	}()
+	for range p.cfg.Browsers * p.cfg.Tabs {
+		t, err := p.acquire(ctx)
+		if err != nil {
+			return err
+		}
+		held = append(held, t)
+		if err := t.tidy(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (p *Pool) isClosed() bool {

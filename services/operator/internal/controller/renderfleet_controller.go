@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -445,7 +446,7 @@ func (r *RenderFleetReconciler) apply(ctx context.Context, fleet *v1alpha1.Rende
 			dep.Spec.Selector = &metav1.LabelSelector{MatchLabels: selectorLabels(fleet)}
 		}
 		dep.Spec.Strategy = appsv1.DeploymentStrategy{Type: appsv1.RollingUpdateDeploymentStrategyType,
-			RollingUpdate: &appsv1.RollingUpdateDeployment{MaxUnavailable: ptr(intstr.FromInt32(0)), MaxSurge: ptr(intstr.FromInt32(1))}}
+			RollingUpdate: &appsv1.RollingUpdateDeployment{MaxUnavailable: ptr.To(intstr.FromInt32(0)), MaxSurge: ptr.To(intstr.FromInt32(1))}}
 		dep.Spec.Template = podTemplate(fleet, spec)
 		return controllerutil.SetControllerReference(fleet, dep, r.Scheme)
 	}); err != nil {
@@ -466,7 +467,7 @@ func (r *RenderFleetReconciler) apply(ctx context.Context, fleet *v1alpha1.Rende
 	pdb := &policyv1.PodDisruptionBudget{ObjectMeta: objMeta}
 	if _, err := controllerutil.CreateOrUpdate(ctx, r.Client, pdb, func() error {
 		maps.Copy(ensure(&pdb.Labels), labels)
-		pdb.Spec.MaxUnavailable = ptr(intstr.FromInt32(1))
+		pdb.Spec.MaxUnavailable = ptr.To(intstr.FromInt32(1))
 		pdb.Spec.Selector = &metav1.LabelSelector{MatchLabels: selectorLabels(fleet)}
 		return controllerutil.SetControllerReference(fleet, pdb, r.Scheme)
 	}); err != nil {
@@ -481,8 +482,6 @@ func ensure(m *map[string]string) map[string]string {
 	}
 	return *m
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // podTemplate is the render pod: chartd -target=render with one browser
 // per tab, non-root on a read-only root filesystem with a writable /tmp,
@@ -500,7 +499,7 @@ func podTemplate(fleet *v1alpha1.RenderFleet, spec v1alpha1.RenderFleetSpec) cor
 	}
 	sel := &metav1.LabelSelector{MatchLabels: selectorLabels(fleet)}
 	secCtx := &corev1.SecurityContext{
-		RunAsNonRoot: ptr(true), AllowPrivilegeEscalation: ptr(false), ReadOnlyRootFilesystem: ptr(true),
+		RunAsNonRoot: ptr.To(true), AllowPrivilegeEscalation: ptr.To(false), ReadOnlyRootFilesystem: ptr.To(true),
 		Capabilities:   &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
 		SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 	}
@@ -511,9 +510,9 @@ func podTemplate(fleet *v1alpha1.RenderFleet, spec v1alpha1.RenderFleetSpec) cor
 		args = append(args, "-secrets-key-file="+secretsKeyDir+"/secrets.key")
 		volumes = append(volumes,
 			corev1.Volume{Name: "secrets-key-source", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
-				SecretName: k.Name, Items: []corev1.KeyToPath{{Key: k.Key, Path: "secrets.key"}}, DefaultMode: ptr(int32(0o440))}}},
+				SecretName: k.Name, Items: []corev1.KeyToPath{{Key: k.Key, Path: "secrets.key"}}, DefaultMode: ptr.To(int32(0o440))}}},
 			corev1.Volume{Name: "secrets-key", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{
-				Medium: corev1.StorageMediumMemory, SizeLimit: ptr(resource.MustParse("1Mi"))}}})
+				Medium: corev1.StorageMediumMemory, SizeLimit: ptr.To(resource.MustParse("1Mi"))}}})
 		mounts = append(mounts, corev1.VolumeMount{Name: "secrets-key", MountPath: secretsKeyDir, ReadOnly: true})
 		inits = append(inits, corev1.Container{
 			Name:            "secrets-key",
@@ -535,14 +534,14 @@ func podTemplate(fleet *v1alpha1.RenderFleet, spec v1alpha1.RenderFleetSpec) cor
 		ObjectMeta: metav1.ObjectMeta{Labels: podLabels(fleet, spec), Annotations: maps.Clone(spec.PodAnnotations)},
 		Spec: corev1.PodSpec{
 			ServiceAccountName:            spec.ServiceAccountName,
-			AutomountServiceAccountToken:  ptr(false),
-			TerminationGracePeriodSeconds: ptr(spec.TerminationGracePeriodSeconds),
+			AutomountServiceAccountToken:  ptr.To(false),
+			TerminationGracePeriodSeconds: ptr.To(spec.TerminationGracePeriodSeconds),
 			ImagePullSecrets:              spec.ImagePullSecrets,
 			NodeSelector:                  spec.NodeSelector,
 			Tolerations:                   spec.Tolerations,
 			Affinity:                      spec.Affinity,
 			SecurityContext: &corev1.PodSecurityContext{
-				RunAsNonRoot: ptr(true), RunAsUser: ptr(int64(65532)), RunAsGroup: ptr(int64(65532)), FSGroup: ptr(int64(65532)),
+				RunAsNonRoot: ptr.To(true), RunAsUser: ptr.To(int64(65532)), RunAsGroup: ptr.To(int64(65532)), FSGroup: ptr.To(int64(65532)),
 				SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 			},
 			TopologySpreadConstraints: []corev1.TopologySpreadConstraint{

@@ -23,9 +23,12 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/util/retry"
 	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"chartd.dev/services/operator/api/v1alpha1"
@@ -90,7 +93,9 @@ func newScheme(t *testing.T) *runtime.Scheme {
 func start(t *testing.T) harness {
 	s := newScheme(t)
 	cfg := kubetest.Start(t, s, "../../../../k8s/crd/chartd.dev_renderfleets.yaml")
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: s, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0"})
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: s, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+		// go test -count=N starts a manager per run in one process.
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,11 +340,17 @@ func TestRenderFleet(t *testing.T) {
 			_, err := h.replicas("edit", "render")
 			return err == nil, fmt.Sprint(err)
 		})
-		f := h.fleet(t, "edit", "render")
-		f.Spec.Image = "chartd/chartd-render:2"
-		f.Spec.TabsPerPod = 4
-		f.Spec.MinReplicas = 3
-		if err := h.c.Update(ctx, f); err != nil {
+		// The operator writes the fleet's status while the test edits its
+		// spec, so the edit is retried on a stale resourceVersion as any
+		// client of a controller-owned object must.
+		var f *v1alpha1.RenderFleet
+		if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			f = h.fleet(t, "edit", "render")
+			f.Spec.Image = "chartd/chartd-render:2"
+			f.Spec.TabsPerPod = 4
+			f.Spec.MinReplicas = 3
+			return h.c.Update(ctx, f)
+		}); err != nil {
 			t.Fatal(err)
 		}
 		eventually(t, "new image, tabs and minimum on the Deployment", func() (bool, string) {
