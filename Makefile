@@ -35,9 +35,10 @@ lint:
 	test -x $(TOOLS)/staticcheck || GOBIN=$(TOOLS) $(GO) install honnef.co/go/tools/cmd/staticcheck@v0.8.2
 	$(TOOLS)/staticcheck $(PKGS)
 
-# gallery writes bin/gallery.html: every golden chart of libs/draw on one page.
+# gallery writes bin/gallery.html: every golden chart of libs/draw on one page,
+# then the PNG goldens of libs/raster.
 gallery:
-	cd tools && $(GO) run ./gallery -dir ../libs/draw/testdata -out ../bin/gallery.html
+	cd tools && $(GO) run ./gallery -dir ../libs/draw/testdata -png ../libs/raster/testdata/png -out ../bin/gallery.html
 
 # images builds the container images (Dockerfile targets) where Docker is.
 VERSION ?= 0.1.0

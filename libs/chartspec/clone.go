@@ -61,6 +61,10 @@ func (st Style) clone() Style {
 		}
 		out.NumberFormat = &nf
 	}
+	if st.Footer != nil {
+		f := *st.Footer
+		out.Footer = &f
+	}
 	return out
 }
 

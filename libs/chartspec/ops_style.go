@@ -377,6 +377,7 @@ func opDefs(cat *charts.Catalog) []opDef {
 	return []opDef{
 		defSetTitle(),
 		defSetSubtitle(),
+		defSetFooter(),
 		defSetType(),
 		defSetVariants(cat),
 		defSetMapping(cat),

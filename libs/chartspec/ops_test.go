@@ -17,10 +17,10 @@ import (
 func TestOpSchemasHaveTheContractShape(t *testing.T) {
 	f := newFixture(t)
 	schemas := f.ops.OpSchemas()
-	if len(schemas) < 17 {
-		t.Fatalf("%d ops, want the 17 of the issue", len(schemas))
+	if len(schemas) < 18 {
+		t.Fatalf("%d ops, want the 17 of the issue and setFooter", len(schemas))
 	}
-	for _, want := range []string{"setTitle", "setSubtitle", "setType", "setVariants", "setMapping", "addTransform",
+	for _, want := range []string{"setTitle", "setSubtitle", "setFooter", "setType", "setVariants", "setMapping", "addTransform",
 		"updateTransform", "removeTransform", "clearTransforms", "setPalette", "setSeriesColor", "setLegend",
 		"setLabels", "setAxisTitle", "setAxis", "setNumberFormat", "setSize"} {
 		if !slices.Contains(f.ops.Names(), want) {
@@ -211,6 +211,18 @@ func TestApplyRefusals(t *testing.T) {
 			"ops[0].index: the chart has no steps; add one with addTransform"},
 		{"bad step field", []string{`{"op":"addTransform","transform":{"type":"topN","n":0}}`},
 			"ops[0].transform.n: must be a whole number from 1 to 100000000; got 0"},
+		{"footer source too long", []string{`{"op":"setFooter","footer":{"source":"` + strings.Repeat("s", 201) + `"}}`},
+			"ops[0].footer.source: must be at most 200 characters; got 201…"},
+		{"footer notes too long", []string{`{"op":"setFooter","footer":{"notes":"` + strings.Repeat("n", 501) + `"}}`},
+			"ops[0].footer.notes: must be at most 500 characters; got 501…"},
+		{"footer byline too long", []string{`{"op":"setFooter","footer":{"byline":"` + strings.Repeat("b", 101) + `"}}`},
+			"ops[0].footer.byline: must be at most 100 characters; got 101…"},
+		{"empty footer", []string{`{"op":"setFooter","footer":{}}`},
+			"ops[0].footer: must not be empty; give at least one of source, notes, byline…"},
+		{"unknown footer field", []string{`{"op":"setFooter","footer":{"credit":"x"}}`},
+			"ops[0].footer.credit: unknown field; footer takes source, notes, byline…"},
+		{"footer field not text", []string{`{"op":"setFooter","footer":{"source":42}}`},
+			`ops[0].footer.source: must be where the data comes from…`},
 		{"shown title without text", []string{`{"op":"setTitle","title":{"text":"","show":true}}`},
 			"ops[0].title.text: is empty, so there is nothing to show; give a text or set show to false"},
 		{"removing a step a later one needs", []string{
@@ -402,6 +414,48 @@ func TestStyleOpsMergeAndClear(t *testing.T) {
 	}
 	if ax := spec.Style.YAxis; ax == nil || ax.TickFormat != "auto" || ax.Log || ax.Max != nil {
 		t.Errorf("y axis after reset %s", mustJSON(t, ax))
+	}
+}
+
+// TestSetFooterMergesAndClears sets the footer field by field: fields
+// left out keep their value, null or an empty text clears one, and a
+// footer with nothing left is gone from the spec.
+func TestSetFooterMergesAndClears(t *testing.T) {
+	f := newFixture(t)
+	tab := parseCSV(t, salesCSV)
+	spec := f.newSpec(t, "bar", tab)
+	if spec.Style.Footer != nil || bytes.Contains(mustJSON(t, spec.Style), []byte("footer")) {
+		t.Fatalf("a new chart has a footer: %s", mustJSON(t, spec.Style))
+	}
+	spec = f.apply(t, spec, tab,
+		`{"op":"setFooter","footer":{"source":"  Eurostat  ","notes":"Provisional."}}`,
+		`{"op":"setFooter","footer":{"byline":"Data desk"}}`,
+	)
+	want := Footer{Source: "Eurostat", Notes: "Provisional.", Byline: "Data desk"}
+	if spec.Style.Footer == nil || *spec.Style.Footer != want {
+		t.Fatalf("footer %s, want %+v", mustJSON(t, spec.Style.Footer), want)
+	}
+	if got := string(mustJSON(t, spec.Style.Footer)); got != `{"source":"Eurostat","notes":"Provisional.","byline":"Data desk"}` {
+		t.Errorf("footer JSON %s", got)
+	}
+	c := spec.Clone()
+	c.Style.Footer.Source = "changed"
+	if spec.Style.Footer.Source != "Eurostat" {
+		t.Error("the clone shares the footer")
+	}
+	spec = f.apply(t, spec, tab, `{"op":"setFooter","footer":{"notes":null,"byline":""}}`)
+	if spec.Style.Footer == nil || *spec.Style.Footer != (Footer{Source: "Eurostat"}) {
+		t.Fatalf("after clearing notes and byline: %s", mustJSON(t, spec.Style.Footer))
+	}
+	spec = f.apply(t, spec, tab, `{"op":"setFooter","footer":{"source":"   "}}`)
+	if spec.Style.Footer != nil {
+		t.Fatalf("an all-empty footer stays: %s", mustJSON(t, spec.Style.Footer))
+	}
+	// 200 characters of source, counted as characters, not bytes.
+	long := strings.Repeat("é", MaxFooterSource)
+	spec = f.apply(t, spec, tab, `{"op":"setFooter","footer":{"source":"`+long+`"}}`)
+	if spec.Style.Footer == nil || spec.Style.Footer.Source != long {
+		t.Fatal("a source of exactly the limit is refused or changed")
 	}
 }
 

@@ -3,6 +3,7 @@ package chartspec
 import (
 	"encoding/json"
 	"strings"
+	"unicode/utf8"
 )
 
 // Optional is a field that may be left out, sent as null (clear the
@@ -96,13 +97,105 @@ func (o *SetSubtitle) apply(st *applyState) *OpError {
 func defSetSubtitle() opDef {
 	return opDef{
 		name:  "setSubtitle",
-		about: "the line under the title, a good place for the unit and source; empty text hides it",
+		about: "the line under the title, a good place for the unit (the source goes in setFooter); empty text hides it",
 		schema: object("Sets the subtitle under the title.", []string{"op", "subtitle"},
 			p("op", opConst("setSubtitle")),
 			p("subtitle", textSchema("subtitle", 300)),
 		),
-		example: `{"op":"setSubtitle","subtitle":{"text":"In euros; source: company reports"}}`,
+		example: `{"op":"setSubtitle","subtitle":{"text":"Net sales in euros"}}`,
 		newOp:   func() Op { return &SetSubtitle{} },
+	}
+}
+
+// Footer field limits, in characters: a source names an organisation or a
+// publication, notes may run to a short paragraph, a byline is a name or
+// two.
+const (
+	MaxFooterSource = 200
+	MaxFooterNotes  = 500
+	MaxFooterByline = 100
+)
+
+// FooterInput is the footer a setFooter op sends: each field left out
+// keeps its value; null or an empty text clears it.
+type FooterInput struct {
+	Source Optional[string] `json:"source"`
+	Notes  Optional[string] `json:"notes"`
+	Byline Optional[string] `json:"byline"`
+}
+
+// footerSchema is setFooter's footer: at least one of its three fields.
+func footerSchema() *schema {
+	field := func(desc string, maxLen int) *schema {
+		s := nullable(str(desc + "; an empty text or null removes it"))
+		s.maxLen = maxLen
+		return s
+	}
+	s := object("the footer under the chart: {\"source\": \"…\", \"notes\": \"…\", \"byline\": \"…\"}; fields left out keep their value", nil,
+		p("source", field("where the data comes from, drawn as \"Source: …\"", MaxFooterSource)),
+		p("notes", field("notes on the data (definitions, gaps, rounding), drawn above the source in up to three lines", MaxFooterNotes)),
+		p("byline", field("who made the chart, drawn as \"Chart: …\"", MaxFooterByline)),
+	)
+	s.minProps = 1
+	return s
+}
+
+// SetFooter sets the source, notes and byline drawn under the chart.
+type SetFooter struct {
+	Op     string      `json:"op"`
+	Footer FooterInput `json:"footer"`
+}
+
+// Name is "setFooter".
+func (SetFooter) Name() string { return "setFooter" }
+
+func (o *SetFooter) apply(st *applyState) *OpError {
+	f := Footer{}
+	if cur := st.spec.Style.Footer; cur != nil {
+		f = *cur
+	}
+	for _, fld := range []struct {
+		name string
+		in   Optional[string]
+		max  int
+		dst  *string
+	}{
+		{"source", o.Footer.Source, MaxFooterSource, &f.Source},
+		{"notes", o.Footer.Notes, MaxFooterNotes, &f.Notes},
+		{"byline", o.Footer.Byline, MaxFooterByline, &f.Byline},
+	} {
+		if !fld.in.Set {
+			continue
+		}
+		v := strings.TrimSpace(fld.in.Value)
+		if fld.in.Null {
+			v = ""
+		}
+		// The schema bounds the text as sent; this guards ops decoded
+		// some other way.
+		if n := utf8.RuneCountInString(v); n > fld.max {
+			return opErr("footer."+fld.name, "must be at most %d characters; got %d", fld.max, n)
+		}
+		*fld.dst = v
+	}
+	if f == (Footer{}) {
+		st.spec.Style.Footer = nil
+	} else {
+		st.spec.Style.Footer = &f
+	}
+	return nil
+}
+
+func defSetFooter() opDef {
+	return opDef{
+		name:  "setFooter",
+		about: "the source, notes and byline drawn under the chart; fields left out keep their value, an empty text or null removes one",
+		schema: object("Sets the footer under the chart: the data's source, notes and a byline.", []string{"op", "footer"},
+			p("op", opConst("setFooter")),
+			p("footer", footerSchema()),
+		),
+		example: `{"op":"setFooter","footer":{"source":"Eurostat","notes":"Figures for 2024 are provisional.","byline":"Data desk"}}`,
+		newOp:   func() Op { return &SetFooter{} },
 	}
 }
 

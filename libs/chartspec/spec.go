@@ -124,12 +124,28 @@ type Style struct {
 	YAxis *Axis `json:"yAxis,omitempty"`
 	// NumberFormat formats values in labels, ticks and tooltips.
 	NumberFormat *NumberFormat `json:"numberFormat,omitempty"`
+	// Footer is the publication furniture under the chart (source, notes,
+	// byline); nil until setFooter gives it a field.
+	Footer *Footer `json:"footer,omitempty"`
 }
 
 // Text is a title or subtitle.
 type Text struct {
 	Show bool   `json:"show"`
 	Text string `json:"text"`
+}
+
+// Footer is the line or lines drawn under the chart, as a graphics desk
+// credits a chart: notes, then "Source: …" and "Chart: …". Empty fields
+// are left out of the picture.
+type Footer struct {
+	// Source names where the data comes from, drawn as "Source: …".
+	Source string `json:"source,omitempty"`
+	// Notes explain the data (definitions, gaps, rounding), drawn above
+	// the source line and wrapped to at most three lines.
+	Notes string `json:"notes,omitempty"`
+	// Byline credits who made the chart, drawn as "Chart: …".
+	Byline string `json:"byline,omitempty"`
 }
 
 // Legend places the legend. Show is "auto" (shown when there is more than

@@ -101,6 +101,24 @@ func (c Render) Usage(ctx context.Context, p auth.Principal) (Usage, error) {
 	return out, err
 }
 
+// Thumbnail is a saved chart drawn small for the site's chart list.
+type Thumbnail struct {
+	// SVG is the picture.
+	SVG string `json:"svg"`
+}
+
+// Thumbnail draws one of p's charts small, as SVG, for the site's chart
+// list; it counts toward none of the account's render allowances. Another
+// account's chart is not_found, as on the API.
+func (c Render) Thumbnail(ctx context.Context, p auth.Principal, id string) (Thumbnail, error) {
+	if !aggregate.ValidID(id) {
+		return Thumbnail{}, aggregate.NotFound(id)
+	}
+	var out Thumbnail
+	err := c.Do(ctx, p, http.MethodGet, "/internal/v1/charts/"+url.PathEscape(id)+"/thumbnail", nil, &out)
+	return out, err
+}
+
 // Brand is the brand service's internal API.
 type Brand struct{ Base }
 

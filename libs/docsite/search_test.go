@@ -23,6 +23,8 @@ func TestSearchRanksTheRelevantSectionFirst(t *testing.T) {
 		{"too_large", []string{"Errors, plans and limits › too_large"}, "413"},
 		{"pie slices", []string{"Chart types › pie"}, "slices"},
 		{"setTitle", []string{"Ops › Text"}, "setTitle"},
+		{"setFooter", []string{"Ops › Text"}, "setFooter"},
+		{"chart source byline", []string{"Ops › Text"}, "byline"},
 		{"dateBucket week", []string{"Steps › dateBucket"}, "week"},
 		{"sankey", []string{"Chart types › sankey"}, "sankey"},
 	}

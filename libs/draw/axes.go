@@ -2,6 +2,7 @@ package draw
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -52,6 +53,11 @@ type axis struct {
 	userMin *float64
 	userMax *float64
 	format  numFormat
+	// unitPre and unitSuf are the unit the value columns' names give
+	// ("Revenue (€)"), written on the top tick when the format has none.
+	unitPre, unitSuf string
+	// across marks an axis laid along the bottom (set by layoutFrame).
+	across  bool
 	integer bool // counts: no fractional ticks
 	// minStep is a date axis's data unit in ms: ticks are never finer.
 	minStep  float64
@@ -122,6 +128,23 @@ func (a *axis) orderedBy(col *dataset.Column) *axis {
 		prev = v
 	}
 	a.order, a.isDate, a.dateUnit = col.Num, col.Kind == dataset.Date, col.DateUnit
+	return a
+}
+
+// unitFrom takes the unit the names of an axis's value columns share
+// ("Revenue (€)", "Costs (€)") for its top tick; an axis with a title
+// reads its unit there.
+func (a *axis) unitFrom(cols ...*dataset.Column) *axis {
+	if a.title != "" || len(cols) == 0 {
+		return a
+	}
+	pre, suf := nameUnit(cols[0].Name)
+	for _, c := range cols[1:] {
+		if p, s := nameUnit(c.Name); p != pre || s != suf {
+			return a
+		}
+	}
+	a.unitPre, a.unitSuf = pre, suf
 	return a
 }
 
@@ -269,6 +292,24 @@ func (a *axis) computeTicks(length, spacing float64) {
 		a.ticks, step = fixedTicks(lo, hi, target)
 	default:
 		a.ticks, step, a.d0, a.d1 = hugTicks(lo, hi, target, hug)
+		// an axis with room for three ticks names three: its top on the
+		// next tick when that adds little, else a finer step that keeps a
+		// labelled low end
+		if len(a.ticks) < min(target, 3) && step > 0 && !hug {
+			if top := math.Ceil(a.d1/step-1e-9) * step; top-dataHi <= 2*maxWaste*spanPer(dataLo, dataHi, 1) {
+				a.d1 = top
+				a.ticks = stepTicks(math.Ceil(a.d0/step-1e-9)*step, top, step)
+			}
+		}
+		onTick := math.Abs(math.Remainder(a.d0, step)) < step*1e-9
+		for k := 0; len(a.ticks) < min(target, 3) && k < 4 && step > 0; k++ {
+			s := step / 2 // 5 → 2.5 keeps a low end on 45 labelled
+			if !onTick || math.Abs(math.Remainder(a.d0, s)) > s*1e-9 {
+				s = finerStep(step)
+			}
+			step = s
+			a.ticks = stepTicks(math.Ceil(a.d0/step-1e-9)*step, math.Floor(a.d1/step+1e-9)*step, step)
+		}
 		// room for value labels beyond the data, without a tick more
 		if a.headroom > 0 && dataHi > dataLo {
 			d := spanPer(dataLo, dataHi, 1) * a.headroom
@@ -334,7 +375,8 @@ func inside(ticks []float64, d0, d1 float64) []float64 {
 	return out
 }
 
-// tickLabel formats tick i into the canvas scratch buffer.
+// tickLabel formats tick i into the canvas scratch buffer. A value axis
+// writes its unit once, on the top (last labelled) tick: "0, 1M, …, €5M".
 func (c *canvas) tickLabel(a *axis, i int) []byte {
 	if a.kind == axisTime {
 		prev := 0.0
@@ -344,8 +386,48 @@ func (c *canvas) tickLabel(a *axis, i int) []byte {
 		c.scratch = appendTimeTick(c.scratch[:0], a.ticks[i], a.tu, prev, i == 0)
 		return c.scratch
 	}
-	c.scratch = a.tf.appendTick(c.scratch[:0], a.ticks[i])
+	tf := a.tf
+	tf.base.prefix, tf.base.suffix = a.tickUnit(i)
+	c.scratch = tf.appendTick(c.scratch[:0], a.ticks[i])
 	return c.scratch
+}
+
+// tickUnit is the unit written on value tick i: on the top (last
+// labelled) tick the format's prefix and suffix, or when it has none the
+// unit the columns' names give; on every other tick none.
+func (a *axis) tickUnit(i int) (prefix, suffix string) {
+	if every := max(a.every, 1); i != (len(a.ticks)-1)/every*every {
+		return "", ""
+	}
+	if prefix, suffix = a.tf.base.prefix, a.tf.base.suffix; prefix != "" || suffix != "" {
+		return prefix, suffix
+	}
+	switch {
+	case a.tf.unitName != "" && scaledUnit(a.unitSuf):
+		return "", "" // a name's "million" is not written after an M of the axis's own
+	case a.across && a.unitPre == "" && a.unitSuf != "%" && a.unitSuf != "‰":
+		// along the bottom a word ("120 km/h") would narrow the plot and
+		// thin its ticks: only a currency or a percent sign is written
+		return "", ""
+	}
+	return a.unitPre, a.unitSuf
+}
+
+// bottomTick formats bottom tick i and answers how far its label reaches
+// left and right of the tick: centred on the number, so the unit of the
+// top tick hangs beside it ("120 km/h", "$2,000") rather than pushing the
+// ticks apart.
+func (c *canvas) bottomTick(a *axis, i int) (label []byte, left, right float64) {
+	label = c.tickLabel(a, i)
+	w := c.measureBytes(label, c.fsTick, false)
+	left, right = w/2, w/2
+	if a.kind == axisValue {
+		if pre, suf := a.tickUnit(i); pre != "" || suf != "" {
+			wp, ws := c.measure(pre, c.fsTick, false), c.measure(suf, c.fsTick, false)
+			left, right = (w-wp-ws)/2+wp, (w-wp-ws)/2+ws
+		}
+	}
+	return label, left, right
 }
 
 // maxTickWidth is the widest tick label.
@@ -370,6 +452,7 @@ type frame struct {
 // truncated (in that order) so none overlap, and everything fits in area.
 func (c *canvas) layoutFrame(area rect, bottom, left *axis) *frame {
 	f := &frame{area: area, bottom: bottom, left: left}
+	bottom.across = true
 	gap := 8 * c.k
 	titleL, titleB := 0.0, 0.0
 	if left.title != "" {
@@ -415,12 +498,21 @@ func (c *canvas) layoutFrame(area rect, bottom, left *axis) *frame {
 func (c *canvas) sizeLeft(a *axis, length, areaW float64) float64 {
 	gap := 8 * c.k
 	if a.kind != axisBand {
-		// About one tick per 64 px: five to eight labelled lines on a usual plot.
-		a.computeTicks(length, 64*c.k)
+		// About one tick per 64 px: five to eight labelled lines on a usual
+		// plot, and three at least once the plot is minTickPlot tall.
+		spacing := 64 * c.k
+		if length >= minTickPlot {
+			spacing = math.Min(spacing, length/3)
+		}
+		a.computeTicks(length, spacing)
 		return c.maxTickWidth(a) + gap
 	}
 	return c.sizeRows(a, length, areaW) + gap
 }
+
+// minTickPlot is the plot length (px) from which a value axis names at
+// least three ticks: two would leave the reader a single step to go by.
+const minTickPlot = 80
 
 // minRowFont is the smallest type (at 800×600) row names are set in
 // before rows go unnamed.
@@ -461,7 +553,7 @@ func (c *canvas) sizeRows(a *axis, length, areaW float64) float64 {
 			w = math.Max(w, lw)
 			continue
 		}
-		lines := c.wrap(l, a.fs, false, maxW, maxLines)
+		lines := c.fitLines(l, a.fs, false, maxW, maxLines)
 		if len(lines) > 1 {
 			if a.lines == nil {
 				a.lines = make([][]string, n)
@@ -470,9 +562,7 @@ func (c *canvas) sizeRows(a *axis, length, areaW float64) float64 {
 		} else if len(lines) == 1 {
 			a.shown[i] = lines[0]
 		}
-		for _, ln := range lines {
-			w = math.Max(w, c.measure(ln, a.fs, false))
-		}
+		w = math.Max(w, c.linesWidth(lines, a.fs, false))
 	}
 	return w
 }
@@ -515,10 +605,10 @@ func (c *canvas) sizeBottom(a *axis, length, areaH float64) (height, overL, over
 		}
 		a.r0, a.r1 = 0, length
 		if n := len(a.ticks); n > 0 {
-			wl := c.measureBytes(c.tickLabel(a, 0), c.fsTick, false)
-			overL = wl/2 - a.pos(a.ticks[0])
-			wr := c.measureBytes(c.tickLabel(a, n-1), c.fsTick, false)
-			overR = a.pos(a.ticks[n-1]) + wr/2 - length
+			_, l, _ := c.bottomTick(a, 0)
+			overL = l - a.pos(a.ticks[0])
+			_, _, r := c.bottomTick(a, n-1)
+			overR = a.pos(a.ticks[n-1]) + r - length
 		}
 		return gap + lineH, math.Max(overL, 0), math.Max(overR, 0)
 	}
@@ -556,10 +646,7 @@ func (c *canvas) sizeBottom(a *axis, length, areaH float64) (height, overL, over
 			}
 			w := widths[i]
 			if a.lines != nil && a.lines[i] != nil {
-				w = 0
-				for _, ln := range a.lines[i] {
-					w = math.Max(w, c.measure(ln, c.fsTick, false))
-				}
+				w = c.linesWidth(a.lines[i], c.fsTick, false)
 				h = math.Max(h, gap+lineH+float64(len(a.lines[i])-1)*c.fsTick*1.15)
 			}
 			overL = math.Max(overL, w/2-a.center(i))
@@ -584,21 +671,30 @@ func (c *canvas) sizeBottom(a *axis, length, areaH float64) (height, overL, over
 	if n == 1 {
 		avail = length
 	}
+	// Names cut even so stay flat when turning them would cut them too
+	// (their middle goes, see fitLines): a slanted cut name reads worse.
+	// A word broken inside ("German", "y") is turned instead.
 	if maxLines := min(3, int(capExt/(c.fsTick*1.15))); maxLines >= 2 && avail >= c.fsTick*2.5 {
 		lines := make([][]string, n)
+		turnedCut := slices.ContainsFunc(widths, func(w float64) bool { return w > capExt*math.Sqrt2 })
 		ok := true
 		for i, l := range a.labels {
 			if widths[i] <= avail {
 				continue
 			}
-			ls := c.wrap(l, c.fsTick, false, avail, maxLines)
-			if len(ls) == 0 || strings.HasSuffix(ls[len(ls)-1], "…") && !strings.HasSuffix(l, "…") {
-				ok = false
+			ls := c.fitLines(l, c.fsTick, false, avail, maxLines)
+			if len(ls) == 0 || splitsWord(l, ls) {
+				ok, turnedCut = false, false
 				break
+			}
+			if !strings.Contains(l, "…") && slices.ContainsFunc(ls, func(s string) bool { return strings.Contains(s, "…") }) {
+				if ok = false; !turnedCut {
+					break
+				}
 			}
 			lines[i] = ls
 		}
-		if ok {
+		if ok || turnedCut {
 			a.lines = lines
 			return flatResult()
 		}
@@ -622,7 +718,7 @@ func (c *canvas) sizeBottom(a *axis, length, areaH float64) (height, overL, over
 	longest := 0.0
 	for i, l := range a.labels {
 		if widths[i] > maxLen {
-			a.shown[i] = c.fonts.Truncate(l, c.fsTick, false, maxLen)
+			a.shown[i] = c.fonts.TruncateMiddle(l, c.fsTick, false, maxLen)
 			widths[i] = c.measure(a.shown[i], c.fsTick, false)
 		}
 		if i%a.every == 0 {
@@ -705,27 +801,31 @@ func orderSteps(a *axis) []orderStep {
 	}
 	months := func(every int) orderStep {
 		return orderStep{
-			keep: func(v float64, _ int) bool {
-				t := utc(v)
-				return t.Day() == 1 && (int(t.Month())-1)%every == 0
+			keep: func(v float64, i int) bool {
+				return (int(utc(v).Month())-1)%every == 0 && opensMonth(a.order, i)
 			},
 			label: func(t time.Time, ny bool) string { return withYear(monthName(t.Month()), t, ny, " ") },
 		}
 	}
 	switch {
 	case a.isDate && a.dateUnit == dataset.UnitDay:
-		for _, days := range [][]int{{1, 8, 15, 22}, {1, 15}} {
-			out = append(out, orderStep{
-				keep: func(v float64, _ int) bool {
-					d := utc(v).Day()
-					return d == days[0] || len(days) > 1 && d == days[1] || len(days) > 2 && (d == days[2] || d == days[3])
-				},
-				label: func(t time.Time, ny bool) string {
-					return withYear(monthName(t.Month())+" "+strconv.Itoa(t.Day()), t, ny, ", ")
-				},
-			})
+		// days over three months or more read by their month starts
+		// ("Jan 2024, Feb, Mar"), as a desk ticks them; a shorter run
+		// by days within the month
+		if monthStarts(a.order) < 3 {
+			for _, days := range [][]int{{1, 8, 15, 22}, {1, 15}} {
+				out = append(out, orderStep{
+					keep: func(v float64, _ int) bool {
+						d := utc(v).Day()
+						return d == days[0] || len(days) > 1 && d == days[1] || len(days) > 2 && (d == days[2] || d == days[3])
+					},
+					label: func(t time.Time, ny bool) string {
+						return withYear(monthName(t.Month())+" "+strconv.Itoa(t.Day()), t, ny, ", ")
+					},
+				})
+			}
 		}
-		out = append(out, months(1), months(3), months(6))
+		out = append(out, months(1), months(2), months(3), months(6))
 		years(1)
 	case a.isDate && a.dateUnit == dataset.UnitMonth:
 		out = append(out, months(3), months(6))
@@ -751,6 +851,38 @@ func orderSteps(a *axis) []orderStep {
 		out = append(out, orderStep{keep: func(_ float64, i int) bool { return i%k == 0 }})
 	}
 	return out
+}
+
+// monthStarts counts the instants that open a month (see opensMonth).
+func monthStarts(vs []float64) int {
+	n := 0
+	for i := range vs {
+		if opensMonth(vs, i) {
+			n++
+		}
+	}
+	return n
+}
+
+// opensMonth reports that instant i of ascending instants (Unix ms) is the
+// first of its month and falls in the month's first four days, so a month
+// whose 1st is missing (a weekend, a holiday) is still ticked at its start.
+func opensMonth(vs []float64, i int) bool {
+	if isBlank(vs[i]) {
+		return false
+	}
+	t := time.UnixMilli(int64(vs[i])).UTC()
+	if t.Day() > 4 {
+		return false
+	}
+	for j := i - 1; j >= 0; j-- {
+		if isBlank(vs[j]) {
+			continue
+		}
+		p := time.UnixMilli(int64(vs[j])).UTC()
+		return p.Year() != t.Year() || p.Month() != t.Month()
+	}
+	return true
 }
 
 // wholeNumbers reports values that are all whole (blanks aside).
@@ -784,12 +916,12 @@ func (c *canvas) ticksFit(a *axis, length float64) bool {
 		if i%max(a.every, 1) != 0 {
 			continue
 		}
-		w := c.measureBytes(c.tickLabel(a, i), c.fsTick, false)
+		_, l, r := c.bottomTick(a, i)
 		x := a.pos(t)
-		if x-w/2 < prevRight+12*c.k {
+		if x-l < prevRight+12*c.k {
 			return false
 		}
-		prevRight = x + w/2
+		prevRight = x + r
 	}
 	return true
 }
@@ -920,7 +1052,8 @@ func (c *canvas) drawAxisLabels(f *frame) {
 			if i%max(b.every, 1) != 0 {
 				continue
 			}
-			c.textBytes(b.pos(t), top+c.fonts.CapHeight(c.fsTick), c.tickLabel(b, i), st)
+			label, l, r := c.bottomTick(b, i)
+			c.textBytes(b.pos(t)+(r-l)/2, top+c.fonts.CapHeight(c.fsTick), label, st)
 		}
 	}
 	// titles

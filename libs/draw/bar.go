@@ -137,6 +137,8 @@ func (b *barChart) draw(c *canvas, area rect) {
 	val.title = axisTitle(st.YAxisTitle, "")
 	if b.stack == "percent" {
 		val.format = numFormat{decimals: -1, suffix: "%", scale: 1, plain: true}
+	} else {
+		val.unitFrom(b.series...)
 	}
 	for i := 0; i < b.n; i++ {
 		if b.stack == "none" {

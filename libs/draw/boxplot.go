@@ -182,6 +182,7 @@ func (b *boxplotChart) draw(c *canvas, area rect) {
 	val := newValueAxis(c, st.YAxis, b.format)
 	val.grid, val.baseline = true, false
 	val.title = axisTitle(st.YAxisTitle, b.value.Name)
+	val.unitFrom(b.value)
 	for _, s := range b.stats {
 		if s.n == 0 {
 			continue

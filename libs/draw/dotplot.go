@@ -84,6 +84,7 @@ func (d *dotplotChart) draw(c *canvas, area rect) {
 	val := newValueAxis(c, st.YAxis, d.format)
 	val.grid = true
 	val.title = axisTitle(st.YAxisTitle, "")
+	val.unitFrom(d.series...)
 	for _, s := range d.series {
 		for _, v := range s.Num {
 			val.extend(v)

@@ -245,6 +245,7 @@ func (c *canvas) render(ch chart, watermark bool) {
 	for _, n := range c.notices {
 		desc += "; " + n.Message
 	}
+	desc += c.footerDesc()
 	title := name
 	if shown(c.style.Title) {
 		title = c.style.Title.Text
@@ -280,6 +281,7 @@ func (c *canvas) render(ch chart, watermark bool) {
 		w.s(`<rect width="100%" height="100%" fill="` + background + `"/>`)
 	}
 	area := c.titles(rect{c.pad, c.pad, c.width - 2*c.pad, c.height - 2*c.pad})
+	area = c.footer(area, watermark)
 	if ch.empty() {
 		c.noData(area)
 	} else {

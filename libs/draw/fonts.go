@@ -377,6 +377,45 @@ func (f *Fonts) Truncate(s string, size float64, bold bool, max float64) string 
 	return s[:end] + "…"
 }
 
+// TruncateMiddle shortens s to at most max pixels by cutting out its
+// middle, so both ends stay: "Customer service… region 12", where
+// Truncate would keep only the start that many labels share. The end
+// kept is whole words, at most half the room; when not even the last
+// word fits there (or s has no spaces, as Chinese and Japanese), it
+// truncates at the end as Truncate does. s is returned unchanged when it fits.
+func (f *Fonts) TruncateMiddle(s string, size float64, bold bool, max float64) string {
+	m := f.face(bold)
+	if m.widthEm(s)*size <= max {
+		return s
+	}
+	tail := m.tailWords(s, (max/size-m.widthEm("…"))/2)
+	if tail < 0 {
+		return f.Truncate(s, size, bold, max)
+	}
+	head := f.Truncate(strings.TrimRight(s[:tail], " "), size, bold, max-m.widthEm(s[tail:])*size)
+	if !strings.HasSuffix(head, "…") {
+		return f.Truncate(s, size, bold, max)
+	}
+	return head + s[tail:]
+}
+
+// tailWords is the byte offset of the longest end of s made of whole
+// words (it starts at a space) that is at most room em wide; -1 when not
+// even the last word fits.
+func (m *metrics) tailWords(s string, room float64) int {
+	tail := -1
+	for i := len(s) - 1; i > 0; i-- {
+		if s[i] != ' ' {
+			continue
+		}
+		if m.widthEm(s[i:]) > room {
+			break
+		}
+		tail = i
+	}
+	return tail
+}
+
 // Wrap breaks s into at most maxLines lines, each at most max pixels
 // wide, the way a browser breaks text: at spaces (dropped), after hyphens,
 // dashes and slashes, and between East Asian characters, which take no

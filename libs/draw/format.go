@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"math"
 	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"chartd.dev/libs/chartspec"
 	"chartd.dev/libs/dataset"
@@ -434,4 +436,125 @@ func formatDate(ms float64, unit string) string {
 		return tm.Format("Jan 2, 2006 15:04")
 	}
 	return monthName(tm.Month()) + " " + strconv.Itoa(tm.Day()) + ", " + strconv.Itoa(tm.Year())
+}
+
+// currencyCodes are the ISO codes a column name may give its unit in,
+// written as the symbol people read ("GDP (USD)" → "$5M").
+var currencyCodes = map[string]string{"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥"}
+
+// scaleWords say the values are counted in thousands, millions, …: they
+// follow the number ("$25 trillion", "€50m").
+var scaleWords = map[string]string{
+	"k": "k", "thousand": "thousand", "thousands": "thousand",
+	"m": "m", "mn": "m", "million": "million", "millions": "million",
+	"bn": "bn", "billion": "billion", "billions": "billion",
+	"tn": "tn", "trillion": "trillion", "trillions": "trillion",
+}
+
+// shortScale is the short form of a scale after a currency, as desks
+// write money: "$30tn", "€5bn", "£2m".
+var shortScale = map[string]string{"k": "k", "thousand": "k", "m": "m", "million": "m", "bn": "bn", "billion": "bn", "tn": "tn", "trillion": "tn"}
+
+// unitWords are the units of measure a column name's brackets may hold.
+var unitWords = map[string]bool{
+	"mm": true, "cm": true, "m": true, "km": true, "ft": true, "mi": true,
+	"mg": true, "g": true, "kg": true, "t": true, "lb": true, "lbs": true, "oz": true,
+	"ms": true, "s": true, "sec": true, "min": true, "mins": true, "minutes": true, "h": true, "hrs": true,
+	"hours": true, "days": true, "weeks": true, "months": true, "years": true,
+	"°c": true, "°f": true, "km/h": true, "mph": true, "m/s": true, "mpg": true,
+	"w": true, "kw": true, "mw": true, "gw": true, "wh": true, "kwh": true, "mwh": true, "gwh": true, "twh": true,
+	"j": true, "kj": true, "kcal": true, "l": true, "ml": true, "m²": true, "km²": true, "m³": true, "ha": true,
+	"ppm": true, "ppb": true, "db": true, "pp": true, "points": true, "pts": true, "bpm": true, "rpm": true,
+	"people": true, "persons": true, "users": true, "visits": true, "votes": true, "tonnes": true, "tons": true,
+	"chf": true, "cny": true, "inr": true, "cad": true, "aud": true,
+}
+
+// scaledUnit reports a unit suffix that starts with a scale ("bn", " million").
+func scaledUnit(suffix string) bool {
+	w, _, _ := strings.Cut(strings.TrimSpace(suffix), " ")
+	_, ok := scaleWords[w]
+	return ok && w != ""
+}
+
+// nameUnit reads the unit a column's name gives in its last brackets or
+// after a final " in ": "Revenue (€)", "Share (%)", "Price in $", "Speed
+// (km/h)", "GDP (USD trillion)", "Cost (€m)". A currency goes before the
+// number ("$5M"), a percent sign right after it ("40%"), a scale of money
+// in its short form right after it ("$30tn"), any other unit after a
+// space ("120 km/h", "8 billion"). Brackets that
+// hold no known unit (a year, "est.", a note of three words) give none.
+func nameUnit(name string) (prefix, suffix string) {
+	name = strings.TrimSpace(name)
+	var inner string
+	if n := len(name); n > 0 && (name[n-1] == ')' || name[n-1] == ']') {
+		open := "("
+		if name[n-1] == ']' {
+			open = "["
+		}
+		i := strings.LastIndex(name, open)
+		if i <= 0 || name[i-1] != ' ' {
+			return "", "" // "Order(s)" is no unit
+		}
+		inner = name[i+1 : n-1]
+	} else {
+		for i := len(name) - 4; i > 0; i-- {
+			if strings.EqualFold(name[i:i+4], " in ") {
+				inner = name[i+4:]
+				break
+			}
+		}
+	}
+	currency := func(w string) string {
+		switch w {
+		case "$", "€", "£", "¥", "₹", "₩":
+			return w
+		}
+		return currencyCodes[w]
+	}
+	after := func(w string) string { // a unit after the number
+		if sc, ok := scaleWords[strings.ToLower(w)]; ok {
+			if len(sc) <= 2 {
+				return sc // 25bn
+			}
+			return " " + sc
+		}
+		if !unitWords[strings.ToLower(w)] {
+			return ""
+		}
+		if strings.HasPrefix(w, "°") {
+			return w // 30°C
+		}
+		return " " + w
+	}
+	switch words := strings.Fields(inner); len(words) {
+	case 1:
+		w := words[0]
+		if w == "%" || w == "‰" {
+			return "", w
+		}
+		if cur := currency(w); cur != "" {
+			return cur, ""
+		}
+		if r, n := utf8.DecodeRuneInString(w); n < len(w) && currency(string(r)) != "" {
+			if sc, ok := scaleWords[strings.ToLower(w[n:])]; ok && len(sc) <= 2 {
+				return string(r), sc // €50m
+			}
+			return "", ""
+		}
+		return "", after(w)
+	case 2:
+		if cur := currency(words[0]); cur != "" {
+			// money counted in a scale takes its short form: "$30tn"
+			if sc, ok := scaleWords[strings.ToLower(words[1])]; ok {
+				return cur, shortScale[sc]
+			}
+			return "", ""
+		}
+		if _, ok := scaleWords[strings.ToLower(words[0])]; ok && len(words[0]) > 2 {
+			if a := after(words[1]); a != "" {
+				return "", after(words[0]) + a // 5 million people
+			}
+		}
+	}
+	return "", ""
 }

@@ -102,9 +102,64 @@ func axesCases(f *Fonts) []goldenCase {
 	add("bar-long-labels-400x300", testSpec("bar", nil, nil), table(txt("c1", "Programme", "Community health outreach", "Rural broadband rollout", "Teacher training and retention", "Flood defence upgrades"),
 		num("c2", "Budget", 12.5, 30.2, 18.4, 24.9)), func(in *Input) { in.Width, in.Height = 400, 300 })
 
+	// 11: heatmap rows, legends and pie labels wrap to two or three lines
+	// before they are cut, and a cut keeps the distinguishing end
+	// a generator of its own, so the cases below keep their data
+	r11 := rand.New(rand.NewPCG(11, 11))
+	var lx, ly []string
+	var lv []float64
+	for row := 1; row <= 6; row++ {
+		for _, q := range []string{"Q1", "Q2", "Q3", "Q4"} {
+			lx = append(lx, q)
+			ly = append(ly, fmt.Sprintf("Regional distribution centre %d", row))
+			lv = append(lv, math.Round(40+r11.Float64()*60))
+		}
+	}
+	add("heatmap-long-rows-400x300", testSpec("heatmap", nil, nil), table(txt("c1", "Quarter", lx...), txt("c2", "Site", ly...), num("c3", "Orders", lv...)),
+		labels, func(in *Input) { in.Width, in.Height = 400, 300 })
+	var tx, ty []string
+	var tv []float64
+	for row := 1; row <= 24; row++ {
+		for _, q := range []string{"Q1", "Q2", "Q3", "Q4"} {
+			tx = append(tx, q)
+			ty = append(ty, fmt.Sprintf("Customer service centre, North-West region %d", row))
+			tv = append(tv, math.Round(40+r11.Float64()*60))
+		}
+	}
+	add("heatmap-tight-rows-400x300", testSpec("heatmap", nil, nil), table(txt("c1", "Quarter", tx...), txt("c2", "Site", ty...), num("c3", "Calls", tv...)),
+		func(in *Input) { in.Width, in.Height = 400, 300 })
+	add("bar-long-legend", testSpec("bar", nil, nil), table(txt("c1", "Year", "2021", "2022", "2023", "2024"),
+		num("c2", "Household spending on energy, urban areas", 1820, 2410, 2260, 2050),
+		num("c3", "Household spending on energy, rural areas", 2140, 2790, 2610, 2380),
+		num("c4", "Household spending on transport, all areas", 3100, 3350, 3420, 3510)), title("Spending per household"))
+	add("bar-long-legend-column", testSpec("bar", map[string]any{"stack": "stacked"}, nil), table(txt("c1", "Year", "2021", "2022", "2023", "2024"),
+		num("c2", "Household spending on energy, urban areas", 1820, 2410, 2260, 2050),
+		num("c3", "Household spending on energy, rural areas", 2140, 2790, 2610, 2380),
+		num("c4", "Household spending on transport, all areas", 3100, 3350, 3420, 3510)),
+		style(func(s *chartspec.Style) { s.Legend.Position = chartspec.Position{X: "right", Y: "middle"} }))
+	add("line-direct-long-names", testSpec("line", nil, nil), table(dates("c1", "Month", dataset.UnitMonth, months[:12]...),
+		num("c2", "Share of journeys made by bicycle in the city centre", series(r11, 12, 24, 4)...),
+		num("c3", "Share of journeys made by bicycle in the suburbs", series(r11, 12, 11, 3)...)))
+	add("pie-long-labels-400x300", testSpec("pie", nil, nil), table(txt("c1", "Source", "Offshore wind farms in the North Sea", "Onshore wind, northern regions", "Solar parks and rooftop panels",
+		"Hydroelectric power stations", "Biomass and biogas plants", "Other renewable sources"), num("c2", "TWh", 41.2, 28.7, 22.4, 9.8, 7.1, 2.3)),
+		labels, func(in *Input) { in.Width, in.Height = 400, 300 })
+
 	// 12: one unit per axis and per label set
 	add("bar-units-billions", testSpec("bar", nil, nil), table(txt("c1", "Company", "Alpha", "Beta", "Gamma", "Delta", "Epsilon"),
 		num("c2", "Revenue", 877000000, 640000000, 412000000, 95000000, 801000000)), labels)
+
+	// the unit on the top tick only ("€5M", "60%", "420 ppm"), from the
+	// data's format or from the column's name
+	add("bar-unit-from-name", testSpec("bar", nil, nil), table(txt("c1", "Country", countries(8)...),
+		num("c2", "Revenue (€)", 4200000, 3100000, 2650000, 2100000, 1500000, 1320000, 990000, 870000)), labels, title("Revenue by country"))
+	add("bar-horizontal-unit-percent", testSpec("bar", map[string]any{"orientation": "horizontal"}, nil), table(txt("c1", "Language", "JavaScript", "Python", "SQL", "TypeScript", "Java", "C#", "Go"),
+		num("c2", "Share of respondents (%)", 62.3, 51, 51, 38.5, 30.3, 27.1, 13.5)), title("Most used languages"))
+	co2 := make([]string, 12)
+	for i := range co2 {
+		co2[i] = fmt.Sprint(2013 + i)
+	}
+	add("line-unit-words", testSpec("line", nil, nil), table(dates("c1", "Year", dataset.UnitYear, co2...),
+		num("c2", "CO2 (ppm)", 396.8, 398.6, 400.8, 404.2, 406.5, 408.7, 411.7, 414.2, 416.5, 418.6, 421.1, 424.6)), title("Carbon dioxide at Mauna Loa"))
 
 	// 14: thin or wrap, do not turn
 	years := make([]string, 35)

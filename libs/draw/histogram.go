@@ -78,6 +78,7 @@ func (h *histogramChart) draw(c *canvas, area rect) {
 	x.extend(lo)
 	x.extend(hi)
 	x.title = axisTitle(st.XAxisTitle, h.value.Name)
+	x.unitFrom(h.value)
 	x.log = false // bins are linear
 	y := newValueAxis(c, st.YAxis, numFormat{decimals: -1, scale: 1})
 	y.log = false

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"strings"
+	"unicode/utf8"
 )
 
 // box is the area a label covers, in pixels.
@@ -91,4 +93,79 @@ func (c *canvas) hiddenNotice(hidden, total int) {
 		return
 	}
 	c.notice(NoticeLabelsHidden, itoa(hidden)+" of "+itoa(total)+" value labels are left out where they would overlap others; the larger values keep theirs")
+}
+
+// fitLines sets a name (a category, a legend entry, a slice) in at most
+// maxLines lines of maxW pixels, wrapping as Fonts.Wrap does. A name that
+// does not fit even so is cut at its end only when a few letters go and
+// no digit ("… Services Agen…"); otherwise it loses its middle, so names
+// alike but for their end ("… urban areas", "… rural areas", "… centre
+// 12") stay apart: the last line is the name's end (whole words) and the
+// lines before it its start, cut with "…"; in one line, see
+// Fonts.TruncateMiddle. "" is no lines.
+func (c *canvas) fitLines(s string, size float64, bold bool, maxW float64, maxLines int) []string {
+	lines := c.wrap(s, size, bold, maxW, maxLines)
+	n := len(lines)
+	s = strings.TrimSpace(s)
+	if n == 0 || !strings.HasSuffix(lines[n-1], "…") || strings.HasSuffix(s, lines[n-1]) {
+		return lines
+	}
+	// the rest of s from where the last line starts, and what the cut hides
+	rest := s
+	for _, ln := range lines[:n-1] {
+		if i := strings.Index(rest, ln); i >= 0 {
+			rest = strings.TrimLeft(rest[i+len(ln):], " ")
+		}
+	}
+	if shown := strings.TrimSuffix(lines[n-1], "…"); strings.HasPrefix(rest, shown) {
+		hidden := rest[len(shown):]
+		if c.measure(hidden, size, bold) <= maxW*0.3 && !strings.ContainsAny(hidden, "0123456789") {
+			return lines
+		}
+	}
+	if n > 1 {
+		if tail := c.fonts.face(bold).tailWords(s, maxW/size); tail > 0 {
+			head := c.wrap(strings.TrimRight(s[:tail], " "), size, bold, maxW, n-1)
+			return append(head, strings.TrimLeft(s[tail:], " "))
+		}
+	}
+	lines[n-1] = c.fonts.TruncateMiddle(rest, size, bold, maxW)
+	return lines
+}
+
+// splitsWord reports that lines (s wrapped, see Fonts.Wrap) break s
+// inside a word ("German", "y"): a word wider than a line, cut where no
+// reader would break it. Breaks at spaces, after hyphens, dashes and
+// slashes and between East Asian characters are not; lines after a cut
+// ("…") are not looked at.
+func splitsWord(s string, lines []string) bool {
+	rest := strings.TrimSpace(s)
+	for _, ln := range lines[:max(len(lines)-1, 0)] {
+		if strings.Contains(ln, "…") {
+			return false
+		}
+		i := strings.Index(rest, ln)
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+len(ln):]
+		if rest == "" || rest[0] == ' ' {
+			continue
+		}
+		last, _ := utf8.DecodeLastRuneInString(ln)
+		next, _ := utf8.DecodeRuneInString(rest)
+		if !strings.ContainsRune("-/–—", last) && !breaksAround(last) && !breaksAround(next) {
+			return true
+		}
+	}
+	return false
+}
+
+// linesWidth is the width of the widest line.
+func (c *canvas) linesWidth(lines []string, size float64, bold bool) float64 {
+	w := 0.0
+	for _, ln := range lines {
+		w = math.Max(w, c.measure(ln, size, bold))
+	}
+	return w
 }

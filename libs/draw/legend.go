@@ -101,7 +101,11 @@ func (c *canvas) swatchW(s legendShape) float64 {
 	return 10 * c.k
 }
 
-// legendRows flows the items into at most three rows.
+// legendLineH is the distance between the lines of one wrapped legend label.
+func (c *canvas) legendLineH() float64 { return c.fsLegend * 1.2 }
+
+// legendRows flows the items into at most three rows; a long label wraps
+// to two lines (see fitLines) and makes its row that much taller.
 func (c *canvas) legendRows(items []legendItem, area rect, px, py string) rect {
 	fs := c.fsLegend
 	rowH := fs * 1.6
@@ -113,7 +117,7 @@ func (c *canvas) legendRows(items []legendItem, area rect, px, py string) rect {
 	}
 	type placed struct {
 		item  legendItem
-		label string
+		label []string
 		w     float64
 	}
 	var rows [][]placed
@@ -121,8 +125,8 @@ func (c *canvas) legendRows(items []legendItem, area rect, px, py string) rect {
 	cur, curW := []placed(nil), 0.0
 	more := 0
 	for i, it := range items {
-		label := c.fonts.Truncate(it.label, fs, false, maxLabel)
-		w := c.swatchW(it.shape) + gap + c.measure(label, fs, false)
+		label := c.fitLines(it.label, fs, false, maxLabel, 2)
+		w := c.swatchW(it.shape) + gap + c.linesWidth(label, fs, false)
 		add := w
 		if len(cur) > 0 {
 			add += itemGap
@@ -150,12 +154,22 @@ func (c *canvas) legendRows(items []legendItem, area rect, px, py string) rect {
 			moreText = "+" + strconv.Itoa(more) + " more"
 			mw = c.measure(moreText, fs, false) + itemGap
 		}
-		cur = append(cur, placed{legendItem{label: moreText}, moreText, mw - itemGap})
+		cur = append(cur, placed{legendItem{label: moreText}, []string{moreText}, mw - itemGap})
 		curW += mw
 	}
 	rows = append(rows, cur)
 	rowW = append(rowW, curW)
-	height := float64(len(rows)) * rowH
+	// a row is one line taller for each extra line of its tallest label
+	rowHs := make([]float64, len(rows))
+	height := 0.0
+	for r, row := range rows {
+		lines := 1
+		for _, p := range row {
+			lines = max(lines, len(p.label))
+		}
+		rowHs[r] = rowH + float64(lines-1)*c.legendLineH()
+		height += rowHs[r]
+	}
 	y := area.y
 	if py == "bottom" {
 		y = area.bottom() - height
@@ -169,10 +183,11 @@ func (c *canvas) legendRows(items []legendItem, area rect, px, py string) rect {
 		case "right":
 			x = area.right() - rowW[r]
 		}
-		cy := y + float64(r)*rowH + rowH/2
+		cy := y + rowH/2 // the centre of the row's first line
+		y += rowHs[r]
 		for _, p := range row {
 			if p.item.color == "" {
-				c.text(x, cy+c.mid(fs), p.label, textStyle{size: fs, fill: inkSubtitle})
+				c.text(x, cy+c.mid(fs), p.label[0], textStyle{size: fs, fill: inkSubtitle})
 			} else {
 				c.legendEntry(x, cy, p.item, p.label)
 			}
@@ -187,7 +202,9 @@ func (c *canvas) legendRows(items []legendItem, area rect, px, py string) rect {
 	return rect{area.x, area.y + space, area.w, area.h - space}
 }
 
-// legendColumn stacks the items at the left or right side.
+// legendColumn stacks the items at the left or right side; a long label
+// wraps to three lines (see fitLines), fewer when the items would not
+// fit the height so.
 func (c *canvas) legendColumn(items []legendItem, area rect, px string) rect {
 	fs := c.fsLegend
 	rowH := fs * 1.7
@@ -198,32 +215,40 @@ func (c *canvas) legendColumn(items []legendItem, area rect, px string) rect {
 	if n > fit {
 		n, more = fit-1, len(items)-(fit-1)
 	}
-	colW := 0.0
-	labels := make([]string, n)
-	for i := 0; i < n; i++ {
-		labels[i] = c.fonts.Truncate(items[i].label, fs, false, maxLabel)
-		colW = math.Max(colW, c.swatchW(items[i].shape)+gap+c.measure(labels[i], fs, false))
-	}
 	moreText := ""
 	if more > 0 {
 		moreText = "+" + strconv.Itoa(more) + " more"
-		colW = math.Max(colW, c.measure(moreText, fs, false))
 	}
-	rowsN := n
-	if more > 0 {
-		rowsN++
+	var labels [][]string
+	var colW, height float64
+	for maxLines := 3; maxLines >= 1; maxLines-- {
+		labels, colW, height = labels[:0], 0, 0
+		for i := 0; i < n; i++ {
+			ls := c.fitLines(items[i].label, fs, false, maxLabel, maxLines)
+			labels = append(labels, ls)
+			colW = math.Max(colW, c.swatchW(items[i].shape)+gap+c.linesWidth(ls, fs, false))
+			height += rowH + float64(max(len(ls), 1)-1)*c.legendLineH()
+		}
+		if more > 0 {
+			colW = math.Max(colW, c.measure(moreText, fs, false))
+			height += rowH
+		}
+		if height <= area.h {
+			break
+		}
 	}
 	x := area.right() - colW
 	if px == "left" {
 		x = area.x
 	}
-	y := area.y + (area.h-float64(rowsN)*rowH)/2
+	y := area.y + (area.h-height)/2
 	c.w.s(`<g class="legend">`)
 	for i := 0; i < n; i++ {
-		c.legendEntry(x, y+float64(i)*rowH+rowH/2, items[i], labels[i])
+		c.legendEntry(x, y+rowH/2, items[i], labels[i])
+		y += rowH + float64(max(len(labels[i]), 1)-1)*c.legendLineH()
 	}
 	if more > 0 {
-		c.text(x, y+float64(n)*rowH+rowH/2+c.mid(fs), moreText, textStyle{size: fs, fill: inkSubtitle})
+		c.text(x, y+rowH/2+c.mid(fs), moreText, textStyle{size: fs, fill: inkSubtitle})
 	}
 	c.w.s(`</g>`)
 	space := colW + 20*c.k
@@ -233,8 +258,9 @@ func (c *canvas) legendColumn(items []legendItem, area rect, px string) rect {
 	return rect{area.x, area.y, area.w - space, area.h}
 }
 
-// legendEntry draws one key and its label centred on line cy.
-func (c *canvas) legendEntry(x, cy float64, it legendItem, label string) {
+// legendEntry draws one key and its label, the key and the label's first
+// line centred on line cy, further lines below.
+func (c *canvas) legendEntry(x, cy float64, it legendItem, label []string) {
 	w := &c.w
 	sw := c.swatchW(it.shape)
 	switch it.shape {
@@ -267,5 +293,10 @@ func (c *canvas) legendEntry(x, cy float64, it legendItem, label string) {
 		w.s(it.color)
 		w.s(`"/>`)
 	}
-	c.text(x+sw+6*c.k, cy+c.mid(c.fsLegend), label, textStyle{size: c.fsLegend, fill: inkLabel})
+	st := textStyle{size: c.fsLegend, fill: inkLabel}
+	if len(label) > 1 {
+		c.textLines(x+sw+6*c.k, cy+c.mid(c.fsLegend), label, c.legendLineH(), st)
+	} else if len(label) == 1 {
+		c.text(x+sw+6*c.k, cy+c.mid(c.fsLegend), label[0], st)
+	}
 }

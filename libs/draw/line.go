@@ -142,6 +142,7 @@ func (l *lineChart) draw(c *canvas, area rect) {
 	y := newValueAxis(c, st.YAxis, l.format)
 	y.grid, y.baseline = true, true
 	y.title = axisTitle(st.YAxisTitle, "")
+	y.unitFrom(l.series...)
 	for _, s := range l.series {
 		for _, i := range l.order {
 			y.extend(s.Num[i])
@@ -175,10 +176,13 @@ func (l *lineChart) draw(c *canvas, area rect) {
 		}
 	}
 	x.title = axisTitle(st.XAxisTitle, "")
+	if x.kind == axisValue {
+		x.unitFrom(l.x)
+	}
 	var ends []directLabel
 	if l.direct(c) {
 		var room float64
-		ends, room = l.directLabels(c, y)
+		ends, room = l.directLabels(c, y, area.h)
 		area.w -= room
 	}
 	f := c.layoutFrame(area, x, y)
@@ -262,15 +266,18 @@ func (l *lineChart) draw(c *canvas, area rect) {
 type directLabel struct {
 	series int
 	row    int // the last row with a value
-	text   string
-	y      float64
+	// name is the series' name in up to three lines; the value follows the last.
+	name []string
+	y    float64
 }
 
 // directLabels lists each series' name and last value, and the width they
-// need right of the plot.
-func (l *lineChart) directLabels(c *canvas, y *axis) ([]directLabel, float64) {
+// need right of the plot. A long name wraps to as many lines (three at
+// most) as every name can have in about the height h.
+func (l *lineChart) directLabels(c *canvas, y *axis, h float64) ([]directLabel, float64) {
 	var out []directLabel
 	room := 0.0
+	maxLines := min(3, max(1, int(h*0.8/(float64(len(l.series))*c.fsLegend*1.25))))
 	format := y.format.sharedUnit(math.Max(math.Abs(y.lo), math.Abs(y.hi)))
 	for si, s := range l.series {
 		row := -1
@@ -283,10 +290,13 @@ func (l *lineChart) directLabels(c *canvas, y *axis) ([]directLabel, float64) {
 		if row < 0 {
 			continue
 		}
-		name := c.fonts.Truncate(s.Name, c.fsLegend, true, 140*c.k)
-		txt := name + " " + string(c.value(s.Num[row], format))
-		out = append(out, directLabel{series: si, row: row, text: txt})
-		room = math.Max(room, c.measure(name, c.fsLegend, true)+c.measureBytes(c.value(s.Num[row], format), c.fsLegend, false)+c.measure(" ", c.fsLegend, false))
+		name := c.fitLines(s.Name, c.fsLegend, true, 140*c.k, maxLines)
+		if len(name) == 0 {
+			name = []string{""}
+		}
+		out = append(out, directLabel{series: si, row: row, name: name})
+		last := c.measure(name[len(name)-1], c.fsLegend, true) + c.measureBytes(c.value(s.Num[row], format), c.fsLegend, false) + c.measure(" ", c.fsLegend, false)
+		room = math.Max(room, math.Max(c.linesWidth(name, c.fsLegend, true), last))
 	}
 	return out, room + 8*c.k
 }
@@ -297,8 +307,10 @@ func (l *lineChart) drawDirect(c *canvas, f *frame, ends []directLabel, xpos fun
 	p := f.plot
 	fs := c.fsLegend
 	lineH := fs * 1.25
+	lines := 1
 	for i := range ends {
 		ends[i].y = f.left.pos(l.series[ends[i].series].Num[ends[i].row])
+		lines = max(lines, len(ends[i].name))
 	}
 	ys := make([]float64, len(ends))
 	idx := make([]int, len(ends))
@@ -309,7 +321,9 @@ func (l *lineChart) drawDirect(c *canvas, f *frame, ends []directLabel, xpos fun
 	for k, i := range idx {
 		ys[k] = ends[i].y
 	}
-	spreadApart(ys, lineH, p.y+lineH/2, p.bottom()-lineH/2)
+	// names of several lines are spread that many lines apart, their middles at the ends
+	gap := lineH * float64(lines)
+	spreadApart(ys, gap, p.y+gap/2, p.bottom()-gap/2)
 	format := l.format
 	format = f.left.labelFormat(format)
 	x := p.right() + 6*c.k
@@ -329,17 +343,22 @@ func (l *lineChart) drawDirect(c *canvas, f *frame, ends []directLabel, xpos fun
 			c.w.pt(x-2*c.k, cy)
 			c.w.s(`"/>`)
 		}
-		name := l.series[si].Name
-		name = c.fonts.Truncate(name, fs, true, 140*c.k)
-		by := cy + c.mid(fs)
-		c.openText(x, by, textStyle{size: fs, fill: l.colors[si], bold: true})
-		c.w.esc(name)
+		st := textStyle{size: fs, fill: l.colors[si], bold: true}
+		n := len(e.name)
+		by := cy + c.mid(fs) - float64(n-1)*lineH/2
+		top := by - c.fonts.CapHeight(fs)
+		for _, ln := range e.name[:n-1] {
+			c.text(x, by, ln, st)
+			by += lineH
+		}
+		c.openText(x, by, st)
+		c.w.esc(e.name[n-1])
 		c.w.s(`<tspan font-weight="normal" fill="` + inkLabel + `"> `)
 		val := c.value(l.series[si].Num[e.row], format)
 		c.w.b = appendEscaped(c.w.b, val)
 		c.w.s(`</tspan></text>`)
-		w := c.measure(name, fs, true) + c.measureBytes(val, fs, false)
-		taken = append(taken, box{x, by - c.fonts.CapHeight(fs), x + w, by})
+		w := math.Max(c.linesWidth(e.name[:n-1], fs, true), c.measure(e.name[n-1], fs, true)+c.measureBytes(val, fs, false))
+		taken = append(taken, box{x, top, x + w, by})
 	}
 	c.w.s(`</g>`)
 	return taken

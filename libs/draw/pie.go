@@ -107,8 +107,10 @@ func (p *pieChart) legend(c *canvas, area rect) rect {
 type pieLabel struct {
 	slice int // index into slices
 	angle float64
-	y     float64
+	y     float64 // the middle of its lines
 	right bool
+	// name is the slice's name in lines (the share follows the last).
+	name []string
 }
 
 func (p *pieChart) draw(c *canvas, area rect) {
@@ -247,26 +249,40 @@ func (p *pieChart) drawTotal(c *canvas, cx, cy, inner float64) {
 	c.textBytes(cx, cy+size*0.75, c.value(p.total, p.format), textStyle{size: size, bold: true, fill: inkTitle, anchor: "middle"})
 }
 
-// drawLabels writes "name share" outside the pie with leader lines; labels
-// on each side are spread so none overlap, and the smallest slices lose
-// their label when a side is full.
+// drawLabels writes "name share" outside the pie with leader lines; a
+// long name wraps to three lines (see fitLines). Labels on each side are
+// spread so none overlap, and the smallest slices lose their label when
+// a side is full.
 func (p *pieChart) drawLabels(c *canvas, area rect, cx, cy, r float64, angles []float64, side float64) {
 	fs := c.fsLabel
 	lineH := fs * 1.35
 	var left, right []pieLabel
 	for k, a := range angles {
 		l := pieLabel{slice: k, angle: a, right: math.Cos(a) >= 0, y: cy + (r+10*c.k)*math.Sin(a)}
+		shareW := c.measureBytes(p.share(c.scratch[:0], p.slices[k].v), fs, true)
+		l.name = c.fitLines(p.slices[k].name, fs, false, math.Max(side-shareW-30*c.k, 0), 3)
 		if l.right {
 			right = append(right, l)
 		} else {
 			left = append(left, l)
 		}
 	}
-	capacity := max(1, int(area.h/lineH))
+	// a label of several lines keeps some air from its neighbours
+	height := func(l pieLabel) float64 {
+		if n := len(l.name); n > 1 {
+			return (float64(n) + 0.5) * lineH
+		}
+		return lineH
+	}
 	w := &c.w
 	w.s(`<g class="labels">`)
 	for _, group := range [][]pieLabel{left, right} {
-		if len(group) > capacity {
+		total := 0.0
+		for _, l := range group {
+			total += height(l)
+		}
+		if total > area.h {
+			// the largest slices keep their labels while the side has room
 			slices.SortFunc(group, func(a, b pieLabel) int {
 				va, vb := p.slices[a.slice].v, p.slices[b.slice].v
 				switch {
@@ -277,7 +293,12 @@ func (p *pieChart) drawLabels(c *canvas, area rect, cx, cy, r float64, angles []
 				}
 				return 0
 			})
-			group = group[:capacity]
+			keep, used := 0, 0.0
+			for keep < len(group) && used+height(group[keep]) <= area.h {
+				used += height(group[keep])
+				keep++
+			}
+			group = group[:max(keep, 1)]
 		}
 		slices.SortFunc(group, func(a, b pieLabel) int {
 			switch {
@@ -288,17 +309,16 @@ func (p *pieChart) drawLabels(c *canvas, area rect, cx, cy, r float64, angles []
 			}
 			return 0
 		})
-		top, bottom := area.y+lineH/2, area.bottom()-lineH/2
 		for i := range group {
-			group[i].y = math.Max(group[i].y, top)
+			group[i].y = math.Max(group[i].y, area.y+height(group[i])/2)
 			if i > 0 {
-				group[i].y = math.Max(group[i].y, group[i-1].y+lineH)
+				group[i].y = math.Max(group[i].y, group[i-1].y+(height(group[i-1])+height(group[i]))/2)
 			}
 		}
 		for i := len(group) - 1; i >= 0; i-- {
-			group[i].y = math.Min(group[i].y, bottom)
+			group[i].y = math.Min(group[i].y, area.bottom()-height(group[i])/2)
 			if i < len(group)-1 {
-				group[i].y = math.Min(group[i].y, group[i+1].y-lineH)
+				group[i].y = math.Min(group[i].y, group[i+1].y-(height(group[i+1])+height(group[i]))/2)
 			}
 		}
 		for _, l := range group {
@@ -315,6 +335,15 @@ func (p *pieChart) drawLabel(c *canvas, l pieLabel, cx, cy, r, side float64) {
 	v := p.slices[l.slice].v
 	cos, sin := math.Cos(l.angle), math.Sin(l.angle)
 	elbowX := cx + (r+12*c.k)*cos
+	// a label pushed so far off its slice's height that the turn would lie
+	// on the pie turns on the circle at its own height instead
+	if R, dy := r+12*c.k, l.y-cy; math.Abs(dy) < R && math.Hypot(elbowX-cx, dy) < r+4*c.k {
+		if ex := math.Sqrt(R*R - dy*dy); l.right {
+			elbowX = math.Max(elbowX, cx+ex)
+		} else {
+			elbowX = math.Min(elbowX, cx-ex)
+		}
+	}
 	textX := cx + r + 20*c.k
 	if !l.right {
 		textX = cx - r - 20*c.k
@@ -330,18 +359,21 @@ func (p *pieChart) drawLabel(c *canvas, l pieLabel, cx, cy, r, side float64) {
 		w.f(textX + 4*c.k)
 	}
 	w.s(`"/>`)
-	share := p.share(c.scratch[:0], v)
-	shareW := c.measureBytes(share, fs, true)
-	name := c.fonts.Truncate(p.slices[l.slice].name, fs, false, math.Max(side-shareW-30*c.k, 0))
 	st := textStyle{size: fs, fill: inkLabel}
 	if !l.right {
 		st.anchor = "end"
 	}
-	c.openText(textX, l.y+c.mid(fs), st)
-	if name != "" {
+	lineH := fs * 1.35
+	y := l.y + c.mid(fs) - float64(max(len(l.name), 1)-1)*lineH/2
+	for _, ln := range l.name[:max(len(l.name), 1)-1] {
+		c.text(textX, y, ln, st)
+		y += lineH
+	}
+	c.openText(textX, y, st)
+	if n := len(l.name); n > 0 && l.name[n-1] != "" {
 		// isolate the name so right-to-left text keeps the share after it
 		w.s("\u2068")
-		w.esc(name)
+		w.esc(l.name[n-1])
 		w.s("\u2069 ")
 	}
 	w.s(`<tspan font-weight="bold">`)

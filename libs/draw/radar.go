@@ -176,6 +176,7 @@ func (d *radarChart) draw(c *canvas, area rect) {
 	}
 	val := newValueAxis(c, c.style.YAxis, d.format)
 	val.log = false
+	val.unitFrom(d.series...)
 	for _, s := range d.series {
 		for _, v := range s.Num {
 			val.extend(v)

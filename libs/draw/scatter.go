@@ -142,6 +142,8 @@ func (s *scatterChart) draw(c *canvas, area rect) {
 	x.margin, y.margin = 0.03, 0.03
 	x.title = axisTitle(st.XAxisTitle, s.x.Name)
 	y.title = axisTitle(st.YAxisTitle, s.y.Name)
+	x.unitFrom(s.x)
+	y.unitFrom(s.y)
 	maxSize := 0.0
 	for _, rows := range s.rows {
 		for _, i := range rows {

@@ -166,6 +166,9 @@ type timeUnit struct {
 	// months steps by calendar months (1, 3, 6, 12·years); 0 means a fixed duration.
 	months int
 	fixed  time.Duration
+	// semi ticks the 1st and the 15th of every month (daily data over a
+	// few weeks), instead of fortnights from a Monday.
+	semi bool
 }
 
 // timeUnits are the candidate steps, finest first.
@@ -203,14 +206,36 @@ func unitStep(unit string) float64 {
 // timeTicks chooses a calendar step giving at most target ticks over
 // [lo, hi] (Unix ms) and lists the ticks inside it.
 // Steps finer than minStep (ms; the data's own unit, a day for daily data)
-// are never used, so daily data is not labelled by the hour.
+// are never used, so daily data is not labelled by the hour. Daily data
+// over three month starts or more is ticked at month starts (every
+// month, 2nd, 3rd, …), never by weeks; over fewer, by weeks or by the 1st
+// and 15th of the month.
 func timeTicks(lo, hi float64, target int, minStep float64) ([]float64, timeUnit) {
+	const day = 24 * 3600 * 1000
 	units := timeUnits()
-	u := units[len(units)-1]
+	daily := minStep >= day*0.99 && minStep < 28*day
+	months := 0
+	if daily {
+		months = monthsIn(lo, hi)
+	}
+	cands := units[:0:0]
 	for _, c := range units {
-		if c.approx < minStep*0.99 {
-			continue
+		switch {
+		case c.approx < minStep*0.99:
+		case daily && c.fixed == 14*24*time.Hour:
+			// fortnights from a Monday: the 1st and 15th read better
+		case daily && c.fixed == 7*24*time.Hour && months >= 3:
+		case daily && c.months == 1:
+			if months < 3 {
+				cands = append(cands, timeUnit{approx: 15.2 * day, semi: true})
+			}
+			cands = append(cands, c, timeUnit{approx: 2 * c.approx, months: 2})
+		default:
+			cands = append(cands, c)
 		}
+	}
+	u := units[len(units)-1]
+	for _, c := range cands {
 		if (hi-lo)/c.approx <= float64(max(target, 1)) {
 			u = c
 			break
@@ -218,6 +243,19 @@ func timeTicks(lo, hi float64, target int, minStep float64) ([]float64, timeUnit
 	}
 	var ticks []float64
 	start := time.UnixMilli(int64(math.Floor(lo))).UTC()
+	if u.semi {
+		for mi := start.Year()*12 + int(start.Month()) - 1; ; mi++ {
+			for _, d := range [...]int{1, 15} {
+				v := float64(time.Date(mi/12, time.Month(mi%12+1), d, 0, 0, 0, 0, time.UTC).UnixMilli())
+				if v > hi {
+					return ticks, u
+				}
+				if v >= lo {
+					ticks = append(ticks, v)
+				}
+			}
+		}
+	}
 	if u.months == 0 {
 		step := float64(u.fixed.Milliseconds())
 		origin := 0.0
@@ -246,6 +284,16 @@ func timeTicks(lo, hi float64, target int, minStep float64) ([]float64, timeUnit
 	return ticks, u
 }
 
+// monthsIn counts the month starts (1st, 00:00 UTC) within [lo, hi] (Unix ms).
+func monthsIn(lo, hi float64) int {
+	a, b := time.UnixMilli(int64(math.Ceil(lo))).UTC(), time.UnixMilli(int64(math.Floor(hi))).UTC()
+	n := (b.Year()*12 + int(b.Month())) - (a.Year()*12 + int(a.Month()))
+	if a.Day() == 1 && a.Hour() == 0 && a.Minute() == 0 && a.Second() == 0 && a.Nanosecond() == 0 {
+		n++
+	}
+	return max(n, 0)
+}
+
 // appendTimeTick labels a date tick by its step, naming the larger unit
 // (year, day) on the first tick and where it changes: "Jan 2024", "Apr",
 // "Jul"; "Mar 5, 2024", "Mar 6"; "09:00", "12:00".
@@ -263,7 +311,7 @@ func appendTimeTick(b []byte, ms float64, u timeUnit, prevMs float64, first bool
 			b = appendInt(b, t.Year())
 		}
 		return b
-	case u.fixed >= 24*time.Hour:
+	case u.fixed >= 24*time.Hour || u.semi:
 		b = append(b, monthName(t.Month())...)
 		b = append(b, ' ')
 		b = appendInt(b, t.Day())
@@ -297,15 +345,19 @@ func appendInt(b []byte, n int) []byte { return strconv.AppendInt(b, int64(n), 1
 func append2(b []byte, n int) []byte { return append(b, byte('0'+n/10), byte('0'+n%10)) }
 
 // maxWaste is how much of the data's span an axis may add beyond the data
-// on one side to end on a labelled tick.
+// on one side to end on a labelled tick. The low end of an axis that is
+// not padded (bars, lines: it carries the baseline) may add twice as much,
+// so the baseline is a labelled tick rather than an unnamed line.
 const maxWaste = 0.15
 
 // hugTicks covers [lo, hi] with ticks on a 1-2-5 step near target ticks and
 // keeps the axis close to the data: the domain ends on the outer tick
 // when that adds at most maxWaste of the span (a finer step is tried
 // first when the coarse one wastes more), else at the data itself with the
-// ticks inside and a little air. With hug the domain is already padded (scatter margins):
-// it ends at the outer tick only when that tick is within half maxWaste.
+// ticks inside and a little air; the low end of an unpadded axis may add
+// up to twice maxWaste to end on a tick. With hug the domain is already
+// padded (scatter margins): it ends at the outer tick only when that tick
+// is within half maxWaste.
 func hugTicks(lo, hi float64, target int, hug bool) (ticks []float64, step, d0, d1 float64) {
 	lo, hi = widen(lo, hi)
 	span := spanPer(lo, hi, 1)
@@ -344,11 +396,32 @@ func hugTicks(lo, hi float64, target int, hug bool) (ticks []float64, step, d0, 
 	if hi <= 0 && d1 > 0 {
 		d1 = 0
 	}
-	if lo-t0 <= allow {
+	allowLo := allow
+	if !hug {
+		allowLo = 2 * allow
+	}
+	if lo-t0 <= allowLo {
 		d0 = t0
 	}
 	if t1-hi <= allow {
 		d1 = t1
+	}
+	if !hug && d0 != t0 {
+		// the baseline is a labelled tick: a finer step that ends there
+		// within the allowance (and stays within the tick budget), else
+		// the step's own tick below the data
+		limit := min(float64(max(target+2, target*8/5)), 12)
+		for s, k := finerStep(step), 0; k < 2 && d0 != t0; s, k = finerStep(s), k+1 {
+			s0, s1 := math.Floor(lo/s+1e-9)*s, math.Ceil(hi/s-1e-9)*s
+			top := d1
+			if s1-hi <= allow {
+				top = s1
+			}
+			if lo-s0 <= allowLo && math.Floor(top/s+1e-9)-math.Round(s0/s)+1 <= limit {
+				step, t0, d0, d1 = s, s0, s0, top
+			}
+		}
+		d0 = t0
 	}
 	first := math.Ceil(d0/step-1e-9) * step
 	last := math.Floor(d1/step+1e-9) * step

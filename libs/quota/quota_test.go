@@ -43,6 +43,10 @@ func newClient(t testing.TB, url string) *redis.Client {
 	if err != nil {
 		t.Fatalf("parse redis url: %v", err)
 	}
+	// As services/chartd configures it: the call's deadline (the
+	// limiter's Timeout) bounds reads, writes and dial retries, not
+	// go-redis' own 3 s socket timeouts.
+	opt.ContextTimeoutEnabled = true
 	c := redis.NewClient(opt)
 	t.Cleanup(func() { c.Close() })
 	return c

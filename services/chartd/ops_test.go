@@ -30,7 +30,7 @@ func opsScenario(t *testing.T, in instance) {
 				t.Errorf("catalog text lacks %s", o.Op)
 			}
 		}
-		for _, want := range []string{"setTitle", "setSubtitle", "setType", "setVariants", "setMapping", "addTransform", "updateTransform", "removeTransform", "clearTransforms", "setPalette", "setSeriesColor", "setLegend", "setLabels", "setAxisTitle", "setAxis", "setNumberFormat", "setSize"} {
+		for _, want := range []string{"setTitle", "setSubtitle", "setFooter", "setType", "setVariants", "setMapping", "addTransform", "updateTransform", "removeTransform", "clearTransforms", "setPalette", "setSeriesColor", "setLegend", "setLabels", "setAxisTitle", "setAxis", "setNumberFormat", "setSize"} {
 			if !names[want] {
 				t.Errorf("op %s missing", want)
 			}
@@ -80,6 +80,65 @@ func opsScenario(t *testing.T, in instance) {
 		}
 		if a := c.do("POST", "/api/v1/charts/"+ch.ID+"/ops", map[string]any{"ops": []any{map[string]any{"op": "frobnicate"}}}); a.errCode(t) != "invalid_ops" || !strings.Contains(string(a.body), "setTitle") {
 			t.Fatalf("unknown op: %s", a.body)
+		}
+	})
+
+	t.Run("footer", func(t *testing.T) {
+		ch, _ := createChart(t, c, map[string]any{"type": "bar", "data": salesCSV})
+		var g struct {
+			State struct {
+				Style map[string]any
+			}
+		}
+		c.do("GET", "/api/v1/charts/"+ch.ID, nil).json(t, &g)
+		if _, ok := g.State.Style["footer"]; ok {
+			t.Fatalf("a new chart has a footer: %v", g.State.Style)
+		}
+		a := c.do("POST", "/api/v1/charts/"+ch.ID+"/ops", map[string]any{"ops": []any{
+			map[string]any{"op": "setFooter", "footer": map[string]any{"source": "Eurostat", "notes": "Provisional <figures> & more.", "byline": "Data desk"}},
+		}})
+		if a.status != 200 {
+			t.Fatalf("setFooter: %d %s", a.status, a.body)
+		}
+		var got struct {
+			State struct {
+				Style struct {
+					Footer map[string]string
+					Title  map[string]any
+					Size   string
+				}
+			}
+		}
+		c.do("GET", "/api/v1/charts/"+ch.ID, nil).json(t, &got)
+		if f := got.State.Style.Footer; f["source"] != "Eurostat" || f["notes"] != "Provisional <figures> & more." || f["byline"] != "Data desk" || got.State.Style.Size == "" || got.State.Style.Title == nil {
+			t.Fatalf("state.style after setFooter: %+v", got.State.Style)
+		}
+		svg := c.do("GET", "/api/v1/charts/"+ch.ID+"/render.svg", nil)
+		if svg.status != 200 || !strings.Contains(string(svg.body), "Source: Eurostat · Chart: Data desk") || !strings.Contains(string(svg.body), "Provisional &lt;figures&gt; &amp; more.") {
+			t.Fatalf("render.svg lacks the footer: %d %.2000s", svg.status, svg.body)
+		}
+		if a := c.do("POST", "/api/v1/charts/"+ch.ID+"/ops", map[string]any{"ops": []any{
+			map[string]any{"op": "setFooter", "footer": map[string]any{"byline": strings.Repeat("b", 101)}},
+		}}); a.status != 400 || a.errCode(t) != "invalid_ops" || !strings.Contains(string(a.body), "ops[0].footer.byline: must be at most 100 characters") {
+			t.Fatalf("a long byline: %d %s", a.status, a.body)
+		}
+		c.do("POST", "/api/v1/charts/"+ch.ID+"/ops", map[string]any{"ops": []any{
+			map[string]any{"op": "setFooter", "footer": map[string]any{"source": nil, "notes": "", "byline": nil}},
+		}})
+		g.State.Style = nil
+		c.do("GET", "/api/v1/charts/"+ch.ID, nil).json(t, &g)
+		if _, ok := g.State.Style["footer"]; ok {
+			t.Fatalf("a cleared footer stays: %v", g.State.Style)
+		}
+		// The direct render takes a spec with a footer, as include=spec gives it.
+		var full struct{ Spec map[string]any }
+		c.do("POST", "/api/v1/charts/"+ch.ID+"/ops", map[string]any{"ops": []any{
+			map[string]any{"op": "setFooter", "footer": map[string]any{"source": "Round trip"}},
+		}})
+		c.do("GET", "/api/v1/charts/"+ch.ID+"?include=spec", nil).json(t, &full)
+		r := c.do("POST", "/api/v1/render", map[string]any{"spec": full.Spec, "format": "svg"})
+		if r.status != 200 || !strings.Contains(string(r.body), "Source: Round trip") {
+			t.Fatalf("render a spec with a footer: %d %.500s", r.status, r.body)
 		}
 	})
 

@@ -199,6 +199,8 @@ func TestSiteSecurity(t *testing.T) {
 		{"another account's chart through the API", func() page { return alice.api("GET", "/charts/"+made.Chart.ID+"?include=spec", "", "") }, http.StatusNotFound, []string{"Bobland"}},
 		{"not a chart id", func() page { return alice.get("/charts/..%2f..%2faccount") }, http.StatusNotFound, nil},
 		{"chart list escapes names", func() page { return alice.get("/charts") }, http.StatusOK, []string{"<script>alert", "<img src=x"}},
+		{"another account's thumbnail", func() page { return alice.get("/charts/" + made.Chart.ID + "/thumbnail.svg") }, http.StatusNotFound, []string{"Bobland", "4242", "<svg"}},
+		{"not a chart id's thumbnail", func() page { return alice.get("/charts/x/thumbnail.svg") }, http.StatusNotFound, []string{"<svg"}},
 		{"editor escapes the name", func() page { return alice.get("/charts/" + own.Chart.ID) }, http.StatusOK, []string{"<script>alert", "<img src=x"}},
 	}
 	for _, tt := range tests {
@@ -236,6 +238,10 @@ func TestSiteSecurity(t *testing.T) {
 		p := anon.get("/charts/" + made.Chart.ID)
 		if p.status != http.StatusOK || !strings.Contains(p.url, "/signin?next=") || strings.Contains(p.body, "Bobland") || strings.Contains(p.body, "Bob secret") {
 			t.Fatalf("anonymous chart page: %d at %s", p.status, p.url)
+		}
+		p = anon.get("/charts/" + made.Chart.ID + "/thumbnail.svg")
+		if !strings.Contains(p.url, "/signin?next=") || strings.Contains(p.body, "<svg") || strings.Contains(p.body, "Bobland") {
+			t.Fatalf("anonymous thumbnail: %d at %s", p.status, p.url)
 		}
 	})
 
@@ -380,6 +386,30 @@ func TestSiteBrowserWalk(t *testing.T) {
 	poll(t, ctx, "the new preview", fmt.Sprintf(`window.chartdEditor.previews > %d`, before))
 	if !eval[bool](t, ctx, `window.chartdEditor.svg.text().then(s => s.includes("Walked sales"))`) {
 		t.Fatal("the preview does not show the new title")
+	}
+
+	before = eval[int](t, ctx, `window.chartdEditor.previews`)
+	do(t, ctx, "write the footer",
+		chromedp.SetValue(chromedp.ID("footer-notes"), "Figures for 2022 are provisional & <rounded>."),
+		chromedp.SetValue(chromedp.ID("footer-source"), "Company reports"),
+		chromedp.Click(chromedp.ID("apply")),
+	)
+	poll(t, ctx, "the preview with the footer", fmt.Sprintf(`window.chartdEditor.previews > %d`, before))
+	for _, want := range []string{"Figures for 2022 are provisional &amp; &lt;rounded&gt;.", "Source: Company reports"} {
+		if !eval[bool](t, ctx, fmt.Sprintf(`window.chartdEditor.svg.text().then(s => s.includes(%q))`, want)) {
+			t.Fatalf("the preview does not show %q", want)
+		}
+	}
+	// The form shows the chart's state again, and the API has the footer.
+	poll(t, ctx, "the footer fields from the state", `document.getElementById("footer-notes").value === "Figures for 2022 are provisional & <rounded>." && document.getElementById("footer-byline").value === ""`)
+	var st struct {
+		State struct {
+			Style struct{ Footer map[string]string }
+		}
+	}
+	api.do("GET", "/api/v1/charts/"+made.Chart.ID, nil).json(t, &st)
+	if f := st.State.Style.Footer; f["notes"] != "Figures for 2022 are provisional & <rounded>." || f["source"] != "Company reports" || f["byline"] != "" {
+		t.Fatalf("the chart's footer after the editor: %v", f)
 	}
 
 	before = eval[int](t, ctx, `window.chartdEditor.previews`)
@@ -555,4 +585,79 @@ func TestSiteBrowserPages(t *testing.T) {
 			}
 		}
 	})
+}
+
+// rendersLeft reads renders.left of GET /account with the session.
+func (c *browserClient) rendersLeft() int {
+	c.t.Helper()
+	p := c.api("GET", "/account", "", "")
+	var acct struct {
+		Renders struct{ Left *int }
+	}
+	answer{body: []byte(p.body)}.json(c.t, &acct)
+	if p.status != http.StatusOK || acct.Renders.Left == nil {
+		c.t.Fatalf("GET /account: %d %s", p.status, p.body)
+	}
+	return *acct.Renders.Left
+}
+
+var thumbSrc = regexp.MustCompile(`<img src="(/charts/[^"]+/thumbnail\.svg\?v=[0-9]+)"`)
+
+// TestSiteThumbnailsDoNotCountRenders opens the chart list, in a real
+// browser and as plain requests, and checks that its thumbnails are drawn
+// (each chart as SVG) without taking anything from the account's daily
+// renders, while render_chart still does.
+func TestSiteThumbnailsDoNotCountRenders(t *testing.T) {
+	in := startAll(t)
+	c := newBrowserClient(t, in.url)
+	csrf := c.signUp("thumbs@example.com")
+	for i, typ := range []string{"bar", "pie", "line"} {
+		p := c.api("POST", "/charts", fmt.Sprintf(`{"type":%q,"name":"Thumb %d","data":"k,v\na,%d\nb,2\nc,3\n"}`, typ, i, i+1), csrf)
+		if p.status != http.StatusCreated {
+			t.Fatalf("create %s: %d %s", typ, p.status, p.body)
+		}
+	}
+	left := c.rendersLeft()
+
+	list := c.get("/charts")
+	srcs := thumbSrc.FindAllStringSubmatch(list.body, -1)
+	if list.status != http.StatusOK || len(srcs) != 3 {
+		t.Fatalf("chart list: %d, %d thumbnails:\n%.2000s", list.status, len(srcs), list.body)
+	}
+	for _, m := range srcs {
+		p := c.get(m[1])
+		if p.status != http.StatusOK || p.header.Get("Content-Type") != "image/svg+xml" || !strings.HasPrefix(p.body, "<svg") ||
+			!strings.Contains(p.header.Get("Cache-Control"), "private") || !strings.Contains(p.header.Get("Content-Security-Policy"), "sandbox") {
+			t.Fatalf("thumbnail %s: %d %v %.200s", m[1], p.status, p.header, p.body)
+		}
+		if !strings.Contains(p.body, `width="480"`) {
+			t.Errorf("thumbnail %s is not drawn at the thumbnail width: %.200s", m[1], p.body)
+		}
+	}
+	if got := c.rendersLeft(); got != left {
+		t.Fatalf("opening the chart list took %d renders (renders.left %d → %d)", left-got, left, got)
+	}
+
+	// In a real browser: sign in to the same account, which opens the list.
+	ctx := newBrowser(t)
+	do(t, ctx, "sign in and open the chart list",
+		chromedp.Navigate(in.url+"/signin?next=/charts"),
+		chromedp.SetValue(chromedp.ID("email"), "thumbs@example.com"),
+		chromedp.SetValue(chromedp.ID("password"), "a long enough password"),
+		chromedp.Submit(chromedp.ID("password")),
+		chromedp.WaitVisible(chromedp.CSS("ul.grid")),
+	)
+	poll(t, ctx, "every thumbnail drawn", `document.querySelectorAll(".card img").length === 3 && [...document.querySelectorAll(".card img")].every(i => i.complete && i.naturalWidth > 0)`)
+	if got := c.rendersLeft(); got != left {
+		t.Fatalf("opening the chart list in a browser took %d renders (renders.left %d → %d)", left-got, left, got)
+	}
+
+	// render_chart still counts, so the check above could have failed.
+	id := strings.TrimSuffix(strings.TrimPrefix(srcs[0][1], "/charts/"), "/thumbnail.svg?v="+strings.Split(srcs[0][1], "?v=")[1])
+	if p := c.api("GET", "/charts/"+id+"/render.svg", "", ""); p.status != http.StatusOK {
+		t.Fatalf("render.svg: %d %s", p.status, p.body)
+	}
+	if got := c.rendersLeft(); got != left-1 {
+		t.Fatalf("render_chart took %d renders, want 1", left-got)
+	}
 }

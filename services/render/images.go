@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"mime"
 	"net/http"
 	"strconv"
@@ -21,6 +22,7 @@ import (
 	"chartd.dev/libs/apierr"
 	"chartd.dev/libs/auth"
 	"chartd.dev/libs/chartspec"
+	"chartd.dev/libs/clients"
 	"chartd.dev/libs/dataset"
 	"chartd.dev/libs/draw"
 	"chartd.dev/libs/httpx"
@@ -291,6 +293,45 @@ func (s *Service) loadSaved(ctx context.Context, p auth.Principal, id string) (*
 		return nil, nil, err
 	}
 	return l.Spec, l.Table, nil
+}
+
+// ThumbnailWidth is the width thumbnails are drawn at: twice the chart
+// list's card, so they are sharp on a high-density screen. The height keeps
+// the chart's own proportions.
+const ThumbnailWidth = 480
+
+// thumbnailSize is the canvas of a chart's thumbnail: ThumbnailWidth wide
+// (or the chart's own width when narrower) at the chart's aspect ratio.
+func thumbnailSize(spec *chartspec.Spec) (w, h int) {
+	cw, ch := spec.Style.Dimensions()
+	if cw <= ThumbnailWidth {
+		return cw, ch
+	}
+	h = int(math.Round(float64(ch) * ThumbnailWidth / float64(cw)))
+	return ThumbnailWidth, min(max(h, draw.MinSide), draw.MaxSide)
+}
+
+// thumbnail draws a saved chart small, as SVG, for the site's chart list
+// (an internal call made for the account's signed-in person). It counts
+// toward no allowance: a list of thumbnails is not the account drawing
+// charts. The chart is loaded for p's account only, as every render is.
+func (s *Service) thumbnail(w http.ResponseWriter, r *http.Request) error {
+	p, err := auth.Require(r.Context())
+	if err != nil {
+		return err
+	}
+	spec, t, err := s.loadSaved(r.Context(), p, mux.Vars(r)["id"])
+	if err != nil {
+		return err
+	}
+	o := imageOptions{format: "svg", scale: 1, name: "thumbnail"}
+	o.width, o.height = thumbnailSize(spec)
+	pic, err := s.draw(r.Context(), p, spec, t, o)
+	if err != nil {
+		return err
+	}
+	httpx.WriteJSON(w, http.StatusOK, clients.Thumbnail{SVG: string(pic.body)})
+	return nil
 }
 
 // renderChart draws a saved chart (GET /charts/{id}/render.{format}); it

@@ -1,9 +1,11 @@
 // Command gallery writes one HTML contact sheet of every golden SVG of
 // libs/draw, so a person can review all chart types and edge cases at a
-// glance after `go test ./draw -update`. It reads files only and needs no
-// network: each picture is inlined as a data: image.
+// glance after `go test ./draw -update`; with -png, the PNG goldens of
+// libs/raster follow (the catalog samples and issue 13's items, as
+// Chromium draws them). It reads files only and needs no network: each
+// picture is inlined as a data: image.
 //
-//	go run ./tools/gallery -dir libs/draw/testdata -out bin/gallery.html
+//	go run ./tools/gallery -dir libs/draw/testdata -png libs/raster/testdata/png -out bin/gallery.html
 package main
 
 import (
@@ -22,9 +24,10 @@ import (
 
 func main() {
 	dir := flag.String("dir", "libs/draw/testdata", "directory holding the golden .svg files")
+	pngDir := flag.String("png", "", "directory holding PNG goldens (and one level of subdirectories) to show after the SVGs")
 	out := flag.String("out", "bin/gallery.html", "where to write the contact sheet")
 	flag.Parse()
-	page, n, err := build(*dir)
+	page, n, err := build(*dir, *pngDir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gallery:", err)
 		os.Exit(1)
@@ -48,8 +51,9 @@ type picture struct {
 }
 
 // build reads every .svg in dir and lays them out on one page, grouped by
-// the chart type their name starts with.
-func build(dir string) ([]byte, int, error) {
+// the chart type their name starts with, then every .png in pngDir and its
+// subdirectories (none when pngDir is ""), grouped by folder.
+func build(dir, pngDir string) ([]byte, int, error) {
 	paths, err := filepath.Glob(filepath.Join(dir, "*.svg"))
 	if err != nil {
 		return nil, 0, fmt.Errorf("list %s: %w", dir, err)
@@ -83,6 +87,9 @@ figcaption{font-size:12px;margin-top:6px}figcaption b{display:block;font-size:13
 </style></head><body>
 `)
 	fmt.Fprintf(&w, "<h1>chartd drawing gallery — %d golden SVGs</h1>\n", len(pics))
+	if pngDir != "" {
+		w.WriteString("<p>The PNG goldens of libs/raster follow the SVGs.</p>\n")
+	}
 	group := ""
 	for _, p := range pics {
 		g, _, _ := strings.Cut(p.name, "-")
@@ -96,8 +103,63 @@ figcaption{font-size:12px;margin-top:6px}figcaption b{display:block;font-size:13
 		fmt.Fprintf(&w, "<figure><img alt=\"%s\" src=\"data:image/svg+xml;base64,%s\"><figcaption><b>%s</b>%s · %d bytes</figcaption></figure>\n",
 			html.EscapeString(p.desc), base64.StdEncoding.EncodeToString(p.svg), html.EscapeString(p.name), html.EscapeString(p.desc), len(p.svg))
 	}
-	w.WriteString("</div>\n</body></html>\n")
-	return w.Bytes(), len(pics), nil
+	w.WriteString("</div>\n")
+	n, err := writePNGs(&w, pngDir)
+	if err != nil {
+		return nil, 0, err
+	}
+	w.WriteString("</body></html>\n")
+	return w.Bytes(), len(pics) + n, nil
+}
+
+// writePNGs adds the PNG goldens of dir and its subdirectories, one
+// section per folder, and answers how many.
+func writePNGs(w *bytes.Buffer, dir string) (int, error) {
+	if dir == "" {
+		return 0, nil
+	}
+	top, err := filepath.Glob(filepath.Join(dir, "*.png"))
+	if err != nil {
+		return 0, fmt.Errorf("list %s: %w", dir, err)
+	}
+	sub, _ := filepath.Glob(filepath.Join(dir, "*", "*.png"))
+	paths := append(top, sub...)
+	if len(paths) == 0 {
+		return 0, fmt.Errorf("no .png files in %s (run: cd libs && go test -run TestGoldenPNG -update ./raster)", dir)
+	}
+	group, n := "", 0
+	for _, p := range paths {
+		name := filepath.Base(p)
+		if strings.HasSuffix(name, ".got.png") || strings.HasSuffix(name, ".diff.png") {
+			continue // a failed comparison's output, not a golden
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return 0, fmt.Errorf("read %s: %w", p, err)
+		}
+		if !bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")) {
+			return 0, fmt.Errorf("%s is not a PNG", p)
+		}
+		g := "png"
+		if rel, _ := filepath.Rel(dir, filepath.Dir(p)); rel != "." {
+			g = "png: " + filepath.ToSlash(rel)
+		}
+		if g != group {
+			if group != "" {
+				w.WriteString("</div>\n")
+			}
+			fmt.Fprintf(w, "<h2>%s</h2>\n<div class=\"grid\">\n", html.EscapeString(g))
+			group = g
+		}
+		label := strings.TrimSuffix(name, ".png")
+		fmt.Fprintf(w, "<figure><img alt=\"%s\" src=\"data:image/png;base64,%s\"><figcaption><b>%s</b>PNG · %d bytes</figcaption></figure>\n",
+			html.EscapeString(label), base64.StdEncoding.EncodeToString(b), html.EscapeString(label), len(b))
+		n++
+	}
+	if group != "" {
+		w.WriteString("</div>\n")
+	}
+	return n, nil
 }
 
 // description reads the SVG's <desc>, checking on the way that it parses.

@@ -3,12 +3,15 @@ package site
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
 
+	"chartd.dev/libs/apierr"
 	"chartd.dev/libs/auth"
 	"chartd.dev/libs/people"
 	"chartd.dev/libs/plan"
@@ -345,6 +348,50 @@ func (s *Site) charts(w http.ResponseWriter, r *http.Request) error {
 	}
 	s.render(w, r, http.StatusOK, "charts", view{Title: "Charts", SignedIn: true, Email: v.user.Email, CSRF: people.CSRFToken(v.token),
 		Data: chartsData{Charts: list, Next: next}})
+	return nil
+}
+
+// thumbnail answers a chart of the session's account drawn small, as SVG,
+// for the chart list. It is drawn by the render service without counting
+// toward the account's renders (opening the list is not drawing charts),
+// for this account's charts only: another account's chart, like a missing
+// one, is not found. The list names each thumbnail with the chart's
+// version (?v=<updated_at>), so the browser keeps it until the chart
+// changes.
+func (s *Site) thumbnail(w http.ResponseWriter, r *http.Request) error {
+	v, ok, err := s.mustVisit(w, r)
+	if err != nil || !ok {
+		return err
+	}
+	id := r.PathValue("id")
+	if uuid.Validate(id) != nil {
+		return notFound()
+	}
+	p := auth.Principal{AccountID: v.account.ID, Plan: v.account.Plan}
+	th, err := s.deps.Renders.Thumbnail(r.Context(), p, id)
+	if err != nil {
+		var ae *apierr.Error
+		if errors.As(err, &ae) {
+			if ae.Code == apierr.NotFound {
+				return notFound()
+			}
+			return &pageError{status: ae.Code.Status(), msg: ae.Message}
+		}
+		return fmt.Errorf("thumbnail of chart %s: %w", id, err)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "image/svg+xml")
+	h.Set("Content-Length", strconv.Itoa(len(th.SVG)))
+	// Only this browser keeps it, and only for this session's pages.
+	h.Set("Cache-Control", "private, max-age=86400")
+	h.Set("Vary", "Cookie")
+	// A picture is a document of its own: no script, no fetch, ever.
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox")
+	w.WriteHeader(http.StatusOK)
+	_, err = io.WriteString(w, th.SVG)
+	if err != nil {
+		s.deps.Log.DebugContext(r.Context(), "write thumbnail", "err", err)
+	}
 	return nil
 }
 

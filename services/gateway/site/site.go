@@ -179,6 +179,7 @@ func endpoints() []route.Endpoint[*Site] {
 		e("site_signing_revoke", post, "/account/signing-keys/{kid}/revoke", (*Site).revokeSigning),
 		e("site_charts", get, "/charts", (*Site).charts),
 		e("site_editor", get, "/charts/{id}", (*Site).editor),
+		e("site_thumbnail", get, "/charts/{id}/thumbnail.svg", (*Site).thumbnail),
 		e("site_oauth_consent", get, "/oauth/authorize", (*Site).authorize),
 		e("site_oauth_decide", post, "/oauth/authorize", (*Site).decide),
 		e("site_app_disconnect", post, "/account/apps/{id}/disconnect", (*Site).disconnectApp),

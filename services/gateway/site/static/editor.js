@@ -81,10 +81,19 @@
     return el;
   }
 
+  // footerFields are the setFooter fields and their inputs.
+  var footerFields = [
+    { name: "notes", input: "footer-notes" },
+    { name: "source", input: "footer-source" },
+    { name: "byline", input: "footer-byline" },
+  ];
+
   function fillForm() {
     var st = cur.state, style = st.style || {};
     $("title").value = style.title && style.title.show !== false ? style.title.text || "" : "";
     $("subtitle").value = style.subtitle && style.subtitle.show !== false ? style.subtitle.text || "" : "";
+    var footer = style.footer || {};
+    footerFields.forEach(function (f) { $(f.input).value = footer[f.name] || ""; });
     $("x-title").value = style.xAxisTitle && style.xAxisTitle.text || "";
     $("y-title").value = style.yAxisTitle && style.yAxisTitle.text || "";
     $("type").value = st.type;
@@ -235,6 +244,16 @@
     var oldSub = style.subtitle && style.subtitle.show !== false ? style.subtitle.text || "" : "";
     if (title !== oldTitle) ops.push({ op: "setTitle", title: { text: title } });
     if (sub !== oldSub) ops.push({ op: "setSubtitle", subtitle: { text: sub } });
+    // One setFooter with the fields that changed; an emptied field is null.
+    var oldFooter = style.footer || {}, footer = {}, footerChanged = false;
+    footerFields.forEach(function (f) {
+      var v = $(f.input).value.trim();
+      if (v !== (oldFooter[f.name] || "")) {
+        footer[f.name] = v === "" ? null : v;
+        footerChanged = true;
+      }
+    });
+    if (footerChanged) ops.push({ op: "setFooter", footer: footer });
     if ($("type").value !== st.type) ops.push({ op: "setType", type: $("type").value });
     if ($("palette").value) ops.push({ op: "setPalette", palette: $("palette").value });
     [].forEach.call(document.querySelectorAll("[data-series]"), function (inp) {
