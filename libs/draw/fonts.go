@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"unicode"
@@ -21,8 +22,8 @@ import (
 )
 
 // Fonts holds the measured metrics of the font stack (libs/fontstack:
-// DejaVu Sans, the Noto faces for CJK, Arabic, Hebrew, Devanagari and Thai,
-// Noto Color Emoji). Layout measures every string with it, every SVG names
+// Roboto, DejaVu Sans, the Noto faces for CJK, Arabic, Hebrew, Devanagari
+// and Thai, Noto Color Emoji). Layout measures every string with it, every SVG names
 // the same families in the same order, and the rasterizer draws with the
 // same files, so measured text is drawn text, in any script the stack
 // covers.
@@ -61,6 +62,9 @@ type metrics struct {
 	astral map[rune]float32
 	// kern is the first face's kerning in em for printable ASCII pairs.
 	kern [asciiSpan * asciiSpan]float32
+	// lig marks the printable ASCII pairs the first face joins into a
+	// ligature ("fi", "fl" in Roboto): text holding one is shaped.
+	lig [asciiSpan * asciiSpan]bool
 	// capHeight is the first face's capital height in em.
 	capHeight float64
 	// shapers hands out per-goroutine shaping state (HarfBuzz buffers and
@@ -81,9 +85,11 @@ type face struct {
 	// shape is the face's layout tables (cmap, metrics, GSUB, GPOS, GDEF,
 	// kern; no outlines or bitmaps) for HarfBuzz.
 	shape *gotext.Font
-	// kern holds kerning in font units for printable ASCII pairs; ascent,
-	// descent and capHeight are in em (descent positive).
+	// kern holds kerning in font units for printable ASCII pairs, lig the
+	// pairs drawn as one ligature glyph; ascent, descent and capHeight are
+	// in em (descent positive).
 	kern                       [asciiSpan * asciiSpan]int16
+	lig                        [asciiSpan * asciiSpan]bool
 	ascent, descent, capHeight float64
 }
 
@@ -224,15 +230,63 @@ func loadFace(src fontstack.Face, first bool) (*face, error) {
 		}
 		fc.ascent = float64(m.Ascent) / fc.upem
 		fc.descent = float64(m.Descent) / fc.upem
-		fc.capHeight = float64(m.CapHeight) / fc.upem
-		if fc.capHeight <= 0 {
-			fc.capHeight = 0.73
+		// x/image reads the OS/2 cap height (positive) when the table has
+		// one and otherwise measures the "H" glyph in its y-down
+		// coordinates (negative): either way its size is the cap height.
+		fc.capHeight = math.Abs(float64(m.CapHeight)) / fc.upem
+		if fc.capHeight == 0 {
+			fc.capHeight = 0.7 // a font with neither: a typical sans cap height
 		}
 	}
 	if fc.shape, err = layoutFont(data, src.Index); err != nil {
 		return nil, fmt.Errorf("layout tables: %w", err)
 	}
+	if first {
+		fc.ligatures(&ascii)
+	}
 	return fc, nil
+}
+
+// ligatures finds the printable ASCII pairs the face draws as one glyph.
+// Chromium applies the common ligatures (OpenType liga, clig) by default,
+// and a ligature's advance is not the sum of its letters' (Roboto's "fi"
+// is 0.037 em narrower, "ffi" 0.085 em), so text holding such a pair is
+// measured by shaping it. Each first letter is shaped once against every
+// second letter, the pairs apart from each other by a space.
+func (fc *face) ligatures(ascii *[asciiSpan]sfnt.GlyphIndex) {
+	hf := harfbuzz.NewFont(gotext.NewFace(fc.shape))
+	b := harfbuzz.NewBuffer()
+	var text []rune
+	for a := range ascii {
+		if ascii[a] == 0 || a == 0 {
+			continue
+		}
+		text = text[:0]
+		for c := range ascii {
+			if ascii[c] != 0 && c != 0 {
+				text = append(text, rune(asciiLo+a), rune(asciiLo+c), ' ')
+			}
+		}
+		b.Clear()
+		b.AddRunes(text, 0, len(text))
+		b.Props.Script = language.Latin
+		b.Props.Language = "en"
+		b.Props.Direction = harfbuzz.LeftToRight
+		b.Shape(hf, nil)
+		// Pair k is runes 3k and 3k+1; drawn as one glyph, it leaves a
+		// single glyph for clusters 3k and 3k+1.
+		glyphs := map[int]int{}
+		for _, g := range b.Info {
+			if g.Cluster%3 < 2 {
+				glyphs[g.Cluster-g.Cluster%3]++
+			}
+		}
+		for i := 0; i < len(text); i += 3 {
+			if glyphs[i] == 1 {
+				fc.lig[a*asciiSpan+int(text[i+1]-asciiLo)] = true
+			}
+		}
+	}
 }
 
 // layoutFont is face index of the font file data reduced to the tables
@@ -289,6 +343,7 @@ func newMetrics(faces []*face) *metrics {
 	for i, k := range faces[0].kern {
 		m.kern[i] = float32(float64(k) / faces[0].upem)
 	}
+	m.lig = faces[0].lig
 	return m
 }
 
@@ -358,14 +413,13 @@ func (f *Fonts) Truncate(s string, size float64, bold bool, max float64) string 
 	end := 0
 	if _, fast := m.fastEm(s); fast {
 		used := 0.0
-		prev := -1
+		k := newKerning()
 		for i, r := range s {
-			w, next, _ := m.runeEm(r, prev)
+			w, _ := m.runeEm(r, &k)
 			if used+w > room {
 				break
 			}
 			used += w
-			prev = next
 			end = i + utf8.RuneLen(r)
 		}
 	} else {
@@ -502,7 +556,7 @@ func (m *metrics) widthEm(s string) float64 {
 // holds a rune that needs the cluster path.
 func (m *metrics) fastEm(s string) (float64, bool) {
 	total := 0.0
-	prev := -1
+	k := newKerning()
 	for i := 0; i < len(s); {
 		r := rune(s[i])
 		if r < utf8.RuneSelf {
@@ -512,12 +566,11 @@ func (m *metrics) fastEm(s string) (float64, bool) {
 			r, n = utf8.DecodeRuneInString(s[i:])
 			i += n
 		}
-		w, next, ok := m.runeEm(r, prev)
+		w, ok := m.runeEm(r, &k)
 		if !ok {
 			return 0, false
 		}
 		total += w
-		prev = next
 	}
 	return total, true
 }
@@ -525,7 +578,7 @@ func (m *metrics) fastEm(s string) (float64, bool) {
 // widthBytesEm is widthEm for text held in a scratch buffer (formatted numbers).
 func (m *metrics) widthBytesEm(s []byte) float64 {
 	total := 0.0
-	prev := -1
+	k := newKerning()
 	for i := 0; i < len(s); {
 		r := rune(s[i])
 		if r < utf8.RuneSelf {
@@ -535,41 +588,77 @@ func (m *metrics) widthBytesEm(s []byte) float64 {
 			r, n = utf8.DecodeRune(s[i:])
 			i += n
 		}
-		w, next, ok := m.runeEm(r, prev)
+		w, ok := m.runeEm(r, &k)
 		if !ok {
 			return m.clusterEm(string(s))
 		}
 		total += w
-		prev = next
 	}
 	return total
 }
 
+// kerning is what runeEm carries from one rune to the next.
+type kerning struct {
+	// prev is the previous rune's index in the kerning table when it is
+	// printable ASCII, -1 otherwise.
+	prev int
+	// script is the last strong script seen (Common before any). Chromium
+	// shapes each script run apart, and spaces, digits and punctuation
+	// belong to the run before them: after "東京 " or "Москва " a Latin
+	// letter starts a new run, and is not kerned against the space.
+	script language.Script
+}
+
+func newKerning() kerning { return kerning{prev: -1, script: language.Common} }
+
 // runeEm is one rune's advance in em including kerning against the
-// previous printable ASCII rune (prev, -1 for none); next is the kerning
-// index r leaves for the following rune. ok is false for a rune that needs
-// the cluster path.
-func (m *metrics) runeEm(r rune, prev int) (w float64, next int, ok bool) {
+// previous printable ASCII rune of the same script run. ok is false for a
+// rune that needs the cluster path, and for one that makes a ligature with
+// the rune before it.
+func (m *metrics) runeEm(r rune, k *kerning) (w float64, ok bool) {
 	var em float32 = missingEm
 	if r < 0x10000 {
 		em = m.em[r]
 	} else if a, found := m.astral[r]; found {
 		em = a
 	}
-	switch em {
-	case slowEm:
-		return 0, -1, false
-	case missingEm:
-		return fallbackEm(r), -1, true
+	if em == slowEm {
+		return 0, false
 	}
-	w, next = float64(em), -1
-	if r >= asciiLo && r < asciiLo+asciiSpan {
-		next = int(r - asciiLo)
-		if prev >= 0 {
-			w += float64(m.kern[prev*asciiSpan+next])
+	if r >= utf8.RuneSelf {
+		if sc := language.LookupScript(r); sc.Strong() && sc != language.Unknown {
+			k.script = sc
 		}
+		k.prev = -1
+		if em == missingEm {
+			return fallbackEm(r), true
+		}
+		return float64(em), true
 	}
-	return w, next, true
+	if em == missingEm {
+		k.prev = -1
+		return fallbackEm(r), true
+	}
+	w = float64(em)
+	if r < asciiLo || r >= asciiLo+asciiSpan {
+		k.prev = -1
+		return w, true
+	}
+	if r|0x20 >= 'a' && r|0x20 <= 'z' {
+		if k.script != language.Latin && k.script != language.Common {
+			k.prev = -1 // a new script run
+		}
+		k.script = language.Latin
+	}
+	next := int(r - asciiLo)
+	if k.prev >= 0 {
+		if m.lig[k.prev*asciiSpan+next] {
+			return 0, false
+		}
+		w += float64(m.kern[k.prev*asciiSpan+next])
+	}
+	k.prev = next
+	return w, true
 }
 
 // shaper is one goroutine's shaping state.
@@ -672,6 +761,19 @@ func (sh *shaper) split(m *metrics, s string) {
 		prevScript = c.script
 		c.shaped = c.face >= 0 && (len(g.Text) > 1 || shapedScript(c.script))
 		sh.clusters = append(sh.clusters, c)
+	}
+	// Spaces, digits and punctuation before the first letter belong to
+	// the script run that letter starts (as in Chromium's runs).
+	for i, c := range sh.clusters {
+		if c.script == language.Common {
+			continue
+		}
+		for j := range sh.clusters[:i] {
+			lead := &sh.clusters[j]
+			lead.script = c.script
+			lead.shaped = lead.face >= 0 && (lead.end-lead.start > 1 || shapedScript(lead.script))
+		}
+		break
 	}
 }
 
@@ -779,6 +881,9 @@ func (m *metrics) runsEm(sh *shaper, n int) float64 {
 			j++
 		}
 		start, end := c.start, sh.clusters[j-1].end
+		if !shaped && c.face == 0 {
+			shaped = m.ligature(text[start:end])
+		}
 		switch {
 		case c.face < 0:
 			for _, r := range text[start:end] {
@@ -814,6 +919,18 @@ func (m *metrics) runsEm(sh *shaper, n int) float64 {
 		i = j
 	}
 	return total
+}
+
+// ligature reports text holding a pair of printable ASCII characters the
+// first face draws as one glyph.
+func (m *metrics) ligature(text []rune) bool {
+	for i := 1; i < len(text); i++ {
+		a, b := text[i-1]-asciiLo, text[i]-asciiLo
+		if a >= 0 && a < asciiSpan && b >= 0 && b < asciiSpan && m.lig[a*asciiSpan+b] {
+			return true
+		}
+	}
+	return false
 }
 
 // shapeEm shapes text[start:end] in one face, with the rest of text as

@@ -31,19 +31,20 @@ func facesOf(m *metrics, s string) []string {
 
 // TestScriptsUseRealFaces: each script of the stack is measured with the
 // face Chromium draws it with (the first face in stack order that has the
-// characters), never with the fallback estimate. DejaVu Sans comes first
-// and has Greek, Cyrillic, Hebrew and the basic Arabic letters, so it
-// draws those; Noto Sans Arabic fills in what DejaVu lacks (ے in Urdu),
-// Noto Sans Hebrew only the cantillation marks.
+// characters), never with the fallback estimate. Roboto comes first and
+// draws Latin, Greek and Cyrillic; DejaVu Sans, second, has Hebrew and the
+// basic Arabic letters Roboto lacks, so it draws those; Noto Sans Arabic
+// fills in what DejaVu lacks (ے in Urdu), Noto Sans Hebrew only the
+// cantillation marks.
 func TestScriptsUseRealFaces(t *testing.T) {
 	f := fonts(t)
 	for _, tc := range []struct {
 		script, text string
 		faces        []string // of the non-space clusters; one name: all of them
 	}{
-		{"Latin", "Sales by country", []string{"DejaVu Sans"}},
-		{"Greek", "Πωλήσεις ανά χώρα", []string{"DejaVu Sans"}},
-		{"Cyrillic", "Продажи по странам", []string{"DejaVu Sans"}},
+		{"Latin", "Sales by country", []string{"Roboto"}},
+		{"Greek", "Πωλήσεις ανά χώρα", []string{"Roboto"}},
+		{"Cyrillic", "Продажи по странам", []string{"Roboto"}},
 		{"Chinese", "销售额按国家统计", []string{"Noto Sans CJK SC"}},
 		{"Japanese", "東京の売上高とカタカナ", []string{"Noto Sans CJK SC"}},
 		{"Korean", "국가별 매출 현황", []string{"Noto Sans CJK SC"}},
@@ -56,6 +57,7 @@ func TestScriptsUseRealFaces(t *testing.T) {
 		{"Thai", "ยอดขายตามประเทศที่นี่", []string{"Noto Sans Thai"}},
 		{"Emoji", "📈👍🏽🇩🇪👨‍👩‍👧❤️", []string{"Noto Color Emoji"}},
 		{"Emoji DejaVu has", "😀❤", []string{"DejaVu Sans"}},
+		{"Symbols Roboto lacks", "→▲✓", []string{"DejaVu Sans"}},
 	} {
 		for _, bold := range []bool{false, true} {
 			got := facesOf(f.face(bold), tc.text)
@@ -95,8 +97,9 @@ func TestStackWidths(t *testing.T) {
 		{"❤️", false, emoji}, {"✔️", false, emoji}, // U+FE0F asks for the colour face
 		{"👍‍😀", false, 2 * emoji}, // no such ZWJ sequence: two glyphs
 		{"🇦", false, emoji},       // a lone regional indicator
-		// Shaped (Chromium draws these, at 100 px: 836.1, 474.4, 917.2).
-		{"المبيعات حسب البلد", false, 8.3608}, {"क्षत्रिय प्रदर्शन", false, 4.7441}, {"ยอดขายตามประเทศที่นี่", false, 9.1720},
+		// Shaped, with Roboto's spaces (Chromium draws these, at 48 px:
+		// 395, 224, 440 px; libs/raster's glyph test).
+		{"المبيعات حسب البلد", false, 8.2212}, {"क्षत्रिय प्रदर्शन", false, 4.6740}, {"ยอดขายตามประเทศที่นี่", false, 9.1720},
 	} {
 		if got := f.Width(tc.s, 1, tc.bold); math.Abs(got-tc.want) > 0.0005*max(1, tc.want) {
 			t.Errorf("Width(%q, bold=%v) = %.4f em, want %.4f", tc.s, tc.bold, got, tc.want)
@@ -163,6 +166,52 @@ func TestFastPathAgrees(t *testing.T) {
 	for r := rune(0); r < 0x10000; r++ {
 		if m.em[r] != slowEm && (r == 0x200D || r == 0xFE0F || unicode.Is(unicode.Mn, r)) {
 			t.Fatalf("U+%04X is on the fast path", r)
+		}
+	}
+}
+
+// TestLigatures: Chromium draws Roboto's "fi" and "fl" as one glyph each
+// (and "ffi", "ffl"), narrower than their letters, so text holding them is
+// shaped, and measures what HarfBuzz lays out; the pair search finds
+// exactly those two.
+func TestLigatures(t *testing.T) {
+	f := fonts(t)
+	for _, bold := range []bool{false, true} {
+		m := f.face(bold)
+		var pairs []string
+		for i, l := range m.lig {
+			if l {
+				pairs = append(pairs, string([]rune{rune(asciiLo + i/asciiSpan), rune(asciiLo + i%asciiSpan)}))
+			}
+		}
+		if fmt.Sprint(pairs) != "[fi fl]" {
+			t.Errorf("bold=%v: ligature pairs %v, want [fi fl]", bold, pairs)
+		}
+		for _, s := range []string{"Traffic", "office fluffy finance", "Profit 2024"} {
+			if _, ok := m.fastEm(s); ok {
+				t.Errorf("%q: a ligature on the fast path", s)
+			}
+			sh := m.getShaper()
+			sh.split(m, s)
+			rs := []rune(s)
+			want := m.shapeEm(sh, rs, 0, sh.clusters[0].script, 0, len(rs))
+			m.shapers.Put(sh)
+			if got := m.widthEm(s); math.Abs(got-want) > 1e-9 {
+				t.Errorf("%q bold=%v: %.4f em, HarfBuzz lays out %.4f em", s, bold, got, want)
+			}
+			if b := m.widthBytesEm([]byte(s)); b != m.widthEm(s) {
+				t.Errorf("%q: widthBytesEm %.6f, widthEm %.6f", s, b, m.widthEm(s))
+			}
+		}
+		if lig, apart := m.widthEm("fi"), m.widthEm("f")+m.widthEm("i"); lig >= apart {
+			t.Errorf("bold=%v: fi %.4f em is not narrower than f + i %.4f em", bold, lig, apart)
+		}
+	}
+	// Truncating inside a ligature keeps the width within bounds.
+	s := "Office of fiscal affairs"
+	for _, max := range []float64{20, 40, 60, 80} {
+		if got := f.Truncate(s, 12, false, max); f.Width(got, 12, false) > max+1e-9 {
+			t.Errorf("Truncate(%q, %.0f) = %q is %.2f px", s, max, got, f.Width(got, 12, false))
 		}
 	}
 }

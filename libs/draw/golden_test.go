@@ -442,10 +442,10 @@ func checkDocument(t *testing.T, svg []byte) {
 	if attrs["role"] != "img" || attrs["aria-labelledby"] == "" {
 		t.Errorf("root lacks role=img / aria-labelledby: %v", attrs)
 	}
-	if want := fonts(t).Family; attrs["font-family"] != want || !strings.HasPrefix(want, "'DejaVu Sans', ") {
+	if want := fonts(t).Family; attrs["font-family"] != want || !strings.HasPrefix(want, "'Roboto', 'DejaVu Sans', ") {
 		t.Errorf("root font-family = %q, want the stack %q", attrs["font-family"], want)
 	}
-	if !bytes.Contains(svg, []byte(` font-family="'DejaVu Sans', 'Noto Sans CJK SC', `)) {
+	if !bytes.Contains(svg, []byte(` font-family="'Roboto', 'DejaVu Sans', 'Noto Sans CJK SC', `)) {
 		t.Error("the font-family list is not written with plain single quotes")
 	}
 	if strings.TrimSpace(titleText) == "" || strings.TrimSpace(descText) == "" {

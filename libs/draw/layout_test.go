@@ -19,23 +19,35 @@ import (
 
 func TestFontMetrics(t *testing.T) {
 	f := fonts(t)
-	if want := "'DejaVu Sans', 'Noto Sans CJK SC', 'Noto Sans Arabic', 'Noto Sans Hebrew', 'Noto Sans Devanagari', 'Noto Sans Thai', 'Noto Color Emoji'"; f.Family != want {
+	if want := "'Roboto', 'DejaVu Sans', 'Noto Sans CJK SC', 'Noto Sans Arabic', 'Noto Sans Hebrew', 'Noto Sans Devanagari', 'Noto Sans Thai', 'Noto Color Emoji'"; f.Family != want {
 		t.Errorf("family %q, want %q", f.Family, want)
 	}
-	// DejaVu Sans: digits are 0.636 em, "M" 0.863 em; bold is wider. CJK
-	// takes 1 em in Noto Sans CJK, an emoji 2550/2048 em in Noto Color
-	// Emoji, a ZWJ sequence one glyph.
+	// Roboto: digits are 1151/2048 em (bold 1175/2048), "M" 0.873 em
+	// (bold 0.876). CJK takes 1 em in Noto Sans CJK, an emoji 2550/2048 em
+	// in Noto Color Emoji, a ZWJ sequence one glyph.
 	for _, tc := range []struct {
 		s    string
 		bold bool
 		want float64 // em
 	}{
-		{"0", false, 0.636}, {"0123456789", false, 6.36}, {"M", false, 0.863}, {"M", true, 0.995},
-		{"", false, 0}, {"東京", false, 2}, {"🚀", false, 1.245}, {"👩\u200d💻", false, 1.245}, {"e\u0301", false, 0.615},
+		{"0", false, 0.562}, {"0123456789", false, 5.62}, {"0", true, 0.574}, {"M", false, 0.873}, {"M", true, 0.876},
+		{"", false, 0}, {"東京", false, 2}, {"🚀", false, 1.245}, {"👩\u200d💻", false, 1.245}, {"e\u0301", false, 0.530},
 	} {
 		got := f.Width(tc.s, 1, tc.bold)
 		if math.Abs(got-tc.want) > 0.01 {
 			t.Errorf("Width(%q, bold=%v) = %.3f em, want %.3f", tc.s, tc.bold, got, tc.want)
+		}
+	}
+	// Tabular figures: every digit takes the same advance, regular and
+	// bold, with no OpenType feature to turn on (Roboto's default
+	// figures), so columns of numbers line up and a number's width
+	// depends only on its digit count.
+	for _, bold := range []bool{false, true} {
+		zero := f.Width("0", 1, bold)
+		for d := '1'; d <= '9'; d++ {
+			if w := f.Width(string(d), 1, bold); w != zero {
+				t.Errorf("bold=%v: digit %c is %.4f em, 0 is %.4f em: figures are not tabular", bold, d, w, zero)
+			}
 		}
 	}
 	// kerning: "AV" is narrower than "A" + "V"
@@ -59,10 +71,10 @@ func TestTruncate(t *testing.T) {
 		want string
 	}{
 		{"Germany", 200, "Germany"},
-		{"Department of Transportation", 80, "Departmen…"},
+		{"Department of Transportation", 70, "Departmen…"},
 		{"Department of Transportation", 5, ""},
 		{"東京都庁舎ビル", 40, "東京…"},
-		{"ab cd", 23, "a…"}, {"ab cd", 30, "ab…"},
+		{"ab cd", 18, "a…"}, {"ab cd", 25, "ab…"},
 	} {
 		got := f.Truncate(tc.s, 12, false, tc.max)
 		if got != tc.want {

@@ -13,8 +13,9 @@ import (
 // WriteFontconfig prepares dir for Chromium and returns the path of the
 // fontconfig file to start it with (FONTCONFIG_FILE=<path>). It writes:
 //
-//   - dir/fonts/: the embedded DejaVu Sans files (and their licence) and a
-//     symbolic link to every installed file of the stack, nothing else;
+//   - dir/fonts/: the embedded Roboto and DejaVu Sans files (and their
+//     licences) and a symbolic link to every installed file of the stack,
+//     nothing else;
 //   - dir/cache/: fontconfig's cache for that directory;
 //   - dir/fonts.conf: reads only dir/fonts, accepts only the stack's
 //     families (a CJK collection also holds JP, KR, TC, HK and monospaced
@@ -55,8 +56,10 @@ func (s *Stack) WriteFontconfig(dir string) (path string, err error) {
 			return "", err
 		}
 	}
-	if err := writeFile(filepath.Join(fonts, "LICENSE-DejaVu.txt"), []byte(charts.Fonts().License)); err != nil {
-		return "", err
+	for _, set := range charts.Fonts() {
+		if err := writeFile(filepath.Join(fonts, set.LicenseFile), []byte(set.License)); err != nil {
+			return "", err
+		}
 	}
 	path = filepath.Join(dir, "fonts.conf")
 	if err := writeFile(path, s.fontconfig(fonts, cache)); err != nil {

@@ -1,7 +1,7 @@
 // Package fontstack finds the font stack every chart is measured and drawn
-// with: DejaVu Sans (embedded in the binary, charts.Fonts), then the Noto
-// faces for CJK, Arabic, Hebrew, Devanagari and Thai, then Noto Color Emoji,
-// all taken from Debian packages by path and never committed.
+// with: Roboto and DejaVu Sans (embedded in the binary, charts.Fonts), then
+// the Noto faces for CJK, Arabic, Hebrew, Devanagari and Thai, then Noto
+// Color Emoji, all taken from Debian packages by path and never committed.
 //
 // libs/draw measures text with the faces of a Stack and the render service
 // hands the same files to Chromium through the fontconfig file
@@ -36,7 +36,7 @@ type Face struct {
 	// Bold is set for the bold face of a family.
 	Bold bool
 	// Path is the installed file; empty for the faces embedded in the
-	// binary (DejaVu Sans), whose bytes Data returns.
+	// binary (Roboto, DejaVu Sans), whose bytes Data returns.
 	Path string
 	// File is the base name the face has in a fontconfig directory.
 	File string
@@ -65,7 +65,7 @@ type Family struct {
 	// Name is the family name, as the SVG and fontconfig spell it.
 	Name string
 	// Package is the Debian package that installs the family; empty for
-	// the embedded DejaVu Sans.
+	// the embedded families (Roboto, DejaVu Sans).
 	Package string
 	// Color marks a colour (bitmap) emoji family: text asking for emoji
 	// presentation (U+FE0F) is drawn with it before any other family.
@@ -146,7 +146,7 @@ type want struct {
 }
 
 // packaged lists the families taken from Debian packages, in stack order
-// after the embedded DejaVu Sans.
+// after the embedded Roboto and DejaVu Sans.
 //
 // The CJK collection holds one face per region (JP, KR, SC, TC, HK, and
 // monospaced ones); all share one glyph set and the same advances and
@@ -168,8 +168,8 @@ func packaged() []want {
 	}
 }
 
-// Find builds the stack from the embedded DejaVu Sans and the Noto files
-// in DefaultDirs. A missing or unexpected file is an error that names the
+// Find builds the stack from the embedded Roboto and DejaVu Sans and the
+// Noto files in DefaultDirs. A missing or unexpected file is an error that names the
 // Debian packages to install.
 func Find() (*Stack, error) { return FindIn(DefaultDirs()) }
 
@@ -177,17 +177,19 @@ func Find() (*Stack, error) { return FindIn(DefaultDirs()) }
 // Every face's family and style are checked in its name table, not
 // guessed from the file name; in a collection the face is picked by name.
 func FindIn(dirs []string) (*Stack, error) {
-	set := charts.Fonts()
-	dv := Family{Name: set.Family,
-		Regular: Face{Family: set.Family, File: set.RegularFile, embedded: set.Regular},
-		Bold:    &Face{Family: set.Family, Bold: true, File: set.BoldFile, embedded: set.Bold},
-	}
-	for _, f := range []*Face{&dv.Regular, dv.Bold} {
-		if err := checkEmbedded(f); err != nil {
-			return nil, err
+	st := &Stack{}
+	for _, set := range charts.Fonts() {
+		fam := Family{Name: set.Family,
+			Regular: Face{Family: set.Family, File: set.RegularFile, embedded: set.Regular},
+			Bold:    &Face{Family: set.Family, Bold: true, File: set.BoldFile, embedded: set.Bold},
 		}
+		for _, f := range []*Face{&fam.Regular, fam.Bold} {
+			if err := checkEmbedded(f); err != nil {
+				return nil, err
+			}
+		}
+		st.families = append(st.families, fam)
 	}
-	st := &Stack{families: []Family{dv}}
 
 	var missing []string
 	var pkgs []string

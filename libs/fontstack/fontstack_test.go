@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"chartd.dev/charts"
 	"golang.org/x/image/font/sfnt"
 )
 
@@ -31,6 +32,7 @@ func TestFindOrder(t *testing.T) {
 		bold, color bool
 	}
 	want := []fam{
+		{"Roboto", "", true, false},
 		{"DejaVu Sans", "", true, false},
 		{"Noto Sans CJK SC", "fonts-noto-cjk", true, false},
 		{"Noto Sans Arabic", "fonts-noto-core", true, false},
@@ -52,8 +54,8 @@ func TestFindOrder(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("families\n got %v\nwant %v", got, want)
 	}
-	if n := len(st.Faces()); n != 13 {
-		t.Errorf("%d faces, want 13", n)
+	if n := len(st.Faces()); n != 15 {
+		t.Errorf("%d faces, want 15", n)
 	}
 }
 
@@ -76,11 +78,43 @@ func TestFacesAreWhatTheyClaim(t *testing.T) {
 		if fam != f.Family || isBold(style) != f.Bold {
 			t.Errorf("%s face %d is %q %q, the stack says %q bold=%v", f.File, f.Index, fam, style, f.Family, f.Bold)
 		}
-		if f.Path == "" && f.Family != "DejaVu Sans" {
-			t.Errorf("%s: only DejaVu Sans is embedded", f.File)
+		if f.Path == "" && f.Family != "Roboto" && f.Family != "DejaVu Sans" {
+			t.Errorf("%s: only Roboto and DejaVu Sans are embedded", f.File)
 		}
 		if f.Path != "" && !filepath.IsAbs(f.Path) {
 			t.Errorf("%s: path %q is not absolute", f.File, f.Path)
+		}
+	}
+}
+
+// TestEmbeddedNameTables: every embedded face (Roboto and DejaVu Sans,
+// regular and bold) passes the name-table check Find makes, and the check
+// refuses a face that is not what it is called (another family, or the
+// other weight).
+func TestEmbeddedNameTables(t *testing.T) {
+	sets := charts.Fonts()
+	if len(sets) != 2 || sets[0].Family != "Roboto" || sets[1].Family != "DejaVu Sans" {
+		t.Fatalf("embedded families %d, want Roboto then DejaVu Sans", len(sets))
+	}
+	for i, set := range sets {
+		other := sets[1-i]
+		for _, c := range []struct {
+			face Face
+			ok   bool
+		}{
+			{Face{Family: set.Family, File: set.RegularFile, embedded: set.Regular}, true},
+			{Face{Family: set.Family, Bold: true, File: set.BoldFile, embedded: set.Bold}, true},
+			{Face{Family: set.Family, Bold: true, File: set.RegularFile, embedded: set.Regular}, false},
+			{Face{Family: set.Family, File: set.BoldFile, embedded: set.Bold}, false},
+			{Face{Family: set.Family, File: other.RegularFile, embedded: other.Regular}, false},
+		} {
+			err := checkEmbedded(&c.face)
+			if (err == nil) != c.ok {
+				t.Errorf("%s as %q bold=%v: error %v, want ok=%v", c.face.File, c.face.Family, c.face.Bold, err, c.ok)
+			}
+		}
+		if !strings.Contains(set.License, set.Family) || set.LicenseFile == "" {
+			t.Errorf("%s: licence %q does not name the family", set.Family, set.LicenseFile)
 		}
 	}
 }
@@ -90,13 +124,13 @@ func TestFamiliesIsACopy(t *testing.T) {
 	fs := st.Families()
 	fs[0].Name = "Comic Sans"
 	fs[0].Bold.Path = "/x"
-	if g := st.Families(); g[0].Name != "DejaVu Sans" || g[0].Bold.Path != "" {
+	if g := st.Families(); g[0].Name != "Roboto" || g[0].Bold.Path != "" {
 		t.Errorf("changing Families() changed the stack: %+v", g[0])
 	}
 }
 
 func TestCSSFamily(t *testing.T) {
-	want := `'DejaVu Sans', 'Noto Sans CJK SC', 'Noto Sans Arabic', 'Noto Sans Hebrew', 'Noto Sans Devanagari', 'Noto Sans Thai', 'Noto Color Emoji'`
+	want := `'Roboto', 'DejaVu Sans', 'Noto Sans CJK SC', 'Noto Sans Arabic', 'Noto Sans Hebrew', 'Noto Sans Devanagari', 'Noto Sans Thai', 'Noto Color Emoji'`
 	if got := stack(t).CSSFamily(); got != want {
 		t.Errorf("CSSFamily\n got %s\nwant %s", got, want)
 	}
@@ -242,6 +276,8 @@ func TestWriteFontconfig(t *testing.T) {
 	// Named families resolve to their own files and faces, bold included,
 	// with slight hinting (linear advances in Chromium).
 	for _, c := range []struct{ pat, want string }{
+		{"Roboto", "Roboto-Regular.ttf 0 1"},
+		{"Roboto:bold", "Roboto-Bold.ttf 0 1"},
 		{"DejaVu Sans", "DejaVuSans.ttf 0 1"},
 		{"DejaVu Sans:bold", "DejaVuSans-Bold.ttf 0 1"},
 		{"Noto Sans CJK SC", "NotoSansCJK-Regular.ttc 2 1"},
@@ -258,7 +294,9 @@ func TestWriteFontconfig(t *testing.T) {
 	if ents, _ := os.ReadDir(filepath.Join(dir, "cache")); len(ents) == 0 {
 		t.Error("fontconfig wrote no cache into dir/cache")
 	}
-	if _, err := os.Stat(filepath.Join(dir, "fonts", "LICENSE-DejaVu.txt")); err != nil {
-		t.Error(err)
+	for _, name := range []string{"LICENSE-Roboto.txt", "LICENSE-DejaVu.txt"} {
+		if _, err := os.Stat(filepath.Join(dir, "fonts", name)); err != nil {
+			t.Error(err)
+		}
 	}
 }

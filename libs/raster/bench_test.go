@@ -13,7 +13,7 @@ import (
 // rect per bar, a label per bar, axis text.
 func bars30() []byte {
 	var b strings.Builder
-	b.WriteString(`<svg xmlns="http://www.w3.org/2000/svg" width="800" height="600" viewBox="0 0 800 600" font-family="DejaVu Sans"><rect width="800" height="600" fill="#ffffff"/>`)
+	b.WriteString(`<svg xmlns="http://www.w3.org/2000/svg" width="800" height="600" viewBox="0 0 800 600" font-family="'Roboto', 'DejaVu Sans'"><rect width="800" height="600" fill="#ffffff"/>`)
 	b.WriteString(`<text x="40" y="40" font-size="20" font-weight="bold">Thirty bars and their labels</text>`)
 	for i := range 30 {
 		h := 40 + (i*53)%420

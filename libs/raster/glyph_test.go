@@ -43,6 +43,11 @@ var glyphSamples = []struct {
 	{"Emoji in text", "Sales 📈 up ❤️ 1️⃣", 0},
 	{"Latin 10px", "0123456789 illicit iiii lll", 10},
 	{"Latin 11px", "Department of Transportation", 11},
+	// Roboto draws "fi" and "fl" as ligatures, narrower than their
+	// letters; a Latin word after CJK or Cyrillic starts a script run of
+	// its own, not kerned against the space before it.
+	{"Latin ligatures", "Office traffic flow, profit", 0},
+	{"Script runs", "東京 Tokyo Москва Tokyo 2024", 0},
 }
 
 // Geometry of the test picture, in CSS pixels.

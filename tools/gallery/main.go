@@ -78,7 +78,7 @@ func build(dir, pngDir string) ([]byte, int, error) {
 	w.WriteString(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>chartd drawing gallery</title>
 <style>
-body{font-family:"DejaVu Sans",system-ui,sans-serif;margin:24px;background:#F3F4F6;color:#1F2328}
+body{font-family:Roboto,"DejaVu Sans",system-ui,sans-serif;margin:24px;background:#F3F4F6;color:#1F2328}
 h1{font-size:20px}h2{font-size:16px;margin:28px 0 8px;text-transform:capitalize}
 .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(420px,1fr));gap:16px}
 figure{margin:0;background:#fff;border:1px solid #D8DEE4;border-radius:6px;padding:8px}
