@@ -1,6 +1,7 @@
 package draw
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -58,5 +59,35 @@ func TestDefaultPaletteContrast(t *testing.T) {
 	}
 	if got := strings.Join(defaultPalette(), ","); strings.Count(got, "#") != 10 {
 		t.Errorf("default palette has %d colours, want 10", strings.Count(got, "#"))
+	}
+}
+
+// TestGoldenDefaultsPassLint lints every golden picture whose colours the
+// service chose (the default palette and no series colour): what we draw
+// by default must not trip our own colour checks at warn level.
+func TestGoldenDefaultsPassLint(t *testing.T) {
+	cat, err := charts.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours := map[string]bool{chartspec.CheckFaintColor: true, chartspec.CheckSimilarColors: true}
+	linted := 0
+	for _, tc := range goldenCases(fonts(t)) {
+		st := tc.in.Spec.Style
+		if !slices.Equal(st.Palette, defaultPalette()) || len(st.SeriesColors) > 0 {
+			continue
+		}
+		linted++
+		t.Run(tc.name, func(t *testing.T) {
+			after, _ := tc.in.Spec.AfterSteps(tc.in.Table)
+			for _, p := range chartspec.Lint(tc.in.Spec, after, chartspec.LintEnv{Catalog: cat, Transparent: tc.in.Transparent}) {
+				if ours[p.ID] && p.Level == chartspec.Warn {
+					t.Errorf("%s %s: %s", p.Level, p.ID, p.Message)
+				}
+			}
+		})
+	}
+	if linted < 50 {
+		t.Errorf("only %d goldens use the default colours; the check would prove little", linted)
 	}
 }

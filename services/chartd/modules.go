@@ -540,7 +540,8 @@ func (a *App) initGateway(ctx context.Context) (http.Handler, error) {
 	ppl := people.New(people.Config{}, a.store, a.limiter, nil)
 	az := oauth.New(a.store, oauth.Config{AccessTTL: cfg.OAuthAccessTTL}, nil, a.tel.Log)
 	pages, err := site.New(a.site(), site.Deps{People: ppl, Store: a.store, Limiter: a.limiter, Box: a.box, Log: a.tel.Log,
-		Charts: clients.Chart{Base: a.client(chart.Name)}, Renders: clients.Render{Base: a.client(render.Name)}, OAuth: az})
+		Charts: clients.Chart{Base: a.client(chart.Name)}, Renders: clients.Render{Base: a.client(render.Name)}, OAuth: az,
+		Proxies: cfg.TrustedProxies})
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"net"
 	"net/http"
 	"slices"
 	"strconv"
@@ -24,6 +23,7 @@ import (
 
 	"chartd.dev/libs/apierr"
 	"chartd.dev/libs/auth"
+	"chartd.dev/libs/clientip"
 	"chartd.dev/libs/clients"
 	"chartd.dev/libs/docsite"
 	"chartd.dev/libs/httpx"
@@ -59,6 +59,11 @@ type Config struct {
 	KeyCacheTTL time.Duration
 	// OAuthAccessTTL is how long an assistant's access token lives.
 	OAuthAccessTTL time.Duration
+	// TrustedProxies are the proxies in front of the gateway (the ingress
+	// controller's pods): behind one of them the client address of the
+	// per-address limits is read from X-Forwarded-For (libs/clientip).
+	// Empty, it is the connection's address and the header is ignored.
+	TrustedProxies clientip.Proxies
 }
 
 // RegisterFlags declares the gateway's own flags, prefixed "gateway.".
@@ -67,6 +72,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.MaxHeaderBytes, Name+".max-header-bytes", DefaultMaxHeaderBytes, "largest request line and headers; larger is invalid_request")
 	fs.DurationVar(&c.KeyCacheTTL, Name+".key-cache-ttl", 2*time.Second, "how long a verified API key is cached (revocation delay)")
 	fs.DurationVar(&c.OAuthAccessTTL, Name+".oauth-access-ttl", oauth.DefaultAccessTTL, "how long an assistant's OAuth access token lives")
+	fs.Var(&c.TrustedProxies, Name+".trusted-proxies", clientip.FlagUsage)
 }
 
 // Deps are the parts the gateway is built from.
@@ -138,6 +144,10 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 		log:     deps.Tel.Log,
 		errs:    httpx.Errors{DocsURL: docs, Log: deps.Tel.Log},
 		keys:    newKeyCache(cfg.KeyCacheTTL, deps.Now),
+	}
+	if cfg.TrustedProxies.Enabled() {
+		g.log.Info("gateway: client addresses are read from X-Forwarded-For behind these trusted proxies (-gateway.trusted-proxies)",
+			"trusted_proxies", cfg.TrustedProxies.String())
 	}
 	doc, err := OpenAPI(strings.TrimRight(cfg.PublicURL, "/") + BasePath)
 	if err != nil {
@@ -316,7 +326,7 @@ func (g *Gateway) anonymous(next http.Handler) http.Handler {
 // limitAnonymous takes one request from the client address' allowance
 // (see limit); false means the rate_limited refusal is written.
 func (g *Gateway) limitAnonymous(w http.ResponseWriter, r *http.Request) bool {
-	_, ok := g.limit(w, r, anonymousKey(r), plan.LimitsOf(plan.Free).RequestsPerMinute)
+	_, ok := g.limit(w, r, g.anonymousKey(r), plan.LimitsOf(plan.Free).RequestsPerMinute)
 	return ok
 }
 
@@ -324,7 +334,7 @@ func (g *Gateway) limitAnonymous(w http.ResponseWriter, r *http.Request) bool {
 // allowance without spending it or refusing anything: the probes' way.
 func (g *Gateway) peekAnonymous(w http.ResponseWriter, r *http.Request) {
 	perMinute := plan.LimitsOf(plan.Free).RequestsPerMinute
-	res, err := g.deps.Limiter.Peek(r.Context(), anonymousKey(r), quota.Limit{Rate: perMinute, Period: plan.RequestPeriod})
+	res, err := g.deps.Limiter.Peek(r.Context(), g.anonymousKey(r), quota.Limit{Rate: perMinute, Period: plan.RequestPeriod})
 	if err != nil {
 		g.log.ErrorContext(r.Context(), "rate limiter peek", "err", err)
 		res = quota.Result{Allowed: true, Limit: perMinute, Remaining: perMinute}
@@ -333,13 +343,9 @@ func (g *Gateway) peekAnonymous(w http.ResponseWriter, r *http.Request) {
 }
 
 // anonymousKey is the limiter key of a request without a key: its client
-// address.
-func anonymousKey(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	return "ip:" + host
+// address, read behind the trusted proxies.
+func (g *Gateway) anonymousKey(r *http.Request) string {
+	return "ip:" + g.cfg.TrustedProxies.ClientIP(r)
 }
 
 // The rate-limit headers, spelled as the spec writes them.

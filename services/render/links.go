@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"mime"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -415,10 +414,7 @@ func (s *Service) limitLink(w http.ResponseWriter, r *http.Request) bool {
 	if s.deps.Limiter == nil {
 		return true
 	}
-	addr, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		addr = r.RemoteAddr
-	}
+	addr := s.cfg.TrustedProxies.ClientIP(r)
 	sig := r.URL.Query().Get("sig")
 	if len(sig) > 64 {
 		sig = sig[:64]

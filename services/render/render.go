@@ -18,6 +18,7 @@ import (
 	"chartd.dev/libs/auth"
 	"chartd.dev/libs/blob"
 	"chartd.dev/libs/chartspec"
+	"chartd.dev/libs/clientip"
 	"chartd.dev/libs/clients"
 	"chartd.dev/libs/draw"
 	"chartd.dev/libs/httpx"
@@ -46,6 +47,12 @@ type Config struct {
 	// by their estimate; a render waits for its share up to the raster
 	// deadline, then is refused as busy.
 	DrawBudgetMiB int
+	// TrustedProxies are the proxies in front of the service (the ingress
+	// controller's pods, which send /img here): behind one of them the
+	// client address of the image links' per-address limit is read from
+	// X-Forwarded-For (libs/clientip). Empty, it is the connection's
+	// address and the header is ignored.
+	TrustedProxies clientip.Proxies
 }
 
 // RegisterFlags declares the service's flags under its name, with the
@@ -59,6 +66,7 @@ func (c *Config) RegisterFlags(service string, fs *flag.FlagSet) {
 	fs.IntVar(&c.ImageCacheMiB, service+".image-cache-mib", 512, "size of the PNG cache on disk, in MiB (embedded image store)")
 	c.Links.RegisterFlags(service, fs)
 	fs.IntVar(&c.DrawBudgetMiB, service+".draw-budget-mib", 160, "memory the drawings in flight may hold together, by their estimate, in MiB; larger renders wait their turn")
+	fs.Var(&c.TrustedProxies, service+".trusted-proxies", clientip.FlagUsage)
 }
 
 // Deps are the parts the service is built from.
@@ -138,6 +146,10 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	}
 	svc := &Service{cfg: cfg, deps: deps, charts: loader, metrics: m, puts: make(chan struct{}, 32), errs: cfg.Site.Errors(deps.Log),
 		admit: newAdmission(cfg.DrawBudgetMiB, cfg.Raster.Deadline)}
+	if cfg.TrustedProxies.Enabled() {
+		deps.Log.Info("render: image-link client addresses are read from X-Forwarded-For behind these trusted proxies (-render.trusted-proxies)",
+			"trusted_proxies", cfg.TrustedProxies.String())
+	}
 	if deps.Accounts != nil && deps.Box != nil {
 		svc.keys = &signing.Keys{Lookup: deps.Accounts.LookupSigningKey, Box: deps.Box, TTL: cfg.Links.KeyTTL, Now: deps.Now}
 	}

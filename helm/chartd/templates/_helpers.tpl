@@ -146,6 +146,9 @@ calls:
 - -s3-secure={{ $root.Values.s3.secure }}
 - -s3-expire-days={{ $root.Values.s3.expireDays }}
 {{- end }}
+{{- if and $root.Values.trustedProxies (has .component (list "gateway" "render")) }}
+- -{{ .component }}.trusted-proxies={{ join "," $root.Values.trustedProxies }}
+{{- end }}
 {{- if eq .component "brand" }}
 - -brand.fetch-timeout={{ $root.Values.brand.fetchTimeout }}
 {{- with $root.Values.brand.egressProxy }}

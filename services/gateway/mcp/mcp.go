@@ -342,6 +342,13 @@ func (t Tool) request(ctx context.Context, args map[string]any) (*http.Request, 
 	if err != nil {
 		return nil, err
 	}
+	// The call comes from inside the gateway, not over a connection. It
+	// carries no X-Forwarded-For (only the credentials are copied), so
+	// whatever -gateway.trusted-proxies says, its client address is this
+	// one: a caller cannot pick an address through a tool call. It is
+	// read only when the call is refused for its credentials or their
+	// scope; the MCP request that carried it was authenticated and
+	// limited per account already.
 	r.RemoteAddr = "127.0.0.1:0"
 	if t.Body {
 		r.Header.Set("Content-Type", "application/json")

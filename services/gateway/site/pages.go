@@ -68,7 +68,7 @@ func (s *Site) signup(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	email := r.PostFormValue("email")
-	tok, _, err := s.deps.People.SignUp(r.Context(), clientAddr(r), email, r.PostFormValue("password"))
+	tok, _, err := s.deps.People.SignUp(r.Context(), s.clientAddr(r), email, r.PostFormValue("password"))
 	if err != nil {
 		msg, status, ok := authFailure(err)
 		if !ok {
@@ -87,7 +87,7 @@ func (s *Site) signin(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	email, next := r.PostFormValue("email"), safeNext(r.PostFormValue("next"))
-	tok, _, err := s.deps.People.SignIn(r.Context(), clientAddr(r), email, r.PostFormValue("password"))
+	tok, _, err := s.deps.People.SignIn(r.Context(), s.clientAddr(r), email, r.PostFormValue("password"))
 	if err != nil {
 		msg, status, ok := authFailure(err)
 		if !ok {
@@ -112,7 +112,7 @@ func (s *Site) useLink(w http.ResponseWriter, r *http.Request) error {
 	if err := s.checkPre(r); err != nil {
 		return err
 	}
-	tok, _, err := s.deps.People.UseLink(r.Context(), clientAddr(r), r.PostFormValue("token"))
+	tok, _, err := s.deps.People.UseLink(r.Context(), s.clientAddr(r), r.PostFormValue("token"))
 	if err != nil {
 		msg, status, ok := authFailure(err)
 		if !ok {

@@ -16,12 +16,12 @@ import (
 	"html/template"
 	"io/fs"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
+	"chartd.dev/libs/clientip"
 	"chartd.dev/libs/clients"
 	"chartd.dev/libs/oauth"
 	"chartd.dev/libs/people"
@@ -67,6 +67,10 @@ type Deps struct {
 	// OAuth, when set, serves the consent page for assistants and lists
 	// connected apps on the account page.
 	OAuth *oauth.Server
+	// Proxies are the trusted proxies in front of the gateway
+	// (-gateway.trusted-proxies): the sign-in throttle's client address
+	// is read behind them. None: the connection's address.
+	Proxies clientip.Proxies
 }
 
 // Site serves the pages.
@@ -259,13 +263,10 @@ func (s *Site) serveStatic(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// clientAddr is the sign-in throttle's key for the request's address.
-func clientAddr(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
+// clientAddr is the sign-in throttle's key for the request's client
+// address, read behind the trusted proxies.
+func (s *Site) clientAddr(r *http.Request) string {
+	return s.deps.Proxies.ClientIP(r)
 }
 
 // visit is the signed-in person of a request.

@@ -44,7 +44,11 @@ func checkWorkloads(t *testing.T, tc valueCase, objs []client.Object) {
 		switch x := o.(type) {
 		case *appsv1.Deployment:
 			checkPod(t, x.Name, x.Spec.Template.Spec)
+			for _, c := range x.Spec.Template.Spec.Containers {
+				checkTrustedProxies(t, tc, x.Name, c.Args)
+			}
 		case *v1alpha1.RenderFleet:
+			checkTrustedProxies(t, tc, x.Name, x.Spec.Args)
 			if x.Spec.TerminationGracePeriodSeconds <= shutdownSeconds(t, x.Spec.Args) {
 				t.Errorf("RenderFleet %s: grace %ds is not above the drain timeout", x.Name, x.Spec.TerminationGracePeriodSeconds)
 			}
@@ -100,6 +104,38 @@ func checkWorkloads(t *testing.T, tc valueCase, objs []client.Object) {
 	}
 	if len(routes) == 0 {
 		t.Errorf("no Ingress or HTTPRoute")
+	}
+}
+
+// checkTrustedProxies: with trustedProxies set, the processes behind the
+// ingress (the gateway, render, single mode's chartd) get their
+// -<service>.trusted-proxies flags, and no other process does; without
+// it none does.
+func checkTrustedProxies(t *testing.T, tc valueCase, name string, args []string) {
+	t.Helper()
+	var want []string
+	if strings.Contains(tc.values, "trustedProxies:") {
+		switch name {
+		case "chartd":
+			want = []string{"gateway", "render"}
+		case "chartd-gateway":
+			want = []string{"gateway"}
+		case "chartd-render":
+			want = []string{"render"}
+		}
+	}
+	var got []string
+	for _, a := range args {
+		flagName, value, _ := strings.Cut(strings.TrimPrefix(a, "-"), "=")
+		if svc, ok := strings.CutSuffix(flagName, ".trusted-proxies"); ok {
+			got = append(got, svc)
+			if value == "" || strings.Contains(value, " ") {
+				t.Errorf("%s: %s: want comma-separated CIDRs", name, a)
+			}
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("%s: -<service>.trusted-proxies flags for %v, want %v (args %q)", name, got, want, args)
 	}
 }
 

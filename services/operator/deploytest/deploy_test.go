@@ -92,21 +92,23 @@ secrets:
 func valueCases() []valueCase {
 	return []valueCase{
 		{"single defaults", ``},
-		{"single tls", `
+		{"single tls trusted proxies", `
 publicURL: https://charts.example.com
 ingress: {host: charts.example.com, className: nginx, tls: {enabled: true}}
 single: {persistence: {enabled: false}}
+trustedProxies: [10.244.0.0/16]
 `},
 		{"single httproute", `
 ingress: {enabled: false}
 httpRoute: {enabled: true, parentRefs: [{name: public, namespace: gateways}]}
 `},
 		{"distributed inline secrets", distributedBase + inlineSecrets},
-		{"distributed existingSecret tls otel", distributedBase + `
+		{"distributed existingSecret tls otel trusted proxies", distributedBase + `
 publicURL: https://charts.example.com
 secrets: {existingSecret: chartd-credentials}
 ingress: {host: charts.example.com, tls: {enabled: true, secretName: charts-tls}}
 otel: {endpoint: "http://otel-collector.observability:4318"}
+trustedProxies: [10.244.0.0/16, "fd00:10::/64"]
 `},
 		{"distributed httproute no autoscaling", distributedBase + inlineSecrets + `
 ingress: {enabled: false}
@@ -350,6 +352,8 @@ func TestChartRefuses(t *testing.T) {
 		{"distributed without s3", `{deploymentMode: distributed, secrets: {existingSecret: x}}`, "s3.endpoint is required"},
 		{"tls without https", `ingress: {tls: {enabled: true}}`, "https://"},
 		{"httproute without parent", `httpRoute: {enabled: true}`, "parentRefs"},
+		{"trusted proxy not a CIDR", `trustedProxies: [ingress-nginx]`, "trustedProxies"},
+		{"trusting every address", `trustedProxies: [0.0.0.0/0]`, "trustedProxies"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

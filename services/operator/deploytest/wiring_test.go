@@ -233,9 +233,9 @@ func startBackends(t *testing.T) backends {
 // wiringValues are the values an SRE would give for distributed mode,
 // with the backends at the test's servers: the internal token and the
 // secrets key left for the chart to generate, the Ingress and an
-// HTTPRoute, one render pod of one tab, and the brand service allowed to
-// fetch the loopback test site (in production it refuses private
-// addresses).
+// HTTPRoute, one render pod of one tab, the front proxies (on loopback)
+// trusted for client addresses, and the brand service allowed to fetch
+// the loopback test site (in production it refuses private addresses).
 func wiringValues(t *testing.T, be backends, siteHost string) string {
 	t.Helper()
 	v := map[string]any{
@@ -251,7 +251,9 @@ func wiringValues(t *testing.T, be backends, siteHost string) string {
 		"ingress":   map[string]any{"host": publicHost},
 		"httpRoute": map[string]any{"enabled": true, "parentRefs": []any{map[string]any{"name": "public", "namespace": "gateways"}}},
 		"render":    map[string]any{"minReplicas": 1, "maxReplicas": 2, "tabsPerPod": 1},
-		"brand":     map[string]any{"extraArgs": []any{"-brand.fetch-allow=" + siteHost}},
+		// The ingress controller's pod CIDR, in production.
+		"trustedProxies": []any{"127.0.0.1/32"},
+		"brand":          map[string]any{"extraArgs": []any{"-brand.fetch-allow=" + siteHost}},
 	}
 	b, err := yaml.Marshal(v)
 	if err != nil {
