@@ -15,14 +15,7 @@ import (
 // picture, on a pie with its legend, and under a legend at the bottom.
 func footerCases(f *Fonts) []goldenCase {
 	var cases []goldenCase
-	add := func(name string, s *chartspec.Spec, t *dataset.Table, edit ...func(*Input)) {
-		in := Input{Spec: s, Table: t, Fonts: f}
-		for _, e := range edit {
-			e(&in)
-		}
-		cases = append(cases, goldenCase{name, in})
-	}
-	style := func(fn func(*chartspec.Style)) func(*Input) { return func(in *Input) { fn(&in.Spec.Style) } }
+	add := caseAdder(f, &cases)
 	titled := style(func(s *chartspec.Style) {
 		s.Title = chartspec.Text{Show: true, Text: "Sales by country"}
 		s.Subtitle = chartspec.Text{Show: true, Text: "Net sales in euros, 2024"}

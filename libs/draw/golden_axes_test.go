@@ -15,14 +15,7 @@ import (
 // each would have shown its defect.
 func axesCases(f *Fonts) []goldenCase {
 	var cases []goldenCase
-	add := func(name string, s *chartspec.Spec, t *dataset.Table, edit ...func(*Input)) {
-		in := Input{Spec: s, Table: t, Fonts: f}
-		for _, e := range edit {
-			e(&in)
-		}
-		cases = append(cases, goldenCase{name, in})
-	}
-	style := func(fn func(*chartspec.Style)) func(*Input) { return func(in *Input) { fn(&in.Spec.Style) } }
+	add := caseAdder(f, &cases)
 	labels := style(func(s *chartspec.Style) { s.Labels.Show = true })
 	title := func(t string) func(*Input) {
 		return style(func(s *chartspec.Style) { s.Title = chartspec.Text{Show: true, Text: t} })

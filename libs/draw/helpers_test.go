@@ -112,3 +112,18 @@ func series(r *rand.Rand, n int, base, spread float64) []float64 {
 }
 
 func ptr(v float64) *float64 { return &v }
+
+// caseAdder answers the add function the golden case lists share: it
+// draws with f and appends to cases, applying each edit to the input.
+func caseAdder(f *Fonts, cases *[]goldenCase) func(name string, s *chartspec.Spec, t *dataset.Table, edit ...func(*Input)) {
+	return func(name string, s *chartspec.Spec, t *dataset.Table, edit ...func(*Input)) {
+		in := Input{Spec: s, Table: t, Fonts: f}
+		for _, e := range edit {
+			e(&in)
+		}
+		*cases = append(*cases, goldenCase{name, in})
+	}
+}
+
+// style is a golden case edit that changes the spec's style.
+func style(fn func(*chartspec.Style)) func(*Input) { return func(in *Input) { fn(&in.Spec.Style) } }
