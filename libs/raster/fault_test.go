@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -184,5 +185,61 @@ func TestMemoryStaysFlat(t *testing.T) {
 	}
 	if late > early*12/10 {
 		t.Errorf("RSS grew from %d MiB to %d MiB (more than 20%%)", early>>20, late>>20)
+	}
+}
+
+// TestRecycle: a browser is replaced after -render.recycle-renders renders
+// and once its memory passes -render.recycle-mib, renders keep succeeding
+// across the change, and the replaced processes are gone.
+func TestRecycle(t *testing.T) {
+	cases := []struct {
+		name     string
+		renders  int
+		mib      int
+		n        int
+		restarts int64
+	}{
+		{name: "after its renders", renders: 10, n: 35, restarts: 3},
+		// Any browser holds more than 1 MiB, so the first reading (at
+		// render memCheckEvery) retires it.
+		{name: "for its memory", mib: 1, n: memCheckEvery + 5, restarts: 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.Browsers, cfg.Tabs = 1, 1
+			cfg.RecycleRenders, cfg.RecycleMiB = tc.renders, tc.mib
+			p := startPool(t, cfg)
+			first := mainPids(cfg.TempDir)
+			for i := range tc.n {
+				png, err := p.Render(context.Background(), Job{SVG: barsSVG(i), Width: 400, Height: 300, Scale: 1})
+				if err != nil {
+					t.Fatalf("render %d: %v", i, err)
+				}
+				decodePNG(t, png)
+			}
+			// The replacement starts on its own goroutine: wait for it.
+			deadline := time.Now().Add(30 * time.Second)
+			for p.Stats().Restarts < tc.restarts && time.Now().Before(deadline) {
+				if _, err := p.Render(context.Background(), Job{SVG: barsSVG(1000), Width: 40, Height: 30, Scale: 1}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got := p.Stats().Restarts; got < tc.restarts {
+				t.Fatalf("%d restarts after %d renders, want at least %d", got, tc.n, tc.restarts)
+			}
+			// The retired browser stops once its tab is back: wait for
+			// its process to go.
+			gone := func() bool {
+				now := mainPids(cfg.TempDir)
+				return !slices.ContainsFunc(first, func(pid int) bool { return slices.Contains(now, pid) })
+			}
+			for !gone() && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond)
+			}
+			if !gone() {
+				t.Errorf("first browser %v still running after being recycled", first)
+			}
+		})
 	}
 }

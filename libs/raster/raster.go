@@ -385,22 +385,48 @@ func (p *Pool) acquire(ctx context.Context) (*tab, error) {
 }
 
 // release gives a tab back, or retires its browser once it has drawn its
-// share.
+// share. The periodic upkeep (a memory reading every memCheckEvery renders,
+// a tidy every tidyEvery) runs on its own goroutine holding the tab, so
+// the render that triggered it answers without waiting for it.
 func (p *Pool) release(t *tab) {
 	b := t.b
 	n := b.renders.Add(1)
 	if p.cfg.RecycleRenders > 0 && n >= int64(p.cfg.RecycleRenders) {
 		p.retire(b, "recycled after its renders")
-	} else if p.cfg.RecycleMiB > 0 && n%50 == 0 && rssBytes(b.dir) > int64(p.cfg.RecycleMiB)<<20 {
+	}
+	memCheck := p.cfg.RecycleMiB > 0 && n%memCheckEvery == 0
+	tidy := n%tidyEvery == 0
+	if b.alive() && (memCheck || tidy) {
+		go p.upkeep(t, memCheck, tidy)
+		return
+	}
+	p.requeue(t)
+}
+
+// memCheckEvery is how many renders of a browser pass between readings
+// of its memory against RecycleMiB.
+const memCheckEvery = 50
+
+// upkeep reads the browser's memory and tidies the tab, as release asked,
+// then gives the tab back.
+func (p *Pool) upkeep(t *tab, memCheck, tidy bool) {
+	b := t.b
+	if memCheck && rssBytes(b.dir) > int64(p.cfg.RecycleMiB)<<20 {
 		p.retire(b, "recycled for its memory")
 	}
-	if b.alive() && n%tidyEvery == 0 {
+	if tidy && b.alive() {
 		if err := t.tidy(); err != nil {
 			p.retire(b, "tidy failed: "+err.Error())
 		}
 	}
-	if !b.alive() {
-		b.tabDone()
+	p.requeue(t)
+}
+
+// requeue puts a tab back in the idle set, or drops it when its browser is
+// retiring or gone.
+func (p *Pool) requeue(t *tab) {
+	if !t.b.alive() {
+		t.b.tabDone()
 		return
 	}
 	p.idle <- t
