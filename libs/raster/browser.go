@@ -132,7 +132,7 @@ func (p *Pool) launch(ctx context.Context) error {
 	b.held.Store(int64(len(b.tabs)))
 	b.live.Store(true)
 	for _, t := range b.tabs {
-		p.idle <- t
+		p.idle.put(t)
 	}
 	go b.watch()
 	p.log.Debug("Chromium ready", "browser", id, "tabs", len(b.tabs), "pid", b.pid())

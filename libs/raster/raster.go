@@ -149,7 +149,7 @@ type Pool struct {
 	// ownDir is set when the pool made dir and removes it on Close.
 	ownDir bool
 
-	idle    chan *tab
+	idle    idleSet
 	waiting atomic.Int64
 
 	mu       sync.Mutex
@@ -187,7 +187,7 @@ func New(cfg Config, log *slog.Logger) (*Pool, error) {
 		env = append(env, "FONTCONFIG_FILE="+cfg.FontConfig)
 	}
 	p := &Pool{cfg: cfg, log: log, exec: path, env: env,
-		idle: make(chan *tab, cfg.Browsers*cfg.Tabs), browsers: map[*browser]struct{}{}}
+		browsers: map[*browser]struct{}{}}
 	return p, nil
 }
 
@@ -356,28 +356,26 @@ func (p *Pool) renderOnce(ctx context.Context, j Job) ([]byte, error) {
 
 // acquire waits for an idle tab of a live browser, up to the deadline.
 func (p *Pool) acquire(ctx context.Context) (*tab, error) {
-	if n := p.waiting.Add(1); n > int64(p.cfg.Queue)+int64(cap(p.idle)) {
+	if n := p.waiting.Add(1); n > int64(p.cfg.Queue)+int64(p.cfg.Browsers*p.cfg.Tabs) {
 		p.waiting.Add(-1)
 		p.stats.busy.Add(1)
 		return nil, ErrBusy
 	}
 	defer p.waiting.Add(-1)
-	timer := time.NewTimer(p.cfg.Deadline)
-	defer timer.Stop()
+	end := time.Now().Add(p.cfg.Deadline)
 	for {
-		select {
-		case t := <-p.idle:
-			if t.b.alive() {
-				return t, nil
-			}
-			// A tab of a browser that died or is retiring: drop it.
-			t.b.tabDone()
-		case <-timer.C:
+		t, ok, err := p.idle.get(ctx, time.Until(end))
+		switch {
+		case err != nil:
+			return nil, err
+		case !ok:
 			p.stats.busy.Add(1)
 			return nil, ErrBusy
-		case <-ctx.Done():
-			return nil, ctx.Err()
+		case t.b.alive():
+			return t, nil
 		}
+		// A tab of a browser that died or is retiring: drop it.
+		t.b.tabDone()
 		if p.isClosed() {
 			return nil, ErrClosed
 		}
@@ -385,19 +383,21 @@ func (p *Pool) acquire(ctx context.Context) (*tab, error) {
 }
 
 // release gives a tab back, or retires its browser once it has drawn its
-// share. The periodic upkeep (a memory reading every memCheckEvery renders,
-// a tidy every tidyEvery) runs on its own goroutine holding the tab, so
-// the render that triggered it answers without waiting for it.
+// share. The periodic upkeep runs off the request's path: a memory reading
+// every memCheckEvery renders (a scan of /proc that needs no tab, so the
+// tab goes straight back), and a tidy every tidyEvery, on its own goroutine
+// holding the tab.
 func (p *Pool) release(t *tab) {
 	b := t.b
 	n := b.renders.Add(1)
 	if p.cfg.RecycleRenders > 0 && n >= int64(p.cfg.RecycleRenders) {
 		p.retire(b, "recycled after its renders")
 	}
-	memCheck := p.cfg.RecycleMiB > 0 && n%memCheckEvery == 0
-	tidy := n%tidyEvery == 0
-	if b.alive() && (memCheck || tidy) {
-		go p.upkeep(t, memCheck, tidy)
+	if p.cfg.RecycleMiB > 0 && n%memCheckEvery == 0 && b.alive() {
+		go p.checkMemory(b)
+	}
+	if n%tidyEvery == 0 && b.alive() {
+		go p.tidy(t)
 		return
 	}
 	p.requeue(t)
@@ -407,16 +407,18 @@ func (p *Pool) release(t *tab) {
 // of its memory against RecycleMiB.
 const memCheckEvery = 50
 
-// upkeep reads the browser's memory and tidies the tab, as release asked,
-// then gives the tab back.
-func (p *Pool) upkeep(t *tab, memCheck, tidy bool) {
-	b := t.b
-	if memCheck && rssBytes(b.dir) > int64(p.cfg.RecycleMiB)<<20 {
+// checkMemory retires a browser whose processes hold more than RecycleMiB.
+func (p *Pool) checkMemory(b *browser) {
+	if rssBytes(b.dir) > int64(p.cfg.RecycleMiB)<<20 {
 		p.retire(b, "recycled for its memory")
 	}
-	if tidy && b.alive() {
+}
+
+// tidy tidies the tab, then gives it back.
+func (p *Pool) tidy(t *tab) {
+	if t.b.alive() {
 		if err := t.tidy(); err != nil {
-			p.retire(b, "tidy failed: "+err.Error())
+			p.retire(t.b, "tidy failed: "+err.Error())
 		}
 	}
 	p.requeue(t)
@@ -429,7 +431,7 @@ func (p *Pool) requeue(t *tab) {
 		t.b.tabDone()
 		return
 	}
-	p.idle <- t
+	p.idle.put(t)
 }
 
 // tidyAll tidies every tab, taking each in turn as a render would: what a
@@ -439,7 +441,7 @@ func (p *Pool) tidyAll(ctx context.Context) error {
 	var held []*tab
 	defer func() {
 		for _, t := range held {
-			p.idle <- t
+			p.idle.put(t)
 		}
 	}()
 	for range p.cfg.Browsers * p.cfg.Tabs {
