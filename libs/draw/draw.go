@@ -369,8 +369,8 @@ type textStyle struct {
 
 // openText writes a <text> start tag. The anchor is put on a whole
 // pixel: half a pixel is invisible in the layout, and Chromium draws text
-// at fractional positions markedly slower (a 30-bar chart's PNG took ~2.5
-// ms more, of ~19, in libs/raster) and a fractional baseline less crisply.
+// at fractional positions markedly slower (a 30-bar chart's PNG: 19.5 ms
+// against 16.7 ms in libs/raster) and a fractional baseline less crisply.
 func (c *canvas) openText(x, y float64, st textStyle) {
 	x, y = math.Round(x), math.Round(y)
 	w := &c.w

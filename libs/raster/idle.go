@@ -9,10 +9,11 @@ import (
 
 // idleSet holds the tabs ready to draw. It hands out the tab that came
 // back last: one render at a time then stays on one warm tab, whose
-// caches and page tables are hot. Alternating between browsers cost
-// 4–5 ms a render here (BenchmarkRenderSerial: 22–23 ms with one browser,
-// 26–28 ms with two taking turns). Waiting renders are served first come,
-// first served, each handed the next tab that comes back.
+// caches and page tables are hot. Two browsers taking turns cost about
+// 2 ms of the median and 4 ms of the mean per PNG here
+// (BenchmarkRenderSerial, see docs/decisions.md). Waiting renders are
+// served first come, first served, each handed the next tab that comes
+// back.
 type idleSet struct {
 	mu      sync.Mutex
 	tabs    []*tab      // last in, first out
