@@ -400,15 +400,18 @@ func TestRedisCounterDegrades(t *testing.T) {
 				if n != i {
 					t.Errorf("Add %d during the outage = %d, want %d (counted in process from zero)", i, n, i)
 				}
-				if d > 20*time.Millisecond {
+				// A call that waited on Redis takes about the timeout; one
+				// counted in process takes microseconds, or a few
+				// milliseconds on a loaded machine.
+				if d > timeout/2 {
 					slow = append(slow, d)
 				}
 			}
 			// Only the first call waits, for at most the time budget.
 			if len(slow) > 1 || len(slow) == 1 && slow[0] > timeout+100*time.Millisecond {
-				t.Errorf("slow calls during the outage: %v; want at most one, within %v", slow, timeout)
+				t.Errorf("calls that waited during the outage: %v; want at most one, within %v", slow, timeout)
 			}
-			t.Logf("calls slower than 20ms during the outage: %v", slow)
+			t.Logf("calls that waited during the outage: %v", slow)
 			if n, err := c.CountUnique(ctx, "i", quota.Month); err != nil || n != 3 {
 				t.Errorf("CountUnique during the outage = %d, %v; want 3 (p1..p3 fit, p4 and p0 refused)", n, err)
 			}
