@@ -35,6 +35,14 @@ type placer struct {
 	bounds box
 	pad    float64
 	placed []box
+	// lines are the drawn line's stretches, by their left end: placeOff
+	// keeps labels off them where it can.
+	lines []segment
+	// span is the widest segment's width, which bounds the search of lines.
+	span float64
+	// lineGap is how close a label may come to a line's centre: half its
+	// stroke and half the pad.
+	lineGap float64
 	// hidden counts the labels left out.
 	hidden int
 }
@@ -72,6 +80,76 @@ func (p *placer) place(cands ...box) int {
 
 // block marks an area labels must keep clear of (a direct label, a marker).
 func (p *placer) block(b box) { p.placed = append(p.placed, b) }
+
+// segment is one straight stretch of a drawn line.
+type segment struct{ a, b point }
+
+// avoid adds drawn lines, stroked width wide, that labels should keep off.
+func (p *placer) avoid(width float64, segs ...segment) {
+	p.lineGap = max(p.lineGap, (width+p.pad)/2)
+	p.lines = append(p.lines, segs...)
+	for _, s := range segs {
+		p.span = max(p.span, math.Abs(s.b.x-s.a.x))
+	}
+	slices.SortFunc(p.lines, func(s, t segment) int { return cmp.Compare(min(s.a.x, s.b.x), min(t.a.x, t.b.x)) })
+}
+
+// onLine reports whether b comes closer than lineGap to a drawn line.
+func (p *placer) onLine(b box) bool {
+	g := p.lineGap
+	b = box{b.x0 - g, b.y0 - g, b.x1 + g, b.y1 + g}
+	k, _ := slices.BinarySearchFunc(p.lines, b.x0-p.span, func(s segment, x float64) int { return cmp.Compare(min(s.a.x, s.b.x), x) })
+	for _, s := range p.lines[k:] {
+		if min(s.a.x, s.b.x) > b.x1 {
+			break
+		}
+		if s.crosses(b) {
+			return true
+		}
+	}
+	return false
+}
+
+// placeOff is place for labels beside drawn lines: it takes the first
+// candidate clear of the lines as well, when there is one, else the first
+// free one, and reports whether the one taken lies on a line (the caller
+// gives that label a halo, so the line does not strike it through).
+func (p *placer) placeOff(cands ...box) (i int, onLine bool) {
+	for i, b := range cands {
+		if p.free(b) && !p.onLine(b) {
+			p.placed = append(p.placed, b)
+			return i, false
+		}
+	}
+	i = p.place(cands...)
+	return i, i >= 0 && len(p.lines) > 0
+}
+
+// crosses reports whether the segment passes through b: the segment is
+// clipped to the box (Liang–Barsky) and something is left.
+func (s segment) crosses(b box) bool {
+	dx, dy := s.b.x-s.a.x, s.b.y-s.a.y
+	t0, t1 := 0.0, 1.0
+	for _, e := range [4][2]float64{{-dx, s.a.x - b.x0}, {dx, b.x1 - s.a.x}, {-dy, s.a.y - b.y0}, {dy, b.y1 - s.a.y}} {
+		p, q := e[0], e[1]
+		if p == 0 {
+			if q < 0 {
+				return false // parallel to this edge and outside it
+			}
+			continue
+		}
+		t := q / p
+		if p < 0 {
+			t0 = max(t0, t)
+		} else {
+			t1 = min(t1, t)
+		}
+		if t0 > t1 {
+			return false
+		}
+	}
+	return true
+}
 
 // byMagnitude orders label indices by |value|, largest first, so the
 // extremes win when labels compete for room.

@@ -257,7 +257,7 @@ func (l *lineChart) draw(c *canvas, area rect) {
 		taken = l.drawDirect(c, f, ends, xpos)
 	}
 	if st.Labels.Show {
-		l.drawLabels(c, f, xpos, taken)
+		l.drawLabels(c, f, xpos, taken, ends)
 	}
 	c.drawAxisLabels(f)
 }
@@ -404,8 +404,10 @@ func spreadApart(ys []float64, gap, lo, hi float64) {
 // side that is free. Labels are placed the last point, the extremes and
 // then the rest first, inside the plot (never in the tick row), clear of
 // every other label and of the points; a label with no free place is left
-// out, as Highcharts' dataLabels do, and a notice counts them.
-func (l *lineChart) drawLabels(c *canvas, f *frame, xpos func(int) float64, taken []box) {
+// out, as Highcharts' dataLabels do, and a notice counts them. Labels
+// keep off the lines where a free side allows, else they get a halo. A
+// point whose value its direct label already gives has no label.
+func (l *lineChart) drawLabels(c *canvas, f *frame, xpos func(int) float64, taken []box, ends []directLabel) {
 	fs := c.fsLabel
 	off := 6 * c.k
 	capH := c.fonts.CapHeight(fs)
@@ -422,17 +424,36 @@ func (l *lineChart) drawLabels(c *canvas, f *frame, xpos func(int) float64, take
 		shape int // 0 peak/flat, 1 trough, 2 rising, 3 falling
 	}
 	var all []cand
+	var segs []segment
 	r := 3 * c.k
+	// diag puts a label beside its point, corner to corner, just clear of
+	// the point's own box and the pad (closer, the point blocks it).
+	diag := r + 2*c.k
 	for si, s := range l.series {
 		var pts []point
 		var vals []float64
+		var rows []int
+		joined := false // the last point has a neighbour drawn to it
 		for _, i := range l.order {
-			if v := s.Num[i]; !isBlank(v) {
-				pts = append(pts, point{xpos(i), f.left.pos(v)})
-				vals = append(vals, v)
+			v := s.Num[i]
+			if isBlank(v) || (f.left.log && v <= 0) {
+				joined = false
+				continue
 			}
+			pt := point{xpos(i), f.left.pos(v)}
+			if joined {
+				segs = l.appendSegments(segs, pts[len(pts)-1], pt)
+			}
+			joined = true
+			pts = append(pts, pt)
+			vals = append(vals, v)
+			rows = append(rows, i)
 		}
 		for j, pt := range pts {
+			pl.block(box{pt.x - r, pt.y - r, pt.x + r, pt.y + r})
+			if ended(ends, si, rows[j]) {
+				continue
+			}
 			prevY, nextY := pt.y, pt.y
 			if j > 0 {
 				prevY = pts[j-1].y
@@ -450,7 +471,6 @@ func (l *lineChart) drawLabels(c *canvas, f *frame, xpos func(int) float64, take
 				shape = 3
 			}
 			all = append(all, cand{si, j, pt, vals[j], shape})
-			pl.block(box{pt.x - r, pt.y - r, pt.x + r, pt.y + r})
 		}
 	}
 	// priority: each series' last point, its highest and lowest, then the rest
@@ -483,21 +503,23 @@ func (l *lineChart) drawLabels(c *canvas, f *frame, xpos func(int) float64, take
 		order[k] = k
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(rank[a], rank[b]) })
+	pl.avoid(2.25*c.k, segs...)
 	type placed struct {
 		x, y   float64
 		anchor string
 	}
 	at := make([]placed, len(all))
 	ok := make([]bool, len(all))
+	halo := make([]bool, len(all)) // placed on a line: outlined to read
 	for _, k := range order {
 		a := all[k]
 		w := c.measureBytes(c.value(a.v, format), fs, false)
 		above := placed{a.pt.x, a.pt.y - off, "middle"}
 		below := placed{a.pt.x, a.pt.y + off + capH, "middle"}
-		left := placed{a.pt.x - off*0.5, a.pt.y - off*0.5, "end"}
-		right := placed{a.pt.x + off*0.5, a.pt.y - off*0.5, ""}
-		lowLeft := placed{a.pt.x - off*0.5, a.pt.y + off*0.5 + capH, "end"}
-		lowRight := placed{a.pt.x + off*0.5, a.pt.y + off*0.5 + capH, ""}
+		left := placed{a.pt.x - diag, a.pt.y - diag, "end"}
+		right := placed{a.pt.x + diag, a.pt.y - diag, ""}
+		lowLeft := placed{a.pt.x - diag, a.pt.y + diag + capH, "end"}
+		lowRight := placed{a.pt.x + diag, a.pt.y + diag + capH, ""}
 		var cands []placed
 		switch a.shape {
 		case 1:
@@ -513,18 +535,39 @@ func (l *lineChart) drawLabels(c *canvas, f *frame, xpos func(int) float64, take
 		for i, pc := range cands {
 			boxes[i] = boxAt(pc.x, pc.y, w, capH, pc.anchor)
 		}
-		if i := pl.place(boxes...); i >= 0 {
-			at[k], ok[k] = cands[i], true
+		if i, onLine := pl.placeOff(boxes...); i >= 0 {
+			at[k], ok[k], halo[k] = cands[i], true, onLine
 		}
 	}
 	c.w.s(`<g class="labels">`)
 	for k, a := range all {
 		if ok[k] {
-			c.textBytes(at[k].x, at[k].y, c.value(a.v, format), textStyle{size: fs, fill: textColor(l.colors[a.si]), anchor: at[k].anchor})
+			c.textBytes(at[k].x, at[k].y, c.value(a.v, format), textStyle{size: fs, fill: textColor(l.colors[a.si]), anchor: at[k].anchor, halo: halo[k]})
 		}
 	}
 	c.w.s(`</g>`)
 	c.hiddenNotice(pl.hidden, len(all))
+}
+
+// ended reports whether row's value of series si is in a direct label.
+func ended(ends []directLabel, si, row int) bool {
+	for _, e := range ends {
+		if e.series == si && e.row == row {
+			return true
+		}
+	}
+	return false
+}
+
+// appendSegments adds the straight stretches the line draws from a to b:
+// one, or two for steps (across, then up or down). A smooth curve stays
+// within the box of its two points, close to the straight one.
+func (l *lineChart) appendSegments(segs []segment, a, b point) []segment {
+	if l.curve == "step" {
+		corner := point{b.x, a.y}
+		return append(segs, segment{a, corner}, segment{corner, b})
+	}
+	return append(segs, segment{a, b})
 }
 
 // point is a position in pixels.
