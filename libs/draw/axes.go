@@ -181,16 +181,33 @@ func (a *axis) pos(v float64) float64 {
 	return a.r0 + t*(a.r1-a.r0)
 }
 
-// step is the distance between band starts.
+// step is the distance between band starts. A step of wholeStep pixels
+// or more is cut to whole pixels when that leaves at most 3 % of the
+// length over (split between the ends, as d3's band.round does): bars of
+// one width then start and end on the same pixel fractions, which the bar
+// drawing rounds to pixel edges.
 func (a *axis) step() float64 {
-	n := float64(len(a.labels))
-	return (a.r1 - a.r0) / math.Max(n-a.padInner+2*a.padOuter, 1)
+	span := a.slots()
+	s := (a.r1 - a.r0) / span
+	if whole := math.Floor(math.Abs(s)); whole >= wholeStep && (math.Abs(s)-whole)*span <= 0.03*math.Abs(a.r1-a.r0) {
+		return math.Copysign(whole, s)
+	}
+	return s
+}
+
+// wholeStep is the least band step that is cut to whole pixels.
+const wholeStep = 6
+
+// slots is the length of the band in steps, outer padding included.
+func (a *axis) slots() float64 {
+	return math.Max(float64(len(a.labels))-a.padInner+2*a.padOuter, 1)
 }
 
 // bandStart is where slot i begins.
 func (a *axis) bandStart(i int) float64 {
 	s := a.step()
-	return a.r0 + s*(a.padOuter+float64(i))
+	off := math.Round((a.r1 - a.r0 - s*a.slots()) / 2) // what whole steps leave over
+	return a.r0 + off + s*(a.padOuter+float64(i))
 }
 
 // bandWidth is the width of one slot.
@@ -531,7 +548,7 @@ func (c *canvas) sizeRows(a *axis, length, areaW float64) float64 {
 	if n == 0 {
 		return 0
 	}
-	step := length / math.Max(float64(n)-a.padInner+2*a.padOuter, 1)
+	step := length / a.slots()
 	need := func(fs float64) float64 { return fs * 1.15 }
 	if step < need(a.fs) {
 		a.fs = math.Max(math.Floor(step/1.15*2)/2, math.Min(minRowFont*c.k, c.fsTick))
