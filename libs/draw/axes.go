@@ -195,6 +195,13 @@ func (a *axis) step() float64 {
 	return s
 }
 
+// whole reports whether the band's step is a whole number of pixels, so
+// marks rounded to pixel edges stay evenly spaced.
+func (a *axis) whole() bool {
+	s := a.step()
+	return s == math.Trunc(s)
+}
+
 // wholeStep is the least band step that is cut to whole pixels.
 const wholeStep = 6
 

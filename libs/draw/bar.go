@@ -213,15 +213,12 @@ func (b *barChart) netMark(c *canvas, across, width, at float64) {
 
 // rect draws one bar between two value positions across a category slot.
 //
-// Edges fall on whole pixels: across, for a bar minWholeBar wide or more
-// (its width rounded once, so bars of one width stay alike), and along,
-// for a bar a pixel long or more. Sharp at scale 1, and Chromium fills
-// such rectangles markedly faster (decisions.md).
-func (b *barChart) rect(c *canvas, across, width, v0, v1 float64) {
+// Edges fall on whole pixels: across as snap says, and along for a bar a
+// pixel long or more. The bars are sharp at scale 1, and Chromium fills
+// such rectangles faster (decisions.md).
+func (b *barChart) rect(c *canvas, cat *axis, across, width, v0, v1 float64) {
 	lo, hi := math.Min(v0, v1), math.Max(v0, v1)
-	if width >= minWholeBar {
-		across, width = math.Round(across), math.Round(width)
-	}
+	across, width = snap(across, width, cat.whole())
 	if hi-lo >= 1 {
 		lo, hi = math.Round(lo), math.Round(hi)
 	}
@@ -245,6 +242,18 @@ func (b *barChart) rect(c *canvas, across, width, v0, v1 float64) {
 // rounded pixel would change the width too much.
 const minWholeBar = 4
 
+// snap puts a bar or cell that starts at x and is w wide on whole pixels
+// when its band axis has a whole step (on says so) and it is minWholeBar
+// wide or more: the start rounded, the width rounded once, so marks of one
+// width stay alike and as far apart. On a fractional step rounding would
+// make the gaps between them differ by a pixel.
+func snap(x, w float64, on bool) (float64, float64) {
+	if !on || w < minWholeBar {
+		return x, w
+	}
+	return math.Round(x), math.Round(w)
+}
+
 func (b *barChart) drawGrouped(c *canvas, cat, val *axis, labels bool) {
 	m := len(b.series)
 	bw := cat.bandWidth()
@@ -253,7 +262,7 @@ func (b *barChart) drawGrouped(c *canvas, cat, val *axis, labels bool) {
 		gap = math.Min(2*c.k, bw/float64(m)*0.1)
 	}
 	sub := math.Min((bw-gap*float64(m-1))/float64(m), maxBar*c.k)
-	if m > 1 && sub >= minWholeBar {
+	if m > 1 && sub >= minWholeBar && cat.whole() {
 		// whole-pixel bars and gaps, so every bar of a group is as wide
 		// and as far from the next once rect rounds the edges
 		gap = math.Max(math.Round(gap), 1)
@@ -270,7 +279,7 @@ func (b *barChart) drawGrouped(c *canvas, cat, val *axis, labels bool) {
 			if isBlank(v) {
 				continue
 			}
-			b.rect(c, cat.bandStart(i)+inset+float64(si)*(sub+gap), sub, base, val.pos(v))
+			b.rect(c, cat, cat.bandStart(i)+inset+float64(si)*(sub+gap), sub, base, val.pos(v))
 		}
 		c.w.s(`</g>`)
 	}
@@ -378,7 +387,7 @@ func (b *barChart) drawStacked(c *canvas, cat, val *axis, labels bool) {
 			}
 			p0, p1 := val.pos(*acc), val.pos(*acc+v)
 			*acc += v
-			b.rect(c, cat.bandStart(i)+inset, bw, p0, p1)
+			b.rect(c, cat, cat.bandStart(i)+inset, bw, p0, p1)
 			if !labels {
 				continue
 			}

@@ -17,6 +17,9 @@ type heatmapChart struct {
 	format    numFormat
 	lo, hi    float64
 	filled    int
+	// wholeX and wholeY say the cells' steps are whole pixels, so the
+	// cells are drawn on pixel edges (snap).
+	wholeX, wholeY bool
 }
 
 func newHeatmap(c *canvas, r roleColumns) *heatmapChart {
@@ -118,6 +121,8 @@ func (h *heatmapChart) hatchDefs(c *canvas) {
 
 // blankRect draws one hatched rectangle.
 func (h *heatmapChart) blankRect(c *canvas, x, y, wd, ht float64) {
+	x, wd = snap(x, wd, h.wholeX)
+	y, ht = snap(y, ht, h.wholeY)
 	w := &c.w
 	w.s(`<rect`)
 	w.af("x", x)
@@ -294,6 +299,7 @@ func (h *heatmapChart) draw(c *canvas, area rect) {
 	by.title = axisTitle(st.YAxisTitle, h.y.Name)
 	f := c.layoutFrame(area, bx, by)
 	sx, sy := bx.step(), by.step()
+	h.wholeX, h.wholeY = bx.whole(), by.whole()
 	gap := 0.0
 	if math.Min(sx, sy) > 6 {
 		gap = math.Min(2*c.k, math.Min(sx, sy)*0.06)
@@ -324,11 +330,13 @@ func (h *heatmapChart) draw(c *canvas, area rect) {
 		if isBlank(v) {
 			continue
 		}
+		x, wd := snap(bx.bandStart(k%nx)+gap/2, sx-gap, h.wholeX)
+		y, ht := snap(by.bandStart(k/nx)+gap/2, sy-gap, h.wholeY)
 		w.s(`<rect`)
-		w.af("x", bx.bandStart(k%nx)+gap/2)
-		w.af("y", by.bandStart(k/nx)+gap/2)
-		w.af("width", sx-gap)
-		w.af("height", sy-gap)
+		w.af("x", x)
+		w.af("y", y)
+		w.af("width", wd)
+		w.af("height", ht)
 		w.s(` fill="`)
 		w.b = appendHex(w.b, h.scale.at(v))
 		w.s(`"/>`)

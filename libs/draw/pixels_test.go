@@ -102,3 +102,68 @@ func TestBarsOnWholePixels(t *testing.T) {
 		})
 	}
 }
+
+// TestFractionalStepNotSnapped: on a band whose step is not cut to whole
+// pixels, bars keep their fractions, so they stay evenly spaced.
+func TestFractionalStepNotSnapped(t *testing.T) {
+	r := rng()
+	s := testSpec("bar", nil, chartspec.Mapping{"category": chartspec.One("c1"), "values": chartspec.Many("c2")})
+	out, err := SVG(Input{Spec: s, Fonts: fonts(t), Width: 800, Height: 400,
+		Table: table(txt("c1", "Country", countries(40)...), num("c2", "Sales", series(r, 40, 500, 300)...))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rects := barRect.FindAllStringSubmatch(string(out), -1)
+	if len(rects) != 40 {
+		t.Fatalf("%d bars, want 40", len(rects))
+	}
+	var xs []float64
+	for _, m := range rects {
+		x, _ := strconv.ParseFloat(m[1], 64)
+		xs = append(xs, x)
+	}
+	for i := 2; i < len(xs); i++ {
+		if d := (xs[i] - xs[i-1]) - (xs[1] - xs[0]); math.Abs(d) > 0.02 {
+			t.Fatalf("bars %d and %d are %v apart, bars 0 and 1 %v", i-1, i, xs[i]-xs[i-1], xs[1]-xs[0])
+		}
+	}
+	if step := xs[1] - xs[0]; math.Abs(step-math.Round(step)) < 0.02 {
+		t.Fatalf("the step is %v, whole: the case needs a fractional one", step)
+	}
+}
+
+var cellRect = regexp.MustCompile(`<rect x="([-0-9.]+)" y="([-0-9.]+)" width="([0-9.]+)" height="([0-9.]+)" fill="#`)
+
+// TestHeatmapCellsOnWholePixels: the sample heatmap's cells (a whole step
+// both ways) sit on pixel edges, all of one size.
+func TestHeatmapCellsOnWholePixels(t *testing.T) {
+	var in *Input
+	for _, c := range goldenCases(fonts(t)) {
+		if c.name == "heatmap" {
+			in = &c.in
+		}
+	}
+	if in == nil {
+		t.Fatal("no heatmap golden case")
+	}
+	out, err := SVG(*in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := cellRect.FindAllStringSubmatch(string(out), -1)
+	if len(cells) < 20 {
+		t.Fatalf("%d cells", len(cells))
+	}
+	sizes := map[string]bool{}
+	for _, m := range cells {
+		for _, v := range m[1:] {
+			if x, _ := strconv.ParseFloat(v, 64); x != math.Round(x) {
+				t.Errorf("cell %s: %s is not on a pixel edge", m[0], v)
+			}
+		}
+		sizes[m[3]+"×"+m[4]] = true
+	}
+	if len(sizes) != 1 {
+		t.Errorf("cell sizes %v, want one", sizes)
+	}
+}
