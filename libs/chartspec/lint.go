@@ -198,14 +198,14 @@ func (c *lintCtx) missingRoles() {
 		ids := c.spec.Mapping.Cols(r.Role)
 		var bad []string
 		for i, col := range c.t.ColumnsByID(ids) {
-			if col == nil || !slices.Contains(r.Kinds, string(col.Kind)) {
+			if col == nil || !Fits(r, col) {
 				bad = append(bad, ids[i])
 			}
 		}
 		if len(ids) > 0 && len(bad) == 0 {
 			continue
 		}
-		cands := columnsOfKinds(c.t, r.Kinds)
+		cands := columnsFor(c.t, r)
 		what := "has no column for"
 		if len(bad) > 0 {
 			what = "maps " + idText(bad) + ", which the data after steps lacks or cannot use, to"

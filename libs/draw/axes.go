@@ -98,7 +98,7 @@ type axis struct {
 // newValueAxis is a number axis over the data extent, with the style's
 // axis settings (range, log scale, tick format) applied.
 func newValueAxis(c *canvas, st *chartspec.Axis, base numFormat) *axis {
-	a := &axis{kind: axisValue, lo: math.Inf(1), hi: math.Inf(-1), format: base}
+	a := &axis{kind: axisValue, lo: math.Inf(1), hi: math.Inf(-1), format: base, integer: base.years}
 	if st != nil {
 		a.userMin, a.userMax, a.log = st.Min, st.Max, st.Log
 		a.format = base.withTickMode(st.TickFormat)
@@ -127,7 +127,7 @@ func (a *axis) orderedBy(col *dataset.Column) *axis {
 		}
 		prev = v
 	}
-	a.order, a.isDate, a.dateUnit = col.Num, col.Kind == dataset.Date, col.DateUnit
+	a.order, a.isDate, a.dateUnit = col.Num, col.Kind == dataset.Date, displayUnit(col)
 	return a
 }
 

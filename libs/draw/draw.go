@@ -86,6 +86,7 @@ func Render(in Input) (Result, error) {
 	horizontal := optString(in.Spec.Options, "orientation", "vertical", "vertical", "horizontal") == "horizontal"
 	var notices []dataset.Notice
 	in.Table, roles, notices = reduce(in.Spec.Type, in.Table, roles, w, h, horizontal)
+	roles.asNumbers(in.Spec.Type)
 	c := newCanvas(in, float64(w), float64(h))
 	ch, err := newChart(c, roles)
 	if err != nil {

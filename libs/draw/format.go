@@ -29,6 +29,8 @@ type numFormat struct {
 	// (1e6 and "M"), fixed for a whole axis or label set by sharedUnit.
 	unit     float64
 	unitName string
+	// years writes values as calendar years, without grouping (appendYear).
+	years bool
 }
 
 // sharedUnit fixes the compact unit (k, M, B, T) of a set of values by the
@@ -59,6 +61,10 @@ func baseFormat(st *chartspec.Style, cols []*dataset.Column) numFormat {
 		f.prefix, f.suffix, f.compact = nf.Prefix, nf.Suffix, nf.Compact
 	}
 	if len(cols) == 0 {
+		return f
+	}
+	if allYears(cols) {
+		f.years, f.plain, f.compact = true, true, false
 		return f
 	}
 	// one chart, one style: from 10,000 up every label is compact (8.2k
@@ -178,6 +184,9 @@ func newTickFormat(base numFormat, ticks []float64, step float64) tickFormat {
 // appendTick formats one tick value.
 // Zero is always plain "0"; compact ticks drop trailing zeros (0.5M, 1M).
 func (tf tickFormat) appendTick(b []byte, v float64) []byte {
+	if tf.base.years {
+		return appendYear(b, v, tf.base.prefix, tf.base.suffix)
+	}
 	if tf.perTick {
 		return appendValue(b, v, tf.base)
 	}
@@ -197,6 +206,9 @@ func (tf tickFormat) appendTick(b []byte, v float64) []byte {
 // (4.2M), whole numbers from 1,000, up to two decimals from 1, and three
 // significant digits below 1.
 func appendValue(b []byte, v float64, f numFormat) []byte {
+	if f.years {
+		return appendYear(b, v, f.prefix, f.suffix)
+	}
 	v *= f.scale
 	a := math.Abs(v)
 	if a >= sciLarge || (a > 0 && a < sciSmall) {
@@ -350,12 +362,13 @@ func dateLabels(c *dataset.Column) []string {
 	labels := make(map[float64]*label, min(len(c.Num), 64))
 	order := make([]float64, 0, min(len(c.Num), 64))
 	prevYear := math.MinInt
-	for i, ms := range c.Num {
+	unit := displayUnit(c)
+	for _, ms := range c.Num {
 		if math.IsNaN(ms) || labels[ms] != nil {
 			continue
 		}
 		tm := time.UnixMilli(int64(ms)).UTC()
-		short, long := dateLabel(c, i, tm)
+		short, long := dateLabel(unit, tm)
 		labels[ms] = &label{short: short, long: long, withYear: tm.Year() != prevYear}
 		order = append(order, ms)
 		prevYear = tm.Year()
@@ -388,10 +401,13 @@ func dateLabels(c *dataset.Column) []string {
 	return out
 }
 
-// dateLabel is one instant's category label without and with its year.
-func dateLabel(c *dataset.Column, i int, tm time.Time) (short, long string) {
+// dateLabel is one instant's category label at a display unit (see
+// displayUnit) without and with its year: "Mar" and "Mar 2024" for months,
+// "Mar 5" and "Mar 5, 2024" for days, "Mar 5 14:30" and "Mar 5, 2024 14:30"
+// for times (the clock as the data wrote it).
+func dateLabel(unit string, tm time.Time) (short, long string) {
 	y := strconv.Itoa(tm.Year())
-	switch c.DateUnit {
+	switch unit {
 	case dataset.UnitYear:
 		return y, y
 	case dataset.UnitQuarter:
@@ -399,12 +415,62 @@ func dateLabel(c *dataset.Column, i int, tm time.Time) (short, long string) {
 		return q, q + " " + y
 	case dataset.UnitMonth:
 		return monthName(tm.Month()), monthName(tm.Month()) + " " + y
-	case dataset.UnitDay, "":
+	case dataset.UnitTime:
 		d := monthName(tm.Month()) + " " + strconv.Itoa(tm.Day())
-		return d, d + ", " + y
+		clock := tm.Format("15:04")
+		if tm.Second() != 0 || tm.Nanosecond() != 0 {
+			clock = tm.Format("15:04:05")
+		}
+		return d + " " + clock, d + ", " + y + " " + clock
 	}
-	f := c.Format(i)
-	return f, f
+	d := monthName(tm.Month()) + " " + strconv.Itoa(tm.Day())
+	return d, d + ", " + y
+}
+
+// displayUnit is the unit a date column reads in on a chart: its own,
+// except that times all at midnight read as days, and days all on the
+// 1st of a month as months ("Jan 2024", not "Jan 1, 2024"), or all on
+// the 1st of January as years, once two or more different dates show the
+// pattern.
+func displayUnit(c *dataset.Column) string {
+	unit := c.DateUnit
+	if unit != dataset.UnitTime && unit != dataset.UnitDay && unit != "" {
+		return unit
+	}
+	midnight, firsts, newYears := true, true, true
+	var first float64
+	distinct := 0
+	for _, ms := range c.Num {
+		if math.IsNaN(ms) {
+			continue
+		}
+		if distinct == 0 {
+			first, distinct = ms, 1
+		} else if distinct == 1 && ms != first {
+			distinct = 2
+		}
+		if math.Mod(ms, 86_400_000) != 0 {
+			midnight = false
+			break
+		}
+		tm := time.UnixMilli(int64(ms)).UTC()
+		firsts = firsts && tm.Day() == 1
+		newYears = newYears && tm.Day() == 1 && tm.Month() == time.January
+	}
+	switch {
+	case !midnight:
+		return dataset.UnitTime
+	case distinct < 2:
+		if unit == dataset.UnitTime {
+			return dataset.UnitDay
+		}
+		return unit
+	case newYears:
+		return dataset.UnitYear
+	case firsts:
+		return dataset.UnitMonth
+	}
+	return dataset.UnitDay
 }
 
 // columnLabels is the display text of every cell of a category column.
@@ -418,24 +484,19 @@ func columnLabels(c *dataset.Column) []string {
 	out := make([]string, len(c.Num))
 	for i := range c.Num {
 		out[i] = c.Format(i)
+		if strings.HasPrefix(out[i], "-") {
+			out[i] = minus + out[i][1:] // −0.9, as on the value axes and legends
+		}
 	}
 	return out
 }
 
-// formatDate writes one instant for descriptions at the column's unit.
+// formatDate writes one instant for descriptions at a unit (a column's
+// displayUnit): "2024", "Q2 2024", "Mar 2024", "Mar 5, 2024", "Mar 5,
+// 2024 14:30".
 func formatDate(ms float64, unit string) string {
-	tm := time.UnixMilli(int64(ms)).UTC()
-	switch unit {
-	case dataset.UnitYear:
-		return strconv.Itoa(tm.Year())
-	case dataset.UnitQuarter:
-		return "Q" + strconv.Itoa((int(tm.Month())+2)/3) + " " + strconv.Itoa(tm.Year())
-	case dataset.UnitMonth:
-		return monthName(tm.Month()) + " " + strconv.Itoa(tm.Year())
-	case dataset.UnitTime:
-		return tm.Format("Jan 2, 2006 15:04")
-	}
-	return monthName(tm.Month()) + " " + strconv.Itoa(tm.Day()) + ", " + strconv.Itoa(tm.Year())
+	_, long := dateLabel(unit, time.UnixMilli(int64(ms)).UTC())
+	return long
 }
 
 // currencyCodes are the ISO codes a column name may give its unit in,

@@ -327,7 +327,7 @@ func TestAutoMapping(t *testing.T) {
 		{"pie", "label=c2 value=c1"},
 		{"scatter", "x=c1 y=c3"},
 		{"histogram", "value=c1"},
-		{"heatmap", "value=c1 x=c2 y=c5"},
+		{"heatmap", "value=c1,c3,c4 y=c2"}, // one row per country: rows × columns
 		{"sankey", "source=c2 target=c5 value=c1"},
 	} {
 		if got := mappingString(AutoMapping(tc.typ, tbl)); got != tc.want {

@@ -85,7 +85,7 @@ func (l *lineChart) xText(i int) string {
 	case dataset.Text:
 		return l.x.Text[i]
 	case dataset.Date:
-		return formatDate(l.x.Num[i], l.x.DateUnit)
+		return formatDate(l.x.Num[i], displayUnit(l.x))
 	}
 	return formatValue(l.x.Num[i], numFormat{decimals: -1, scale: 1})
 }

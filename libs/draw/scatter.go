@@ -136,13 +136,25 @@ func (s *scatterChart) legend(c *canvas, area rect) rect {
 
 func (s *scatterChart) draw(c *canvas, area rect) {
 	st := c.style
-	x := newValueAxis(c, st.XAxis, baseFormat(c.style, []*dataset.Column{s.x}))
+	var x *axis
+	if s.x.Kind == dataset.Date {
+		// years (Year,Temp) run along a date axis, as on a line chart
+		x = &axis{kind: axisTime, lo: math.Inf(1), hi: math.Inf(-1), minStep: unitStep(s.x.DateUnit)}
+		if st.XAxis != nil {
+			x.userMin, x.userMax = st.XAxis.Min, st.XAxis.Max
+		}
+	} else {
+		x = newValueAxis(c, st.XAxis, baseFormat(c.style, []*dataset.Column{s.x}))
+		x.margin = 0.03
+	}
 	y := newValueAxis(c, st.YAxis, baseFormat(c.style, []*dataset.Column{s.y}))
 	x.grid, y.grid = true, true
-	x.margin, y.margin = 0.03, 0.03
+	y.margin = 0.03
 	x.title = axisTitle(st.XAxisTitle, s.x.Name)
 	y.title = axisTitle(st.YAxisTitle, s.y.Name)
-	x.unitFrom(s.x)
+	if x.kind == axisValue {
+		x.unitFrom(s.x)
+	}
 	y.unitFrom(s.y)
 	maxSize := 0.0
 	for _, rows := range s.rows {
@@ -153,6 +165,11 @@ func (s *scatterChart) draw(c *canvas, area rect) {
 				maxSize = math.Max(maxSize, math.Abs(s.size.Num[i]))
 			}
 		}
+	}
+	if x.kind == axisTime && x.hi > x.lo {
+		// points keep off the plot's edges, as on a value axis
+		d := (x.hi - x.lo) * 0.03
+		x.lo, x.hi = x.lo-d, x.hi+d
 	}
 	f := c.layoutFrame(area, x, y)
 	c.drawGrid(f)
