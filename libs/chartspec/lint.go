@@ -50,6 +50,9 @@ const (
 	CheckRadarAxes          = "radar-too-many-axes"
 	CheckSankeyCycle        = "sankey-cycle"
 	CheckHistogramBins      = "histogram-bins"
+	CheckHistogramOutlier   = "histogram-outlier"
+	CheckPercentNegative    = "percent-stack-negative"
+	CheckHeatmapWide        = "heatmap-wide-data"
 )
 
 // Thresholds of the checks, named so docs and tests can quote them.
@@ -64,6 +67,12 @@ const (
 	SimilarDeltaE    = 10.0 // CIEDE2000, normal vision
 	SimilarCVDDeltaE = 8.0  // CIEDE2000, simulated deuteranopia/protanopia
 	OverplotShare    = 0.3  // share of points hidden under others
+	// OutlierIQRs is how many interquartile ranges beyond the quartiles a
+	// histogram value lies to count as far out.
+	OutlierIQRs = 10.0
+	// OutlierSquash is the share of a histogram's axis under which the
+	// other values, squeezed by the far ones, no longer show their shape.
+	OutlierSquash = 0.2
 )
 
 // Check describes one lint check for docs and clients.
@@ -95,6 +104,9 @@ func Checks() []Check {
 		{CheckRadarAxes, Warn, fmt.Sprintf("a radar with more than %d spokes", MaxRadarAxes)},
 		{CheckSankeyCycle, Warn, "sankey flows that loop back, which a sankey cannot draw"},
 		{CheckHistogramBins, Warn, "histogram bins too few or too many for the number of values"},
+		{CheckHistogramOutlier, Warn, fmt.Sprintf("a few histogram values so far out (%g interquartile ranges) that the rest are squeezed into a few bars", OutlierIQRs)},
+		{CheckPercentNegative, Warn, "bars stacked to 100 % with negative values, which have no share of a total"},
+		{CheckHeatmapWide, Warn, "a heatmap of a wide table (a row name and a number column per grid column) mapped as one row per cell, so most cells are empty"},
 	}
 }
 
@@ -169,7 +181,8 @@ func LintContext(ctx context.Context, spec *Spec, t *dataset.Table, env LintEnv)
 			c.add(CheckNoData, Warn, "The chart has no data rows; send data with set_data.")
 		}
 	} else {
-		for _, check := range []func(){c.pie, c.colors, c.axes, c.seriesCount, c.categories, c.line, c.scatter, c.radar, c.sankey, c.histogram} {
+		for _, check := range []func(){c.pie, c.colors, c.axes, c.seriesCount, c.categories, c.line, c.scatter, c.radar, c.sankey, c.histogram,
+			c.histogramOutlier, c.percentNegative, c.heatmapWide} {
 			if err := ctx.Err(); err != nil {
 				return nil, fmt.Errorf("lint: %w", err)
 			}

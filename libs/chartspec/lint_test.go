@@ -30,6 +30,13 @@ func TestLintChecksFireAndStayQuiet(t *testing.T) {
 	points := func(n int) string {
 		return rowsCSV("X,Y", n, func(i int) string { return fmt.Sprintf("%d,%d", (i*37)%100, (i*61)%100) })
 	}
+	outlier := rowsCSV("Income", 61, func(i int) string {
+		if i == 60 {
+			return "5000"
+		}
+		return fmt.Sprint(20 + i)
+	})
+	const corrCSV = "Var,A,B,C\nR0,1,0.42,-0.9\nR1,0.42,1,-0.5\nR2,-0.9,-0.5,1\nR3,0.1,0.3,-0.2\n"
 	normal := func(n int) string {
 		return rowsCSV("Value", n, func(i int) string { return fmt.Sprintf("%.3f", math.Sin(float64(i))*float64(i%17)) })
 	}
@@ -113,6 +120,23 @@ func TestLintChecksFireAndStayQuiet(t *testing.T) {
 			id: CheckHistogramBins, level: Warn, contains: "too many"},
 		{name: "sensible bins quiet", typ: "histogram", csv: normal(1000), ops: []string{`{"op":"setVariants","variants":{"histogram":{"bins":12}}}`}, id: CheckHistogramBins},
 		{name: "automatic bins quiet", typ: "histogram", csv: normal(50), id: CheckHistogramBins},
+		{name: "one outlier squashing a histogram fires", typ: "histogram", csv: outlier, id: CheckHistogramOutlier, level: Warn,
+			contains: `{"op":"addTransform","transform":{"type":"filter","column":"c1","operator":"lte","value":79}}`},
+		{name: "outlier quiet once filtered", typ: "histogram", csv: outlier,
+			ops: []string{`{"op":"addTransform","transform":{"type":"filter","column":"c1","operator":"lte","value":79}}`}, id: CheckHistogramOutlier},
+		{name: "a long tail is no outlier", typ: "histogram", csv: rowsCSV("Size", 60, func(i int) string { return fmt.Sprint(i * i) }), id: CheckHistogramOutlier},
+		{name: "normal values quiet", typ: "histogram", csv: normal(1000), id: CheckHistogramOutlier},
+		{name: "percent stack of negatives fires", typ: "bar", csv: "Q,A,B\nQ1,10,-5\nQ2,12,4\nQ3,-3,8\n",
+			ops: []string{`{"op":"setVariants","variants":{"bar":{"stack":"percent"}}}`}, id: CheckPercentNegative, level: Warn, contains: `"stack":"stacked"`},
+		{name: "stacked negatives quiet", typ: "bar", csv: "Q,A,B\nQ1,10,-5\nQ2,12,4\n",
+			ops: []string{`{"op":"setVariants","variants":{"bar":{"stack":"stacked"}}}`}, id: CheckPercentNegative},
+		{name: "percent stack of positives quiet", typ: "bar", csv: "Q,A,B\nQ1,10,5\nQ2,12,4\n",
+			ops: []string{`{"op":"setVariants","variants":{"bar":{"stack":"percent"}}}`}, id: CheckPercentNegative},
+		{name: "wide heatmap read as long fires", typ: "heatmap", csv: corrCSV,
+			ops: []string{`{"op":"setMapping","mapping":{"x":"c1","y":"c2","value":"c3"}}`}, id: CheckHeatmapWide, level: Warn,
+			contains: `{"op":"setMapping","mapping":{"y":"c1","value":["c2","c3","c4"],"x":null}}`},
+		{name: "wide heatmap as rows × columns quiet", typ: "heatmap", csv: corrCSV, id: CheckHeatmapWide},
+		{name: "long heatmap quiet", typ: "heatmap", csv: "Day,Hour,Visits\nMon,9,3\nMon,10,4\nTue,9,5\nTue,10,2\n", id: CheckHeatmapWide},
 	}
 	ids := map[string]bool{}
 	for _, c := range Checks() {
