@@ -152,7 +152,7 @@ type goldenPNG struct {
 }
 
 // goldenPNGs are the cases of TestGoldenPNG: every type's sample from the
-// catalog, then issue 13's item goldens.
+// catalog, then issue 13's item goldens, then issue 22's (kindPNGs).
 func goldenPNGs(d *drawing) []goldenPNG {
 	var out []goldenPNG
 	for _, ct := range d.catalog.Types() {
@@ -170,7 +170,7 @@ func goldenPNGs(d *drawing) []goldenPNG {
 		}
 		out = append(out, g)
 	}
-	return out
+	return append(out, kindPNGs()...)
 }
 
 // TestGoldenPNG draws every type's sample and issue 13's item goldens and
