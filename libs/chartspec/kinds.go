@@ -41,6 +41,7 @@ var idNames = [...]string{"index", "idx", "key", "row", "rownum", "#"}
 
 // IDLike reports a column name that names identifiers rather than a
 // measure: "ID", "Customer ID", "user_id", "userId", "No.", "#", "Index".
+// It allocates nothing: drawing asks it of every column.
 func IDLike(name string) bool {
 	name = strings.TrimSpace(name)
 	// camel case: "userId", "customerID"
@@ -49,18 +50,30 @@ func IDLike(name string) bool {
 			return true
 		}
 	}
-	words := strings.FieldsFunc(strings.ToLower(name), func(r rune) bool {
-		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '#')
-	})
-	switch len(words) {
-	case 0:
-		return false
-	case 1:
-		if slices.Contains(idNames[:], words[0]) {
-			return true
+	words, last := 0, ""
+	inWord := false
+	start := 0
+	for i, r := range name {
+		word := unicode.IsLetter(r) || unicode.IsDigit(r) || r == '#'
+		switch {
+		case word && !inWord:
+			start, inWord = i, true
+			words++
+		case !word && inWord:
+			last, inWord = name[start:i], false
 		}
 	}
-	return slices.Contains(idWords[:], words[len(words)-1])
+	if inWord {
+		last = name[start:]
+	}
+	if words == 0 {
+		return false
+	}
+	equal := func(w string) bool { return strings.EqualFold(last, w) }
+	if words == 1 && slices.ContainsFunc(idNames[:], equal) {
+		return true
+	}
+	return slices.ContainsFunc(idWords[:], equal)
 }
 
 // Identifier reports a number column that names rows rather than

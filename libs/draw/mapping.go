@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"chartd.dev/charts"
 	"chartd.dev/libs/chartspec"
 	"chartd.dev/libs/dataset"
 )
@@ -223,11 +222,10 @@ func resolveRoles(chartType string, given chartspec.Mapping, t *dataset.Table) (
 				}
 			}
 		}
-		classes := chartspec.RoleClasses(charts.Role{Numeric: rule.numeric, Kinds: kindNames(rule.kinds)})
 	pick:
-		for _, class := range classes {
+		for class := range rule.classes() {
 			for _, c := range t.Columns {
-				if used[c] || !class(c) || (rule.guess != nil && !rule.guess(c, t.Rows)) || starves(rules[ri+1:], c) {
+				if used[c] || !rule.inClass(class, c) || (rule.guess != nil && !rule.guess(c, t.Rows)) || starves(rules[ri+1:], c) {
 					continue
 				}
 				out[rule.name] = append(out[rule.name], c)
@@ -255,19 +253,58 @@ func resolveRoles(chartType string, given chartspec.Mapping, t *dataset.Table) (
 	return out, nil
 }
 
-// kindNames writes kinds as the catalog's names.
-func kindNames(kinds []dataset.Kind) []string {
-	out := make([]string, len(kinds))
-	for i, k := range kinds {
-		out[i] = string(k)
+// classes is how many classes of column the rule takes, best first (see
+// inClass), the order chartspec.RoleClasses gives the catalog's roles.
+func (r roleRule) classes() int {
+	if r.numeric {
+		return 3
 	}
-	return out
+	n := len(r.kinds)
+	if slices.Contains(r.kinds, dataset.Number) {
+		n++
+	}
+	return n
+}
+
+// inClass reports whether c is of the rule's class k: for a number role
+// measures, then year columns, then identifiers; for another role its
+// kinds in order, identifiers ("ID", "No.") before other numbers.
+func (r roleRule) inClass(k int, c *dataset.Column) bool {
+	if r.numeric {
+		switch k {
+		case 0:
+			return c.Kind == dataset.Number && !chartspec.Identifier(c)
+		case 1:
+			return c.IsYears()
+		}
+		return chartspec.Identifier(c)
+	}
+	for _, kind := range r.kinds {
+		if kind == dataset.Number {
+			if k == 0 {
+				return chartspec.Identifier(c)
+			}
+			k--
+		}
+		if k == 0 {
+			return c.Kind == kind
+		}
+		k--
+	}
+	return false
 }
 
 // asNumbers turns the year columns of a resolved mapping into numbers
 // (1848, 2024) wherever a role takes numbers; a scatter's x keeps its
 // years as a date axis, as a line's x does.
 func (r roleColumns) asNumbers(chartType string) {
+	years := false
+	for _, cols := range r {
+		years = years || slices.ContainsFunc(cols, (*dataset.Column).IsYears)
+	}
+	if !years {
+		return
+	}
 	for _, rule := range roleRules(chartType) {
 		if !rule.numeric || (chartType == "scatter" && rule.name == "x") {
 			continue
