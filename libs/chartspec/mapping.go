@@ -84,7 +84,7 @@ func autoMapping(ct charts.ChartType, t *dataset.Table) (Mapping, []dataset.Noti
 			continue
 		}
 		if role.Multi {
-			for _, class := range RoleClasses(role) {
+			for _, class := range roleClasses(role) {
 				var ids []string
 				for _, c := range t.Columns {
 					if !used[c.ID] && class(c) {
@@ -121,7 +121,7 @@ func autoMapping(ct charts.ChartType, t *dataset.Table) (Mapping, []dataset.Noti
 				}
 			}
 		default:
-			classes := RoleClasses(role)
+			classes := roleClasses(role)
 			if !role.Required {
 				classes = classes[:1]
 			}
@@ -291,11 +291,11 @@ func firstOf(t *dataset.Table, classes []func(*dataset.Column) bool, used map[st
 	return ""
 }
 
-// RoleClasses are the kinds of column a role takes, best first, refined
+// roleClasses are the kinds of column a role takes, best first, refined
 // by meaning: a number role takes measures, then year columns (as
 // numbers), then identifier columns; a role that takes numbers as
 // categories takes identifiers ("ID", "No.") before measures.
-func RoleClasses(r charts.Role) []func(*dataset.Column) bool {
+func roleClasses(r charts.Role) []func(*dataset.Column) bool {
 	if r.Numeric {
 		return []func(*dataset.Column) bool{
 			func(c *dataset.Column) bool { return c.Kind == dataset.Number && !Identifier(c) },

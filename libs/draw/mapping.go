@@ -254,7 +254,7 @@ func resolveRoles(chartType string, given chartspec.Mapping, t *dataset.Table) (
 }
 
 // classes is how many classes of column the rule takes, best first (see
-// inClass), the order chartspec.RoleClasses gives the catalog's roles.
+// inClass), the order chartspec.roleClasses gives the catalog's roles.
 func (r roleRule) classes() int {
 	if r.numeric {
 		return 3

@@ -65,8 +65,8 @@ const unitSlots = 25
 // edges like 0.313…; with count 0 the width comes from the
 // Freedman–Diaconis rule (2·IQR·n^(−1/3)), falling back to Sturges
 // (⌈log2 n⌉+1 bins) when the IQR is zero. At most 100 bins; the last bin
-// holds its upper edge, so a maximum on an edge adds no bin of its own.
-// Whole numbers (counts, ages, years) are never cut finer than one: when
+// holds its upper edge, so a maximum on an edge adds no bin of its own
+// (but see whole numbers below). Whole numbers (counts, ages, years) are never cut finer than one: when
 // they span at most unitSlots values, or the rule asks for bins of one or
 // less, each gets a bin of its own centred on it (edges at k−½); wider
 // bins keep round edges, and with automatic bins a whole maximum on the
