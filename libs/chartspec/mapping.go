@@ -155,7 +155,7 @@ func autoMapping(ct charts.ChartType, t *dataset.Table) (Mapping, []dataset.Noti
 	if ct.Type == "scatter" && numbers > 2 {
 		var rest []string
 		for _, c := range t.Columns {
-			if c.Kind == dataset.Number && !used[c.ID] {
+			if c.Kind == dataset.Number && !used[c.ID] && !Identifier(c) {
 				rest = append(rest, describe(c))
 			}
 		}

@@ -91,6 +91,15 @@ func TestKeepMapping(t *testing.T) {
 	if fmt.Sprint(m["values"].IDs) != "[c2 c3]" {
 		t.Fatalf("text column kept as values: %v", m)
 	}
+	// An identifier left unplotted is no candidate for the axes.
+	sc, _ := cat.Type("scatter")
+	idTable, _, err := dataset.Parse("ID,Height,Weight\n1,170,60\n2,180,80\n", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if notes := AutoMappingNotices(sc, idTable); len(notes) > 0 {
+		t.Errorf("notices %v", notes)
+	}
 	// A wide heatmap stays wide (no x added); a long one keeps one value.
 	heat, _ := cat.Type("heatmap")
 	m = KeepMapping(Mapping{"y": One("c1"), "value": Many("c2", "c3")}, heat, tb)
