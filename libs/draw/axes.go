@@ -368,13 +368,13 @@ func (a *axis) computeTicks(length, spacing float64) {
 	a.tf = newTickFormat(f, a.ticks, step)
 }
 
-// labelFormat is the format of a label set drawn against this value axis:
-// the axis's own compact unit, so bars and ticks read alike.
-func (a *axis) labelFormat(f numFormat) numFormat {
-	if a.tf.unit > 1 && !a.tf.sci && !a.tf.perTick && f.unit == 0 && !f.plain {
-		f.compact, f.unit, f.unitName = true, a.tf.unit, a.tf.unitName
+// columnNums is the values of each column, for forLabels.
+func columnNums(cols []*dataset.Column) [][]float64 {
+	out := make([][]float64, len(cols))
+	for i, c := range cols {
+		out[i] = c.Num
 	}
-	return f
+	return out
 }
 
 // widenTime gives a single instant one step of its unit (or a day) either side.

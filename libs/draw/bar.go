@@ -286,9 +286,9 @@ func (b *barChart) drawGrouped(c *canvas, cat, val *axis, labels bool) {
 	if !labels {
 		return
 	}
-	// labels sit just past the bar's end, flat, in the axis's unit; where
+	// labels sit just past the bar's end, flat, each in its own unit; where
 	// two would meet, the larger value keeps its label (never turned)
-	format := val.labelFormat(b.format)
+	format := b.format.forLabels(columnNums(b.series)...)
 	fs := c.fsLabel
 	pitch := sub + gap
 	if b.horizontal && pitch < fs*1.05 {
@@ -360,7 +360,15 @@ func (b *barChart) drawStacked(c *canvas, cat, val *axis, labels bool) {
 	fs := c.fsLabel
 	pos := make([]float64, b.n)
 	neg := make([]float64, b.n)
-	segFormat := val.labelFormat(b.format)
+	totals := make([]float64, b.n)
+	for _, s := range b.series {
+		for i := range totals {
+			if v := s.Num[i]; !isBlank(v) {
+				totals[i] += v
+			}
+		}
+	}
+	segFormat := b.format.forLabels(append(columnNums(b.series), totals)...)
 	if b.stack == "percent" {
 		segFormat = numFormat{decimals: 0, suffix: "%", scale: 1, plain: true}
 	}

@@ -172,7 +172,7 @@ func (d *dotplotChart) draw(c *canvas, area rect) {
 	}
 	c.endClip(clip)
 	if st.Labels.Show {
-		d.drawLabels(c, cat, val, r, val.labelFormat(d.format))
+		d.drawLabels(c, cat, val, r, d.format.forLabels(columnNums(d.series)...))
 	}
 	c.drawAxisLabels(f)
 }

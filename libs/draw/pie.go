@@ -63,13 +63,18 @@ func isOther(name string) bool {
 
 func (p *pieChart) empty() bool { return len(p.slices) == 0 }
 
-// share is the slice's percentage as text, one decimal below 10 %.
+// share is the slice's percentage as text, one decimal below 10 % and as
+// many as a sliver needs not to read 0 % (0.04%).
 func (p *pieChart) share(b []byte, v float64) []byte {
 	pct := v / p.total * 100
 	if pct < 10 {
-		return appendTrimmed(b, pct, 1, "", "%")
+		d := 1
+		if pct > 0 && roundTo(pct, d) == 0 {
+			d = -decade(pct)
+		}
+		return appendTrimmed(b, pct, d, "", "%", p.format.loc)
 	}
-	return appendNumber(b, pct, 0, "", "%")
+	return appendNumber(b, pct, 0, "", "%", p.format.loc)
 }
 
 func (p *pieChart) summary() (string, string) {

@@ -333,6 +333,7 @@ func (d *radarChart) draw(c *canvas, area rect) {
 	w.s(`</g>`)
 	if c.style.Labels.Show {
 		lfs := c.fsLabel
+		format := d.format.forLabels(columnNums(d.series)...)
 		w.s(`<g class="labels">`)
 		for si, s := range d.series {
 			ink := textColor(d.colors[si])
@@ -342,7 +343,7 @@ func (d *radarChart) draw(c *canvas, area rect) {
 					continue
 				}
 				x, y := at(i, clampR(val.pos(v), R))
-				c.textBytes(x+5*c.k, y-5*c.k, c.value(v, d.format), textStyle{size: lfs, fill: ink, bold: true})
+				c.textBytes(x+5*c.k, y-5*c.k, c.value(v, format), textStyle{size: lfs, fill: ink, bold: true})
 			}
 		}
 		w.s(`</g>`)

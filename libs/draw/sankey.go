@@ -97,6 +97,12 @@ func newSankey(c *canvas, r roleColumns) *sankeyChart {
 			}
 		}
 	}
+	// node values are the labels: as many digits as tell them apart
+	values := make([]float64, len(k.nodes))
+	for n := range k.nodes {
+		values[n] = k.nodes[n].value()
+	}
+	k.format = k.format.forLabels(values)
 	return k
 }
 

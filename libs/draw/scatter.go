@@ -258,7 +258,7 @@ func (s *scatterChart) drawBubbles(c *canvas, x, y *axis, rows []int, color stri
 // drawLabels writes each point's y value beside it (small plots only).
 func (s *scatterChart) drawLabels(c *canvas, x, y *axis, plot rect) {
 	fs := c.fsLabel
-	format := baseFormat(c.style, []*dataset.Column{s.y})
+	format := baseFormat(c.style, []*dataset.Column{s.y}).forLabels(s.y.Num)
 	off := s.pointSize*c.k + 3*c.k
 	c.w.s(`<g class="labels">`)
 	for _, rows := range s.rows {

@@ -1,0 +1,211 @@
+package draw
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"chartd.dev/libs/chartspec"
+	"chartd.dev/libs/dataset"
+)
+
+// numberCases are the goldens of issue 22's first item: value labels that
+// state their own value (never "0M" for 800), setNumberFormat governing
+// labels, ticks and descriptions alike, and number locales.
+func numberCases(f *Fonts) []goldenCase {
+	var cases []goldenCase
+	add := caseAdder(f, &cases)
+	labels := style(func(s *chartspec.Style) { s.Labels.Show = true })
+	title := func(t string) func(*Input) {
+		return style(func(s *chartspec.Style) { s.Title = chartspec.Text{Show: true, Text: t} })
+	}
+	format := func(nf chartspec.NumberFormat) func(*Input) {
+		return style(func(s *chartspec.Style) { s.NumberFormat = &nf })
+	}
+	yes, no, zero, two := true, false, 0, 2
+	cities := func() *dataset.Table {
+		return table(txt("c1", "City", "Tokyo", "Delhi", "Monaco", "Vatican City"), num("c2", "Population", 37400000, 32900000, 39000, 800))
+	}
+	nations := func() *dataset.Table {
+		return table(txt("c1", "Country", "India", "China", "United States", "Indonesia", "Pakistan"),
+			num("c2", "Population", 1428600000, 1412200000, 334900000, 277500000, 240500000))
+	}
+	add("numbers-own-unit-labels", testSpec("bar", nil, nil), cities(), labels, title("Every label states its own value: 37.4M, 39k, 800"))
+	add("numbers-own-unit-horizontal", testSpec("bar", map[string]any{"orientation": "horizontal"}, nil), cities(), labels)
+	add("numbers-neighbours-apart", testSpec("bar", nil, nil), nations(), labels, title("India and China read 1.43B and 1.41B, the top tick 1.5B"))
+	add("numbers-plain-decimals-0", testSpec("bar", map[string]any{"orientation": "horizontal"}, nil), nations(), labels,
+		format(chartspec.NumberFormat{Compact: &no, Decimals: &zero}), title("compact:false, decimals:0 — every digit on labels and ticks"))
+	add("numbers-compact-decimals-0", testSpec("bar", map[string]any{"orientation": "horizontal"}, nil), nations(), labels,
+		format(chartspec.NumberFormat{Compact: &yes, Decimals: &zero}))
+	add("numbers-fixed-decimals-ticks", testSpec("bar", nil, nil),
+		table(txt("c1", "Item", "Rent", "Food", "Travel", "Books"), num("c2", "Cost", 1834.5, 912.25, 420, 35.8)), labels,
+		format(chartspec.NumberFormat{Decimals: &two, Prefix: "$"}), title("Labels take 2 decimals, whole ticks none ($2,000)"))
+	add("numbers-mixed-magnitudes", testSpec("bar", nil, nil),
+		table(txt("c1", "Economy", "World", "Small", "Tiny"), num("c2", "Output (USD)", 4.5e11, 140000, 0.4)), labels)
+	add("numbers-line-billion-top", testSpec("line", nil, nil),
+		table(dates("c1", "Year", dataset.UnitYear, "2019", "2020", "2021", "2022", "2023"), num("c2", "Revenue", 720e6, 790e6, 880e6, 955e6, 990e6)), labels)
+	add("numbers-locale-de", testSpec("bar", nil, nil),
+		table(txt("c1", "Land", "Deutschland", "Österreich", "Schweiz", "Liechtenstein"), num("c2", "Einwohner", 84482267, 9104772, 8815385, 39584)),
+		labels, format(chartspec.NumberFormat{Locale: "de", Compact: &no}), title("Einwohner 2023"))
+	add("numbers-locale-fr-decimals", testSpec("bar", nil, nil),
+		table(txt("c1", "Ville", "Paris", "Lyon", "Marseille"), num("c2", "Prix (€)", 10512.5, 5230.25, 3890.75)),
+		labels, format(chartspec.NumberFormat{Locale: "fr", Decimals: &two, Compact: &no}))
+	add("numbers-locale-hi", testSpec("bar", nil, nil),
+		table(txt("c1", "राज्य", "उत्तर प्रदेश", "महाराष्ट्र", "बिहार"), num("c2", "जनसंख्या", 199812341, 112374333, 104099452)),
+		labels, format(chartspec.NumberFormat{Locale: "hi", Compact: &no}))
+	add("numbers-locale-zh", testSpec("bar", nil, nil),
+		table(txt("c1", "城市", "上海", "北京", "深圳", "澳门"), num("c2", "人口", 24870895, 21893095, 17560061, 683218)),
+		labels, format(chartspec.NumberFormat{Locale: "zh"}), title("人口（万、亿）"))
+	add("numbers-pie-sliver", testSpec("pie", nil, nil),
+		table(txt("c1", "Source", "Coal", "Gas", "Solar", "Tidal"), num("c2", "Share", 600, 380, 19.6, 0.4)), labels)
+	return cases
+}
+
+// texts is every text element's content of a group ("labels", "axes", ""
+// for all), in document order.
+func texts(t *testing.T, svg []byte, group string) []string {
+	t.Helper()
+	var out []string
+	for _, e := range textsOf(t, svg) {
+		if group == "" || e.group == group {
+			s := e.text
+			if e.lines != nil {
+				s = strings.Join(e.lines, " ")
+			}
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// TestLabelsStateTheirValue pins what issue 22 found misstated: each label
+// in its own unit, neighbours told apart, nothing non-zero written 0, fixed
+// decimals on labels and not on whole ticks, locales' marks.
+func TestLabelsStateTheirValue(t *testing.T) {
+	f := fonts(t)
+	byName := map[string]goldenCase{}
+	for _, c := range numberCases(f) {
+		byName[c.name] = c
+	}
+	for _, tc := range []struct {
+		golden      string
+		labels      []string // all present among the value labels
+		ticks       []string // all present among the axis texts
+		notAnywhere []string
+		desc        []string // in the description
+	}{
+		{golden: "numbers-own-unit-labels", labels: []string{"37.4M", "32.9M", "39k", "800"}, notAnywhere: []string{"0M", "0.04M"}},
+		{golden: "numbers-own-unit-horizontal", labels: []string{"37.4M", "39k", "800"}, notAnywhere: []string{"0M"}},
+		{golden: "numbers-neighbours-apart", labels: []string{"1.43B", "1.41B", "335M", "278M", "241M"}, ticks: []string{"1.5B"}, notAnywhere: []string{"1,000M", "1,500M"},
+			desc: []string{"1.43B"}},
+		{golden: "numbers-plain-decimals-0", labels: []string{"1,428,600,000", "1,412,200,000"}, ticks: []string{"1,000,000,000"}, notAnywhere: []string{"1B", "1.4B"},
+			desc: []string{"1,428,600,000"}},
+		{golden: "numbers-compact-decimals-0", labels: []string{"1.43B", "1.41B", "334.9M"}, notAnywhere: []string{"334.90M"}},
+		{golden: "numbers-fixed-decimals-ticks", labels: []string{"$1,834.50", "$912.25", "$420.00", "$35.80"}, ticks: []string{"$2,000"}, notAnywhere: []string{"2,000.00"}},
+		{golden: "numbers-mixed-magnitudes", labels: []string{"450B", "140k", "0.4"}, notAnywhere: []string{"0.5T", "0.1M", "0T"}},
+		{golden: "numbers-line-billion-top", ticks: []string{"1B"}, notAnywhere: []string{"1,000M"}},
+		{golden: "numbers-locale-de", labels: []string{"84.482.267", "39.584"}, desc: []string{"84.482.267"}},
+		{golden: "numbers-locale-fr-decimals", labels: []string{"10\u00a0512,50", "3\u00a0890,75"}},
+		{golden: "numbers-locale-hi", labels: []string{"19,98,12,341", "10,40,99,452"}},
+		{golden: "numbers-locale-zh", labels: []string{"2487万", "68.3万"}, desc: []string{"2487万"}},
+		{golden: "numbers-pie-sliver", labels: []string{"0.04%"}, notAnywhere: []string{"0%"}},
+	} {
+		t.Run(tc.golden, func(t *testing.T) {
+			c, ok := byName[tc.golden]
+			if !ok {
+				t.Fatalf("no golden %s", tc.golden)
+			}
+			svg, err := SVG(c.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			labels, axes, all := texts(t, svg, "labels"), texts(t, svg, "axes"), texts(t, svg, "")
+			for _, w := range tc.labels {
+				if !slices.Contains(labels, w) {
+					t.Errorf("label %q missing; labels: %q", w, labels)
+				}
+			}
+			for _, w := range tc.ticks {
+				if !slices.Contains(axes, w) {
+					t.Errorf("tick %q missing; axis texts: %q", w, axes)
+				}
+			}
+			for _, w := range tc.notAnywhere {
+				if slices.Contains(all, w) {
+					t.Errorf("%q is drawn; texts: %q", w, all)
+				}
+			}
+			_, desc := titleAndDesc(t, svg)
+			for _, w := range tc.desc {
+				if !strings.Contains(desc, w) {
+					t.Errorf("description lacks %q: %s", w, desc)
+				}
+			}
+		})
+	}
+}
+
+// TestNumberLocales pins the marks golang.org/x/text's CLDR data gives.
+func TestNumberLocales(t *testing.T) {
+	for _, tc := range []struct {
+		tag     string
+		v       float64
+		f       numFormat
+		want    string
+		isNilEn bool
+	}{
+		{tag: "en", v: 1234567.5, f: numFormat{decimals: 1, scale: 1, plain: true}, want: "1,234,567.5", isNilEn: true},
+		{tag: "de", v: 1234567.5, f: numFormat{decimals: 1, scale: 1, plain: true}, want: "1.234.567,5"},
+		{tag: "de-CH", v: 1234567.5, f: numFormat{decimals: 1, scale: 1, plain: true}, want: "1’234’567.5"},
+		{tag: "fr", v: -1234.25, f: numFormat{decimals: 2, scale: 1}, want: "−1\u00a0234,25"},
+		{tag: "hi", v: 123456789, f: numFormat{decimals: -1, scale: 1, plain: true}, want: "12,34,56,789"},
+		{tag: "zh", v: 123456789, f: numFormat{decimals: -1, scale: 1}, want: "1.23亿"},
+		{tag: "zh-TW", v: 54321, f: numFormat{decimals: -1, scale: 1}, want: "5.43萬"},
+		{tag: "ja", v: 2.5e12, f: numFormat{decimals: -1, scale: 1}, want: "2.5兆"},
+		{tag: "ko", v: 35000, f: numFormat{decimals: -1, scale: 1}, want: "3.5만"},
+		{tag: "ar", v: 1234.5, f: numFormat{decimals: 1, scale: 1}, want: "١٬٢٣٤٫٥"},
+		{tag: "zh", v: 9999, f: numFormat{decimals: -1, scale: 1, compact: true}, want: "9,999"},
+		{tag: "zh", v: 99999999, f: numFormat{decimals: -1, scale: 1}, want: "1亿"},
+	} {
+		loc := newNumLocale(tc.tag)
+		if (loc == nil) != tc.isNilEn {
+			t.Errorf("%s: locale nil = %v", tc.tag, loc == nil)
+		}
+		tc.f.loc = loc
+		if got := formatValue(tc.v, tc.f); got != tc.want {
+			t.Errorf("%s: %v reads %q, want %q", tc.tag, tc.v, got, tc.want)
+		}
+	}
+}
+
+// TestLabelSetDigits: a label set gets the digits that tell its values
+// apart, and no more than it needs.
+func TestLabelSetDigits(t *testing.T) {
+	base := numFormat{decimals: -1, scale: 1, compact: true}
+	for _, tc := range []struct {
+		vals []float64
+		f    numFormat
+		want []string
+	}{
+		{[]float64{37.4e6, 39000, 800}, base, []string{"37.4M", "39k", "800"}},
+		{[]float64{1.4286e9, 1.4122e9}, base, []string{"1.43B", "1.41B"}},
+		{[]float64{1.4286e9, 1.4282e9}, base, []string{"1.429B", "1.428B"}},
+		{[]float64{1.41e9, 1.43e9}, numFormat{decimals: 0, scale: 1, compact: true}, []string{"1.41B", "1.43B"}},
+		{[]float64{999960, 1000}, base, []string{"1M", "1k"}},
+		{[]float64{0.004, 0.2}, numFormat{decimals: 0, scale: 1}, []string{"0.004", "0"}},
+	} {
+		f := tc.f.forLabels(tc.vals)
+		for i, v := range tc.vals {
+			got := formatValue(v, f)
+			if tc.want[i] == "0" {
+				if got == "0" {
+					t.Errorf("%v in %v reads 0", v, tc.vals)
+				}
+				continue
+			}
+			if got != tc.want[i] {
+				t.Errorf("%v in %v reads %q, want %q", v, tc.vals, got, tc.want[i])
+			}
+		}
+	}
+}
