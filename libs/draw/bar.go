@@ -91,16 +91,42 @@ func (b *barChart) summary() (string, string) {
 	if least < 0 {
 		desc += ", smallest " + who(li, ls) + " " + formatValue(least, b.format)
 	}
+	if b.netMarks() {
+		desc += "; a dark line across a bar marks its net total where it holds both gains and losses"
+	}
 	return name, desc
+}
+
+// netMarks reports whether a stacked chart has a stack holding both signs,
+// whose net total a dark line marks (and the legend names).
+func (b *barChart) netMarks() bool {
+	if b.stack != "stacked" {
+		return false
+	}
+	for i := 0; i < b.n; i++ {
+		pos, neg := false, false
+		for _, s := range b.series {
+			v := s.Num[i]
+			pos = pos || v > 0 && !isBlank(v)
+			neg = neg || v < 0
+		}
+		if pos && neg {
+			return true
+		}
+	}
+	return false
 }
 
 func (b *barChart) legend(c *canvas, area rect) rect {
 	if !c.legendVisible(len(b.series) > 1) {
 		return area
 	}
-	items := make([]legendItem, len(b.series))
+	items := make([]legendItem, len(b.series), len(b.series)+1)
 	for i, s := range b.series {
 		items[i] = legendItem{label: s.Name, color: b.colors[i]}
+	}
+	if b.netMarks() {
+		items = append(items, legendItem{label: "Net total", color: inkTitle, shape: shapeLine})
 	}
 	return c.placeLegend(items, area)
 }
@@ -468,7 +494,7 @@ func (b *barChart) drawStacked(c *canvas, cat, val *axis, labels bool) {
 			if mixed(i) && !b.horizontal {
 				// at its mark: beside it in the gap to the next bar, else
 				// just above it on the bar, outlined to read on the colour
-				if (cat.step()-bw)/2 >= c.measureBytes(txt, fs, true)+5*c.k {
+				if cat.step()-bw-6*c.k >= c.measureBytes(txt, fs, true) {
 					c.textBytes(across+bw/2+3*c.k, val.pos(t)+c.mid(fs), txt, st)
 				} else {
 					st.anchor, st.halo, st.fill = "middle", true, inkTitle

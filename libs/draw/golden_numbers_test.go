@@ -58,6 +58,21 @@ func numberCases(f *Fonts) []goldenCase {
 		labels, format(chartspec.NumberFormat{Locale: "zh"}), title("人口（万、亿）"))
 	add("numbers-pie-sliver", testSpec("pie", nil, nil),
 		table(txt("c1", "Source", "Coal", "Gas", "Solar", "Tidal"), num("c2", "Share", 600, 380, 19.6, 0.4)), labels)
+	// item 8: a scatter's labels name its points by the name column,
+	// never overlapping
+	names := []string{"Norway", "Switzerland", "Ireland", "Germany", "Denmark", "Netherlands", "Austria", "Sweden", "Belgium", "Finland",
+		"Portugal", "Poland", "Hungary", "Romania", "Bulgaria", "Greece", "Croatia", "Slovakia", "Czechia", "Spain"}
+	gdp := []float64{89.2, 92.1, 103.7, 52.7, 68.0, 57.0, 56.5, 55.4, 51.2, 50.5, 24.5, 18.7, 18.5, 15.8, 13.0, 20.9, 18.4, 21.3, 27.2, 29.7}
+	life := []float64{83.1, 83.8, 82.6, 80.6, 81.4, 81.5, 81.1, 83.0, 81.7, 81.2, 81.2, 77.5, 76.2, 75.3, 74.3, 80.7, 77.7, 77.0, 79.0, 83.2}
+	add("scatter-named-points", testSpec("scatter", nil, nil),
+		table(txt("c1", "Country", names...), num("c2", "GDP per head ($k)", gdp...), num("c3", "Life expectancy (years)", life...)), labels,
+		title("Points are named by the Country column, and never overlap"))
+	// item 8: a footer in another language keeps its own "Source" word
+	add("footer-source-as-written", testSpec("bar", nil, nil),
+		table(txt("c1", "省份", "广东", "山东", "河南", "江苏"), num("c2", "人口（万）", 12706, 10123, 9815, 8526)),
+		title("各省人口"), style(func(s *chartspec.Style) {
+			s.Footer = &chartspec.Footer{Source: "来源：国家统计局", Notes: "2023年末常住人口"}
+		}))
 	return cases
 }
 
@@ -108,6 +123,8 @@ func TestLabelsStateTheirValue(t *testing.T) {
 		{golden: "numbers-locale-fr-decimals", labels: []string{"10\u00a0512,50", "3\u00a0890,75"}},
 		{golden: "numbers-locale-hi", labels: []string{"19,98,12,341", "10,40,99,452"}},
 		{golden: "numbers-locale-zh", labels: []string{"2487万", "68.3万"}, desc: []string{"2487万"}},
+		{golden: "scatter-named-points", labels: []string{"Norway", "Ireland", "Bulgaria", "Switzerland"}, notAnywhere: []string{"83.1", "74.3"}},
+		{golden: "footer-source-as-written", notAnywhere: []string{"Source: 来源：国家统计局"}},
 		{golden: "numbers-pie-sliver", labels: []string{"0.04%"}, notAnywhere: []string{"0%"}},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
@@ -208,4 +225,65 @@ func TestLabelSetDigits(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestScatterLabelsNeverOverlap: the named points' labels keep clear of
+// each other.
+func TestScatterLabelsNeverOverlap(t *testing.T) {
+	f := fonts(t)
+	for _, c := range numberCases(f) {
+		if c.name != "scatter-named-points" {
+			continue
+		}
+		svg, err := SVG(c.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var boxes []box
+		for _, e := range textsOf(t, svg) {
+			if e.group == "labels" {
+				w := f.Width(e.text, e.size, e.bold)
+				boxes = append(boxes, boxAt(e.x, e.y, w, f.CapHeight(e.size), e.anchor))
+			}
+		}
+		if len(boxes) < 12 {
+			t.Errorf("only %d of 20 points named", len(boxes))
+		}
+		for i := range boxes {
+			for j := range i {
+				if boxes[i].overlaps(boxes[j], 0) {
+					t.Errorf("labels %d and %d overlap: %v %v", i, j, boxes[i], boxes[j])
+				}
+			}
+		}
+	}
+}
+
+// TestNetTotalExplained: a stacked chart with gains and losses names its
+// net-total line in the legend and the description, and a net label that
+// fits the gap beside its bar sits there, off the line.
+func TestNetTotalExplained(t *testing.T) {
+	f := fonts(t)
+	for _, c := range axesCases(f) {
+		if c.name != "bar-stacked-negatives" {
+			continue
+		}
+		svg, err := SVG(c.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if all := texts(t, svg, ""); !slices.Contains(all, "Net total") {
+			t.Errorf("no legend entry names the net-total line: %q", all)
+		}
+		if _, desc := titleAndDesc(t, svg); !strings.Contains(desc, "net total") {
+			t.Errorf("description does not explain the line: %s", desc)
+		}
+		for _, e := range textsOf(t, svg) {
+			if e.text == "−17" && e.anchor == "middle" {
+				t.Errorf("Q5's net label sits on its bar (%v), though the gap has room", e)
+			}
+		}
+		return
+	}
+	t.Fatal("no golden bar-stacked-negatives")
 }
