@@ -538,15 +538,11 @@ func (c *canvas) sizeLeft(a *axis, length, areaW float64) float64 {
 // least three ticks: two would leave the reader a single step to go by.
 const minTickPlot = 80
 
-// minRowFont is the smallest type (at 800×600) row names are set in
-// before rows go unnamed.
-const minRowFont = 8
-
 // sizeRows lays out category names down the left side and answers their
 // width. Every row is named: long names wrap to as many lines as the row
 // has room for (at most three) within 30% of the width; when rows are
 // too tight for the usual type, names are set smaller (down to
-// minRowFont) and a notice says how tall the chart should be. Only rows
+// minText) and a notice says how tall the chart should be. Only rows
 // thinner than that go unnamed, and a notice says so.
 func (c *canvas) sizeRows(a *axis, length, areaW float64) float64 {
 	n := len(a.labels)
@@ -558,7 +554,7 @@ func (c *canvas) sizeRows(a *axis, length, areaW float64) float64 {
 	step := length / a.slots()
 	need := func(fs float64) float64 { return fs * 1.15 }
 	if step < need(a.fs) {
-		a.fs = math.Max(math.Floor(step/1.15*2)/2, math.Min(minRowFont*c.k, c.fsTick))
+		a.fs = math.Max(math.Floor(step/1.15*2)/2, minText)
 	}
 	a.needLength = 0
 	if a.fs < c.fsTick*0.9 {

@@ -318,7 +318,7 @@ func (b *barChart) drawGrouped(c *canvas, cat, val *axis, labels bool) {
 	fs := c.fsLabel
 	pitch := sub + gap
 	if b.horizontal && pitch < fs*1.05 {
-		fs = math.Max(math.Floor(pitch/1.05*2)/2, math.Min(7*c.k, fs))
+		fs = math.Max(math.Floor(pitch/1.05*2)/2, minText)
 	}
 	st := textStyle{size: fs, fill: inkLabel}
 	off := 4 * c.k

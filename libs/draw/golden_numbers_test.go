@@ -73,6 +73,17 @@ func numberCases(f *Fonts) []goldenCase {
 		title("各省人口"), style(func(s *chartspec.Style) {
 			s.Footer = &chartspec.Footer{Source: "来源：国家统计局", Notes: "2023年末常住人口"}
 		}))
+	// item 6: text wraps to the room there is before it is cut
+	longTitle := "Household energy prices rose faster than wages in every region between 2021 and 2023, and in the north they fell far less once the crisis eased, while the south saw bills return to their 2020 level by the spring of 2024"
+	spend := func() *dataset.Table {
+		return table(txt("c1", "Category", "Transportation", "Housing and utilities", "Food", "Healthcare", "Entertainment", "Education", "Insurance", "Clothing", "Savings", "Personal care"),
+			num("c2", "Share (%)", 16.8, 33.2, 12.9, 8.1, 4.7, 2.6, 11.4, 2.7, 5.2, 1.2))
+	}
+	add("text-long-title-500x400", testSpec("bar", nil, nil), spend(), title(longTitle), func(in *Input) { in.Width, in.Height = 500, 400 })
+	add("text-long-categories-vertical", testSpec("bar", nil, nil), spend(), labels, func(in *Input) { in.Width, in.Height = 600, 400 })
+	add("text-long-boxplot-groups", testSpec("boxplot", nil, nil),
+		table(txt("c1", "Department", "Transportation", "Administration", "Communications", "Infrastructure", "Transportation", "Administration", "Communications", "Infrastructure", "Transportation", "Administration", "Communications", "Infrastructure"),
+			num("c2", "Days", 12, 8, 15, 22, 14, 9, 13, 25, 11, 7, 16, 19)), func(in *Input) { in.Width, in.Height = 500, 400 })
 	return cases
 }
 
@@ -125,6 +136,7 @@ func TestLabelsStateTheirValue(t *testing.T) {
 		{golden: "numbers-locale-zh", labels: []string{"2487万", "68.3万"}, desc: []string{"2487万"}},
 		{golden: "scatter-named-points", labels: []string{"Norway", "Ireland", "Bulgaria", "Switzerland"}, notAnywhere: []string{"83.1", "74.3"}},
 		{golden: "footer-source-as-written", notAnywhere: []string{"Source: 来源：国家统计局"}},
+		{golden: "text-long-title-500x400", notAnywhere: []string{"…"}},
 		{golden: "numbers-pie-sliver", labels: []string{"0.04%"}, notAnywhere: []string{"0%"}},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
@@ -286,4 +298,24 @@ func TestNetTotalExplained(t *testing.T) {
 		return
 	}
 	t.Fatal("no golden bar-stacked-negatives")
+}
+
+// TestNothingCutThatFits: names and titles in the text goldens are wrapped,
+// never cut with "…", when the picture has the room.
+func TestNothingCutThatFits(t *testing.T) {
+	f := fonts(t)
+	for _, c := range numberCases(f) {
+		if !strings.HasPrefix(c.name, "text-") {
+			continue
+		}
+		svg, err := SVG(c.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range texts(t, svg, "") {
+			if strings.Contains(s, "…") {
+				t.Errorf("%s: %q is cut", c.name, s)
+			}
+		}
+	}
 }
