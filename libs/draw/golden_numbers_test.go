@@ -84,6 +84,10 @@ func numberCases(f *Fonts) []goldenCase {
 	add("text-long-boxplot-groups", testSpec("boxplot", nil, nil),
 		table(txt("c1", "Department", "Transportation", "Administration", "Communications", "Infrastructure", "Transportation", "Administration", "Communications", "Infrastructure", "Transportation", "Administration", "Communications", "Infrastructure"),
 			num("c2", "Days", 12, 8, 15, 22, 14, 9, 13, 25, 11, 7, 16, 19)), func(in *Input) { in.Width, in.Height = 500, 400 })
+	add("text-sankey-long-names", testSpec("sankey", nil, nil),
+		table(txt("c1", "From", "Imported natural gas and liquefied natural gas", "Domestic coal and lignite mining", "Imported natural gas and liquefied natural gas", "Wind, solar and hydroelectric generation", "Electricity from the national grid", "Electricity from the national grid"),
+			txt("c2", "To", "Electricity from the national grid", "Electricity from the national grid", "Residential and commercial heating", "Electricity from the national grid", "Industry and manufacturing", "Households and small businesses"),
+			num("c3", "TWh", 120, 80, 95, 140, 190, 150)), labels, func(in *Input) { in.Width, in.Height = 700, 450 })
 	return cases
 }
 
