@@ -329,6 +329,7 @@ func goldenCases(f *Fonts) []goldenCase {
 		style(func(s *chartspec.Style) { s.Legend.Show = chartspec.Off }))
 	cases = append(cases, axesCases(f)...)
 	cases = append(cases, footerCases(f)...)
+	cases = append(cases, paletteCases(f)...)
 	return cases
 }
 

@@ -170,6 +170,7 @@ func goldenPNGs(d *drawing) []goldenPNG {
 		}
 		out = append(out, g)
 	}
+	out = append(out, fileGoldens("issue22", paletteGoldens)...)
 	return out
 }
 
