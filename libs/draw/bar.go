@@ -32,6 +32,7 @@ func newBar(c *canvas, r roleColumns) *barChart {
 		b.stack = "none"
 	}
 	b.format = baseFormat(c.style, b.series)
+	c.colors.reserve(len(b.series))
 	for i, s := range b.series {
 		b.colors = append(b.colors, c.colors.of(s.ID, i))
 	}

@@ -330,6 +330,7 @@ func goldenCases(f *Fonts) []goldenCase {
 	cases = append(cases, axesCases(f)...)
 	cases = append(cases, numberCases(f)...)
 	cases = append(cases, footerCases(f)...)
+	cases = append(cases, paletteCases(f)...)
 	return cases
 }
 

@@ -30,6 +30,7 @@ func newLine(c *canvas, r roleColumns) *lineChart {
 	l.curve = optString(c.spec.Options, "curve", "linear", "linear", "smooth", "step")
 	l.markers = optBool(c.spec.Options, "markers", false)
 	l.format = baseFormat(c.style, l.series)
+	c.colors.reserve(len(l.series))
 	for i, s := range l.series {
 		l.colors = append(l.colors, c.colors.of(s.ID, i))
 	}

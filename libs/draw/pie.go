@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"chartd.dev/libs/chartspec"
 	"chartd.dev/libs/dataset"
 )
 
@@ -35,6 +36,13 @@ func newPie(c *canvas, r roleColumns) *pieChart {
 	names := columnLabels(p.label)
 	p.donut = optNumber(c.spec.Options, "donut", 0, 0, 0.9)
 	p.format = baseFormat(c.style, []*dataset.Column{p.value})
+	named := 0
+	for i, v := range p.value.Num[:c.table.Rows] {
+		if !isBlank(v) && v > 0 && !isOther(names[i]) {
+			named++
+		}
+	}
+	c.colors.reserve(named)
 	k := 0
 	for i := 0; i < c.table.Rows; i++ {
 		v := p.value.Num[i]
@@ -56,10 +64,7 @@ func newPie(c *canvas, r roleColumns) *pieChart {
 }
 
 // isOther reports a category the data itself calls "Other".
-func isOther(name string) bool {
-	n := strings.ToLower(strings.TrimSpace(name))
-	return n == "other" || n == "others" || strings.HasPrefix(n, "other ")
-}
+func isOther(name string) bool { return chartspec.IsOtherLabel(name) }
 
 func (p *pieChart) empty() bool { return len(p.slices) == 0 }
 

@@ -23,6 +23,7 @@ func newRadar(c *canvas, r roleColumns) *radarChart {
 	d.labels = columnLabels(d.axisCol)
 	d.fill = optBool(c.spec.Options, "fill", true)
 	d.format = baseFormat(c.style, d.series)
+	c.colors.reserve(len(d.series))
 	for i, s := range d.series {
 		d.colors = append(d.colors, c.colors.of(s.ID, i))
 	}

@@ -88,6 +88,7 @@ func newSankey(c *canvas, r roleColumns) *sankeyChart {
 	k.orderLayers()
 	// palette colours go to the nodes column by column, top to bottom, so
 	// sources (whose colour their flows take) get them first
+	c.colors.reserve(len(k.nodes))
 	i := 0
 	for _, layer := range k.itemLayers {
 		for _, it := range layer {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"chartd.dev/libs/chartspec"
 	"chartd.dev/libs/dataset"
 )
 
@@ -20,8 +21,9 @@ const denseChunk = 64
 // column (area proportional to value) and coloured by a group column.
 type scatterChart struct {
 	x, y, size, group *dataset.Column
-	// groups are the group names in order of first appearance; rows[g]
-	// lists the drawable rows of group g.
+	// groups are the group names in the order chartspec.GroupOrder gives
+	// (natural for "4, 6, 8 cylinders", the user's after a sort step);
+	// rows[g] lists the drawable rows of group g.
 	groups    []string
 	rows      [][]int
 	colors    []string
@@ -34,42 +36,16 @@ func newScatter(c *canvas, r roleColumns) *scatterChart {
 	s := &scatterChart{x: r.one("x"), y: r.one("y"), size: r.one("size"), group: r.one("group")}
 	s.pointSize = optNumber(c.spec.Options, "pointSize", 4, 1, 20)
 	s.opacity = optNumber(c.spec.Options, "opacity", 0.8, 0.05, 1)
-	index := map[string]int{}
-	var groupText []string
+	var label func(int) string
 	if s.group != nil {
-		groupText = columnLabels(s.group)
+		text := columnLabels(s.group)
+		label = func(i int) string { return text[i] }
 	}
-	g, last := -1, ""
-	for i := 0; i < c.table.Rows; i++ {
-		if isBlank(s.x.Num[i]) || isBlank(s.y.Num[i]) {
-			continue
-		}
-		if s.size != nil && isBlank(s.size.Num[i]) {
-			continue
-		}
-		name := ""
-		if groupText != nil {
-			name = groupText[i]
-			if name == "" {
-				name = "(blank)"
-			}
-		}
-		if g < 0 || name != last {
-			var ok bool
-			if g, ok = index[name]; !ok {
-				g = len(s.groups)
-				index[name] = g
-				s.groups = append(s.groups, name)
-				s.rows = append(s.rows, nil)
-				if groupText == nil {
-					s.rows[g] = make([]int, 0, c.table.Rows)
-				}
-			}
-			last = name
-		}
-		s.rows[g] = append(s.rows[g], i)
-		s.n++
+	s.groups, s.rows = chartspec.ScatterGroups(c.spec, s.x, s.y, s.size, s.group, c.table.Rows, label)
+	for _, rows := range s.rows {
+		s.n += len(rows)
 	}
+	c.colors.reserve(len(s.groups))
 	for g, name := range s.groups {
 		key := name
 		if s.group == nil {

@@ -192,6 +192,7 @@ func goldenPNGs(d *drawing) []goldenPNG {
 			out = append(out, itemPNG(set.dir, it))
 		}
 	}
+	out = append(out, fileGoldens("issue22", paletteGoldens)...)
 	return out
 }
 
