@@ -95,7 +95,7 @@ func Checks() []Check {
 		{CheckSimilarColors, Warn, "two series colours too close to tell apart (CIEDE2000); info when only under deuteranopia or protanopia"},
 		{CheckBarAxisNotZero, Warn, "a bar value axis that does not start at zero (or is logarithmic), which exaggerates differences"},
 		{CheckLogAxisNonPositive, Warn, "a logarithmic axis with values at or below zero, which it cannot draw"},
-		{CheckTooManySeries, Warn, fmt.Sprintf("more than %d series, too many colours to tell apart", MaxSeries)},
+		{CheckTooManySeries, Warn, fmt.Sprintf("more than %d series, more colours than a reader can match to the legend; show fewer, highlight a few, or use small multiples", MaxSeries)},
 		{CheckTooManyCategories, Warn, fmt.Sprintf("a bar chart with more than %d bars", MaxBars)},
 		{CheckLongLabels, Info, fmt.Sprintf("category labels over %d characters under vertical bars; horizontal bars fit them", MaxLabelRunes)},
 		{CheckUnsortedLineX, Info, "line rows not in x order"},
@@ -348,7 +348,10 @@ func (c *lintCtx) colors() {
 			for j := i + 1; j < len(ps); j++ {
 				if ps[i].s.Color == ps[j].s.Color && (v != NormalVision || ps[i].s.Color == OtherColor) {
 					// The same colour twice is judged once, under
-					// normal vision; the Other grey is shared on purpose.
+					// normal vision; the Other grey is shared on
+					// purpose (a pie's Other slices, or series pushed
+					// back to highlight the rest, as too-many-series
+					// suggests).
 					continue
 				}
 				d := DeltaE(sim[i], sim[j])
@@ -372,9 +375,6 @@ func (c *lintCtx) colors() {
 	var detail string
 	if a.Color == b.Color {
 		detail = fmt.Sprintf("%s and %s share the colour %s", a.Label, b.Label, a.Color)
-		if len(c.spec.Style.Palette) < len(series) {
-			detail += fmt.Sprintf(" (the palette has %d colours for %d series)", len(c.spec.Style.Palette), len(series))
-		}
 	} else {
 		detail = fmt.Sprintf("%s (%s) and %s (%s) %s (ΔE %.1f)", a.Label, a.Color, b.Label, b.Color, how, best.dE)
 	}
@@ -467,25 +467,29 @@ func (c *lintCtx) axes() {
 	}
 }
 
-// seriesCount checks the number of colours a reader must match to the legend.
+// seriesCount checks the number of colours a reader must match to the
+// legend. Past MaxSeries the palette is still extended with distinct
+// colours (ExtendPalette), but a reader cannot hold that many in mind:
+// the fixes are fewer series, a highlight (the series that matter in
+// colour, the rest in the one grey OtherColor) or small multiples.
 func (c *lintCtx) seriesCount() {
 	switch c.spec.Type {
 	case "bar", "line", "dotplot", "radar":
 		ids := c.spec.Mapping.Cols("values")
 		if len(ids) > MaxSeries {
 			keep := idList(ids[:3])
-			c.add(CheckTooManySeries, Warn, `%d value columns make %d series, too many colours to tell apart (%d at most reads well). Map fewer with {"op":"setMapping","mapping":{"values":%s}}, or split the data into several charts.`,
-				len(ids), len(ids), MaxSeries, keep)
+			c.add(CheckTooManySeries, Warn, `%d value columns make %d series, more colours than a reader can match to the legend (%d at most read well). Show fewer with {"op":"setMapping","mapping":{"values":%s}}; or highlight the few that matter and push the rest back in grey, one {"op":"setSeriesColor","series":%q,"color":%q} each; or split the series over several charts of the same axes (small multiples).`,
+				len(ids), len(ids), MaxSeries, keep, ids[len(ids)-1], OtherColor)
 		}
 	case "scatter":
 		g := c.col("group")
 		if g == nil {
 			return
 		}
-		n := len(ChartSeries(c.spec, c.t, MaxSeries+1))
-		if n > MaxSeries {
-			c.add(CheckTooManySeries, Warn, `%s has more than %d groups, too many colours to tell apart. Drop the grouping with {"op":"setMapping","mapping":{"group":null}}, or keep a few groups with {"op":"addTransform","transform":{"type":"filter","column":%q,"operator":"in","value":["…","…"]}}.`,
-				colLabel(g), MaxSeries, g.ID)
+		series := ChartSeries(c.spec, c.t, MaxSeries+1)
+		if len(series) > MaxSeries {
+			c.add(CheckTooManySeries, Warn, `%s has more than %d groups, more colours than a reader can match to the legend. Drop the grouping with {"op":"setMapping","mapping":{"group":null}}; or keep a few groups with {"op":"addTransform","transform":{"type":"filter","column":%q,"operator":"in","value":["…","…"]}}; or highlight the few that matter and push the rest back in grey, one {"op":"setSeriesColor","series":%q,"color":%q} each.`,
+				colLabel(g), MaxSeries, g.ID, series[len(series)-1].Key, OtherColor)
 		}
 	}
 }

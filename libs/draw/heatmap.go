@@ -487,11 +487,12 @@ func (h *heatmapChart) draw(c *canvas, area rect) {
 		fs := c.fsLabel
 		if sy >= fs*1.3 {
 			w.s(`<g class="labels">`)
+			format := h.format.forLabels(h.cells)
 			for k, v := range h.cells {
 				if isBlank(v) {
 					continue
 				}
-				txt := c.value(v, h.format)
+				txt := c.value(v, format)
 				if c.measureBytes(txt, fs, false) > sx-4*c.k {
 					continue
 				}
@@ -499,7 +500,7 @@ func (h *heatmapChart) draw(c *canvas, area rect) {
 				if isDark(h.scale.at(v)) {
 					fill = background
 				}
-				c.textBytes(bx.center(k%nx), by.center(k/nx)+c.mid(fs), c.value(v, h.format), textStyle{size: fs, fill: fill, anchor: "middle"})
+				c.textBytes(bx.center(k%nx), by.center(k/nx)+c.mid(fs), c.value(v, format), textStyle{size: fs, fill: fill, anchor: "middle"})
 			}
 			w.s(`</g>`)
 		}

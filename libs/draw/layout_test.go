@@ -134,7 +134,7 @@ func TestNumberFormats(t *testing.T) {
 		{12.5, plain, "12.5"},
 		{0.004256, plain, "0.00426"},
 		{-8.25, plain, "−8.25"},
-		{-0.0001, numFormat{decimals: 0, scale: 1}, "0"},
+		{-0.0001, numFormat{decimals: 0, scale: 1}, "−0.0001"}, // never 0 for a non-zero value
 		{3.2e9, plain, "3.2B"},
 		{0, plain, "0"},
 		{0.125, numFormat{decimals: -1, scale: 100, suffix: "%"}, "12.5%"},

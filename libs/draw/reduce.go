@@ -251,7 +251,7 @@ func otherSlice(t *dataset.Table, r roleColumns) (*dataset.Table, roleColumns, [
 	lc.Text = append(lc.Text, "Other ("+counted(len(rest), "slice", "slices")+")")
 	vc.Num = append(vc.Num, other)
 	out := &dataset.Table{Columns: []*dataset.Column{lc, vc}, Rows: len(lc.Text)}
-	pct := appendTrimmed(nil, other/total*100, 1, "", "%")
+	pct := appendTrimmed(nil, other/total*100, 1, "", "%", nil)
 	msg := "the data has " + counted(len(rows)+len(rest), "slice", "slices") + ", more than a pie can tell apart; the smallest " +
 		grouped(len(rest)) + " are drawn as one grey slice, Other (" + string(pct) + " of the total); a bar chart shows every one"
 	return out, roleColumns{"label": {lc}, "value": {vc}}, append([]dataset.Notice{{Code: NoticeAggregated, Message: msg}}, notices...)
@@ -387,4 +387,4 @@ func counted(n int, one, many string) string {
 }
 
 // grouped writes n with thousands separators.
-func grouped(n int) string { return string(appendNumber(nil, float64(n), 0, "", "")) }
+func grouped(n int) string { return string(appendNumber(nil, float64(n), 0, "", "", nil)) }

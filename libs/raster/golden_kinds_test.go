@@ -1,11 +1,5 @@
 package raster
 
-import (
-	"os"
-	"path/filepath"
-	"testing"
-)
-
 // kindGoldens are issue 22's items 4 and 5 (the chart a standard table
 // makes; years and dates) and its small items on histograms and heatmaps,
 // one SVG golden of libs/draw each, drawn to PNG as the render service
@@ -25,21 +19,4 @@ var kindGoldens = []struct{ key, item, golden string }{
 	{"item08a", "whole numbers get a bin each", "histogram-integers-0-6"},
 	{"item08b", "long names down the side, months across and abbreviated", "heatmap-stations-months"},
 	{"item08c", "the minus sign on a heatmap axis as in its legend", "heatmap-negative-categories"},
-}
-
-// kindPNGs are the PNG goldens of kindGoldens.
-func kindPNGs() []goldenPNG {
-	var out []goldenPNG
-	for _, it := range kindGoldens {
-		g := goldenPNG{name: "issue22/" + it.key + "-" + it.golden, path: filepath.Join("testdata", "png", "issue22", it.key+"-"+it.golden+".png")}
-		g.svg = func(t *testing.T) []byte {
-			b, err := os.ReadFile(filepath.Join("..", "draw", "testdata", it.golden+".svg"))
-			if err != nil {
-				t.Fatalf("item %s: %v", it.item, err)
-			}
-			return b
-		}
-		out = append(out, g)
-	}
-	return out
 }
