@@ -265,7 +265,7 @@ func (c *canvas) render(ch chart, watermark bool) {
 	w.s(`title `)
 	w.s(c.id)
 	w.s(`desc" font-family="`)
-	w.b = appendFamily(w.b, c.fonts.Family)
+	familyAt := len(w.b) // filled in when the text drawn is known
 	w.s(`" font-size="12"><title id="`)
 	w.s(c.id)
 	w.s(`title">`)
@@ -276,6 +276,7 @@ func (c *canvas) render(ch chart, watermark bool) {
 	w.esc(desc)
 	descEnd := len(w.b)
 	w.s(`</desc>`)
+	w.spans = w.spans[:0] // the title and description are not drawn
 	known := len(c.notices)
 	if !c.transparent {
 		w.s(`<rect width="100%" height="100%" fill="` + background + `"/>`)
@@ -292,6 +293,9 @@ func (c *canvas) render(ch chart, watermark bool) {
 		c.watermark()
 	}
 	w.s(`</svg>`)
+	c.scratch = c.fonts.appendFamilies(c.scratch[:0], w.b, w.spans)
+	w.b = slices.Insert(w.b, familyAt, c.scratch...)
+	descEnd += len(c.scratch)
 	if len(c.notices) > known {
 		// layout found more to say (names that need a taller chart): the
 		// description says it too
@@ -419,12 +423,12 @@ func (c *canvas) text(x, y float64, s string, st textStyle) {
 func (c *canvas) textBytes(x, y float64, b []byte, st textStyle) {
 	if st.halo {
 		c.openText(x, y, st)
-		c.w.b = appendEscaped(c.w.b, b)
+		c.w.escBytes(b)
 		c.w.s(`</text>`)
 		st.halo = false
 	}
 	c.openText(x, y, st)
-	c.w.b = appendEscaped(c.w.b, b)
+	c.w.escBytes(b)
 	c.w.s(`</text>`)
 }
 

@@ -10,6 +10,10 @@ import (
 // chart costs a handful of allocations whatever its size.
 type svgWriter struct {
 	b []byte
+	// spans are the byte ranges of b holding escaped text with a
+	// character beyond ASCII (everything ASCII is drawn with the stack's
+	// first face), for naming the families the text is drawn with.
+	spans [][2]int
 }
 
 // s appends raw markup; never pass user text here.
@@ -28,7 +32,28 @@ func (w *svgWriter) af(name string, v float64) {
 }
 
 // esc appends user text escaped for XML character data and attributes.
-func (w *svgWriter) esc(text string) { w.b = appendEscaped(w.b, text) }
+func (w *svgWriter) esc(text string) {
+	start := len(w.b)
+	w.b = appendEscaped(w.b, text)
+	noteText(w, start, text)
+}
+
+// escBytes is esc for text in a scratch buffer (formatted numbers).
+func (w *svgWriter) escBytes(text []byte) {
+	start := len(w.b)
+	w.b = appendEscaped(w.b, text)
+	noteText(w, start, text)
+}
+
+// noteText records w.b[start:] as a span when text goes beyond ASCII.
+func noteText[S ~string | ~[]byte](w *svgWriter, start int, text S) {
+	for i := 0; i < len(text); i++ {
+		if text[i] >= utf8.RuneSelf {
+			w.spans = append(w.spans, [2]int{start, len(w.b)})
+			return
+		}
+	}
+}
 
 // pt appends "x y" (for path data).
 func (w *svgWriter) pt(x, y float64) {
