@@ -1,12 +1,16 @@
 package draw
 
 import (
+	"bytes"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"unicode"
+
+	"chartd.dev/libs/chartspec"
 )
 
 // facesOf names, for every grapheme cluster of s that is not a space, the
@@ -310,4 +314,77 @@ func BenchmarkMeasureShaped(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestSVGFamilies: an SVG names Roboto and DejaVu Sans, then every family
+// that draws a character of its text, regular or bold, in stack order,
+// and no other: a Latin chart names two families, not the stack's 150.
+func TestSVGFamilies(t *testing.T) {
+	f := fonts(t)
+	for _, text := range []string{"Sales", "বাংলাদেশ ₿ 12", "销售额 📈", "❤️ 1️⃣ ❤", "ශ්\u200dරී ලංකාව", "𞱱 المبلغ", "א֑ ࢠ",
+		"Москва · Tokyo → 東京", "ᠮᠣᠩᠭᠣᠯ བོད 𝄞 🜁", "\U00010570", "x\u0301\u20dd"} {
+		got := strings.Split(string(f.appendFamilies(nil, []byte(text), [][2]int{{0, len(text)}})), ", ")
+		// The faces the clusters are measured with, and the first face
+		// of each character.
+		want := []string{"'Roboto'", "'DejaVu Sans'"}
+		add := func(name string) {
+			if !slices.Contains(want, name) {
+				want = append(want, name)
+			}
+		}
+		for _, m := range []*metrics{f.regular, f.bold} {
+			for _, name := range facesOf(m, text) {
+				if name != "-" {
+					add("'" + name + "'")
+				}
+			}
+			for _, r := range text {
+				if r < 0x10000 && m.first[r] != noFace {
+					add(f.names[m.first[r]])
+				} else if a, ok := m.astral[r]; ok {
+					add(f.names[a.first])
+				}
+			}
+		}
+		slices.SortFunc(want, func(a, b string) int { return slices.Index(f.names, a) - slices.Index(f.names, b) })
+		for _, w := range want {
+			if !slices.Contains(got, w) {
+				t.Errorf("%q: families %v lack %s", text, got, w)
+			}
+		}
+		if !slices.IsSortedFunc(got, func(a, b string) int { return slices.Index(f.names, a) - slices.Index(f.names, b) }) {
+			t.Errorf("%q: families %v not in stack order", text, got)
+		}
+		if len(got) != len(want) {
+			t.Errorf("%q: families %v, want %v", text, got, want)
+		}
+	}
+	// End to end: a chart in Latin names two families; a Bengali title
+	// adds Noto Sans Bengali (bold), a ₿ in a label Noto Sans.
+	in := bar30(f)
+	svg := mustSVG(t, in)
+	if !bytes.Contains(svg, []byte(` font-family="'Roboto', 'DejaVu Sans'" `)) {
+		t.Errorf("30-bar chart: %s", rootFamily(svg))
+	}
+	in.Spec.Style.Title.Text = "বাংলাদেশের জনসংখ্যা"
+	in.Spec.Style.Subtitle = chartspec.Text{Show: true, Text: "₿ per capita"}
+	if got := rootFamily(mustSVG(t, in)); got != "'Roboto', 'DejaVu Sans', 'Noto Sans', 'Noto Sans Bengali'" {
+		t.Errorf("Bengali title and ₿: %s", got)
+	}
+}
+
+func mustSVG(t *testing.T, in Input) []byte {
+	t.Helper()
+	svg, err := SVG(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svg
+}
+
+// rootFamily is the font-family attribute of an SVG's root.
+func rootFamily(svg []byte) string {
+	_, rest, _ := bytes.Cut(svg, []byte(` font-family="`))
+	v, _, _ := bytes.Cut(rest, []byte(`"`))
+	return string(v)
 }
