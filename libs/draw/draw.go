@@ -312,10 +312,18 @@ func (c *canvas) render(ch chart, watermark bool) {
 func (c *canvas) titles(area rect) rect {
 	y := area.y
 	drew := false
+	// Right-to-left text (Arabic, Hebrew, …) aligns right; a subtitle
+	// without letters of its own goes with the title.
+	titleRTL := false
 	if t := c.style.Title; shown(t) {
+		titleRTL = isRTL(t.Text)
+		x, st := area.x, textStyle{size: c.fsTitle, bold: true, fill: inkTitle}
+		if titleRTL {
+			x, st.rtl = area.right(), true
+		}
 		for _, line := range c.wrap(t.Text, c.fsTitle, true, area.w, 2) {
 			y += c.fonts.CapHeight(c.fsTitle)
-			c.text(area.x, y, line, textStyle{size: c.fsTitle, bold: true, fill: inkTitle})
+			c.text(x, y, line, st)
 			y += c.fsTitle * 0.45
 		}
 		drew = true
@@ -324,9 +332,13 @@ func (c *canvas) titles(area rect) rect {
 		if drew {
 			y += c.fsSub * 0.35
 		}
+		x, st := area.x, textStyle{size: c.fsSub, fill: inkSubtitle}
+		if rtl, strong := direction(t.Text); rtl || !strong && titleRTL {
+			x, st.rtl = area.right(), true
+		}
 		for _, line := range c.wrap(t.Text, c.fsSub, false, area.w, 2) {
 			y += c.fsSub * 1.05
-			c.text(area.x, y, line, textStyle{size: c.fsSub, fill: inkSubtitle})
+			c.text(x, y, line, st)
 			y += c.fsSub * 0.3
 		}
 		drew = true
@@ -369,6 +381,11 @@ type textStyle struct {
 	// halo draws the text outlined in the background colour (textBytes
 	// writes it under a plain copy), so it reads on top of marks.
 	halo bool
+	// rtl lays the text out right to left (direction="rtl": neutral
+	// characters such as brackets and digits placed as an Arabic or
+	// Hebrew reader expects); the anchor's start is then the text's right
+	// end.
+	rtl bool
 }
 
 // openText writes a <text> start tag. The anchor is put on a whole
@@ -389,6 +406,9 @@ func (c *canvas) openText(x, y float64, st textStyle) {
 		w.s(` fill="`)
 		w.s(st.fill)
 		w.s(`"`)
+	}
+	if st.rtl {
+		w.s(` direction="rtl"`)
 	}
 	if st.anchor != "" {
 		w.s(` text-anchor="`)

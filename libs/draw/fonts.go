@@ -20,6 +20,7 @@ import (
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/sfnt"
 	"golang.org/x/image/math/fixed"
+	"golang.org/x/text/unicode/bidi"
 )
 
 // Fonts holds the measured metrics of the font stack (libs/fontstack:
@@ -1158,6 +1159,36 @@ func appendFamily(b []byte, family string) []byte {
 		b = append(b, '\'')
 		family = family[i+1:]
 	}
+}
+
+// isRTL reports text whose first strong character (a letter) is written
+// right to left: Arabic, Hebrew, Syriac, Thaana, N'Ko, Adlam and the
+// other right-to-left scripts (Unicode bidi class R or AL). Titles and
+// legends of such text align right.
+func isRTL(s string) bool {
+	rtl, _ := direction(s)
+	return rtl
+}
+
+// direction reports whether s runs right to left, and strong whether it
+// has a letter that decides (text of digits and punctuation has none).
+func direction(s string) (rtl, strong bool) {
+	for _, r := range s {
+		if r < utf8.RuneSelf {
+			if r|0x20 >= 'a' && r|0x20 <= 'z' {
+				return false, true
+			}
+			continue
+		}
+		p, _ := bidi.LookupRune(r)
+		switch p.Class() {
+		case bidi.L:
+			return false, true
+		case bidi.R, bidi.AL:
+			return true, true
+		}
+	}
+	return false, false
 }
 
 // fallbackEm estimates the width of a rune no face has; the browser draws

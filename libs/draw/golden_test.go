@@ -330,6 +330,7 @@ func goldenCases(f *Fonts) []goldenCase {
 		style(func(s *chartspec.Style) { s.Legend.Show = chartspec.Off }))
 	cases = append(cases, axesCases(f)...)
 	cases = append(cases, footerCases(f)...)
+	cases = append(cases, scriptCases(f)...)
 	return cases
 }
 

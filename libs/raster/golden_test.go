@@ -170,7 +170,7 @@ func goldenPNGs(d *drawing) []goldenPNG {
 		}
 		out = append(out, g)
 	}
-	return out
+	return append(out, scriptGoldenPNGs()...)
 }
 
 // TestGoldenPNG draws every type's sample and issue 13's item goldens and
