@@ -221,6 +221,7 @@ func newCanvas(in Input, w, h float64) *canvas {
 	// little from many
 	cells := in.Table.Rows * max(1, min(len(in.Table.Columns), 4))
 	c.w.b = make([]byte, 0, 6144+min(cells, 1<<14)*16)
+	c.w.plain = &in.Fonts.plain
 	c.scratch = make([]byte, 0, 64)
 	return c
 }

@@ -52,8 +52,12 @@ type Fonts struct {
 	// the first embedded of them are built into the binary.
 	names    []string
 	embedded int
-	regular  *metrics
-	bold     *metrics
+	// plain marks the characters below U+10000 that the embedded
+	// families draw in both weights without the cluster path: text of
+	// them names no other family.
+	plain   [0x10000 / 64]uint64
+	regular *metrics
+	bold    *metrics
 }
 
 // metrics is one weight of the stack (regular or bold) reduced to what
@@ -208,7 +212,14 @@ func LoadFonts(stack *fontstack.Stack) (*Fonts, error) {
 			bolds[i].color = fam.Color
 		}
 	}
-	return &Fonts{Family: stack.CSSFamily(), stack: stack, names: names, embedded: embedded, regular: newMetrics(regs), bold: newMetrics(bolds)}, nil
+	f := &Fonts{Family: stack.CSSFamily(), stack: stack, names: names, embedded: embedded, regular: newMetrics(regs), bold: newMetrics(bolds)}
+	for r := range rune(0x10000) {
+		if f.regular.first[r] < uint16(embedded) && f.bold.first[r] < uint16(embedded) &&
+			f.regular.em[r] != slowEm && f.bold.em[r] != slowEm {
+			f.plain[r/64] |= 1 << (r % 64)
+		}
+	}
+	return f, nil
 }
 
 // Stack is the font stack the metrics were loaded from: the render service
@@ -931,28 +942,44 @@ func (m *metrics) clusterFace(text []rune) int {
 			}
 		}
 	}
+	// No face before the first that has the base character has the whole
+	// cluster (unless the base is a character the shaper may hide).
+	base := m.firstFace(text[0])
+	from := base
+	if from < 0 || ignorable(text[0]) {
+		from = 0
+	}
 	first := -1
-	for i, fc := range m.faces {
+	for i, fc := range m.faces[from:] {
 		if fc.hasAll(text) {
 			if notEmoji && fc.color {
 				if first < 0 {
-					first = i
+					first = from + i
 				}
 				continue
 			}
-			return i
+			return from + i
 		}
 	}
 	if first >= 0 {
 		return first
 	}
 	// No face has the whole cluster: the face of its base character.
-	for i, fc := range m.faces {
-		if fc.has(text[0]) {
-			return i
-		}
+	return base
+}
+
+// firstFace is the index of the first face that has r, -1 when none has.
+func (m *metrics) firstFace(r rune) int {
+	i := uint16(noFace)
+	if r < 0x10000 {
+		i = m.first[r]
+	} else if a, ok := m.astral[r]; ok {
+		i = a.first
 	}
-	return -1
+	if i == noFace {
+		return -1
+	}
+	return int(i)
 }
 
 // has reports whether the face has a glyph for r.

@@ -11,9 +11,11 @@ import (
 type svgWriter struct {
 	b []byte
 	// spans are the byte ranges of b holding escaped text with a
-	// character beyond ASCII (everything ASCII is drawn with the stack's
-	// first face), for naming the families the text is drawn with.
+	// character the families every SVG names do not draw (see
+	// Fonts.plain), for naming the families the text is drawn with.
 	spans [][2]int
+	// plain marks the characters below U+10000 those families draw.
+	plain *[0x10000 / 64]uint64
 }
 
 // s appends raw markup; never pass user text here.
@@ -45,10 +47,23 @@ func (w *svgWriter) escBytes(text []byte) {
 	noteText(w, start, text)
 }
 
-// noteText records w.b[start:] as a span when text goes beyond ASCII.
+// noteText records w.b[start:] as a span when text has a character that
+// is not plain (without a plain table: beyond ASCII).
 func noteText[S ~string | ~[]byte](w *svgWriter, start int, text S) {
-	for i := 0; i < len(text); i++ {
-		if text[i] >= utf8.RuneSelf {
+	for i := 0; i < len(text); {
+		if text[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, n := rune(utf8.RuneError), 1
+		switch t := any(text).(type) {
+		case string:
+			r, n = utf8.DecodeRuneInString(t[i:])
+		case []byte:
+			r, n = utf8.DecodeRune(t[i:])
+		}
+		i += n
+		if w.plain == nil || r >= 0x10000 || w.plain[r/64]&(1<<(r%64)) == 0 {
 			w.spans = append(w.spans, [2]int{start, len(w.b)})
 			return
 		}
