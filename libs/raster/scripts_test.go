@@ -240,11 +240,11 @@ var headWords = []struct{ script, a, b string }{
 	{"Thai", "ยอดขาย", "ส่งออก"}, {"Emoji", "📈📉", "🚀⭐"},
 }
 
-// Title band of an 800×600 chart: the title's line lies above titleBand,
-// the chart below it.
+// Size of the titled charts (type 13.5 px, the title's bold line above
+// titleBand, the chart below it).
 const (
-	labelW, labelH = 800, 600
-	titleBand      = 70
+	labelW, labelH = 640, 200
+	titleBand      = 52
 )
 
 // TestScriptLabelsDrawn draws, for every script of the stack, a chart
@@ -311,7 +311,7 @@ func TestScriptLabelsDrawn(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if lines := fonts.Wrap(title, 18, true, labelW-32, 2); len(lines) != 1 {
+		if lines := fonts.Wrap(title, 13.5, true, labelW-24, 2); len(lines) != 1 {
 			t.Fatalf("title %q takes %d lines", title, len(lines))
 		}
 		out, err := pool.Render(ctx, raster.Job{SVG: svg, Width: labelW, Height: labelH, Scale: 1})
