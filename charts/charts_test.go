@@ -67,7 +67,7 @@ func TestRoles(t *testing.T) {
 		"dotplot":   {{"category", false, true, false}, {"values", true, true, true}},
 		"sankey":    {{"source", false, true, false}, {"target", false, true, false}, {"value", true, true, false}},
 		"radar":     {{"axis", false, true, false}, {"values", true, true, true}},
-		"heatmap":   {{"x", false, true, false}, {"y", false, true, false}, {"value", true, true, false}},
+		"heatmap":   {{"x", false, false, false}, {"y", false, true, false}, {"value", true, true, true}},
 	}
 	c := mustLoad(t)
 	for typ, want := range tests {

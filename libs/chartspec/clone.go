@@ -59,6 +59,10 @@ func (st Style) clone() Style {
 			d := *nf.Decimals
 			nf.Decimals = &d
 		}
+		if nf.Compact != nil {
+			c := *nf.Compact
+			nf.Compact = &c
+		}
 		out.NumberFormat = &nf
 	}
 	if st.Footer != nil {

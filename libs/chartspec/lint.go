@@ -50,6 +50,9 @@ const (
 	CheckRadarAxes          = "radar-too-many-axes"
 	CheckSankeyCycle        = "sankey-cycle"
 	CheckHistogramBins      = "histogram-bins"
+	CheckHistogramOutlier   = "histogram-outlier"
+	CheckPercentNegative    = "percent-stack-negative"
+	CheckHeatmapWide        = "heatmap-wide-data"
 )
 
 // Thresholds of the checks, named so docs and tests can quote them.
@@ -64,6 +67,12 @@ const (
 	SimilarDeltaE    = 10.0 // CIEDE2000, normal vision
 	SimilarCVDDeltaE = 8.0  // CIEDE2000, simulated deuteranopia/protanopia
 	OverplotShare    = 0.3  // share of points hidden under others
+	// OutlierIQRs is how many interquartile ranges beyond the quartiles a
+	// histogram value lies to count as far out.
+	OutlierIQRs = 10.0
+	// OutlierSquash is the share of a histogram's axis under which the
+	// other values, squeezed by the far ones, no longer show their shape.
+	OutlierSquash = 0.2
 )
 
 // Check describes one lint check for docs and clients.
@@ -86,7 +95,7 @@ func Checks() []Check {
 		{CheckSimilarColors, Warn, "two series colours too close to tell apart (CIEDE2000); info when only under deuteranopia or protanopia"},
 		{CheckBarAxisNotZero, Warn, "a bar value axis that does not start at zero (or is logarithmic), which exaggerates differences"},
 		{CheckLogAxisNonPositive, Warn, "a logarithmic axis with values at or below zero, which it cannot draw"},
-		{CheckTooManySeries, Warn, fmt.Sprintf("more than %d series, too many colours to tell apart", MaxSeries)},
+		{CheckTooManySeries, Warn, fmt.Sprintf("more than %d series, more colours than a reader can match to the legend; show fewer, highlight a few, or use small multiples", MaxSeries)},
 		{CheckTooManyCategories, Warn, fmt.Sprintf("a bar chart with more than %d bars", MaxBars)},
 		{CheckLongLabels, Info, fmt.Sprintf("category labels over %d characters under vertical bars; horizontal bars fit them", MaxLabelRunes)},
 		{CheckUnsortedLineX, Info, "line rows not in x order"},
@@ -95,6 +104,9 @@ func Checks() []Check {
 		{CheckRadarAxes, Warn, fmt.Sprintf("a radar with more than %d spokes", MaxRadarAxes)},
 		{CheckSankeyCycle, Warn, "sankey flows that loop back, which a sankey cannot draw"},
 		{CheckHistogramBins, Warn, "histogram bins too few or too many for the number of values"},
+		{CheckHistogramOutlier, Warn, fmt.Sprintf("a few histogram values so far out (%g interquartile ranges) that the rest are squeezed into a few bars", OutlierIQRs)},
+		{CheckPercentNegative, Warn, "bars stacked to 100 % with negative values, which have no share of a total"},
+		{CheckHeatmapWide, Warn, "a heatmap of a wide table (a row name and a number column per grid column) mapped as one row per cell, so most cells are empty"},
 	}
 }
 
@@ -169,7 +181,8 @@ func LintContext(ctx context.Context, spec *Spec, t *dataset.Table, env LintEnv)
 			c.add(CheckNoData, Warn, "The chart has no data rows; send data with set_data.")
 		}
 	} else {
-		for _, check := range []func(){c.pie, c.colors, c.axes, c.seriesCount, c.categories, c.line, c.scatter, c.radar, c.sankey, c.histogram} {
+		for _, check := range []func(){c.pie, c.colors, c.axes, c.seriesCount, c.categories, c.line, c.scatter, c.radar, c.sankey, c.histogram,
+			c.histogramOutlier, c.percentNegative, c.heatmapWide} {
 			if err := ctx.Err(); err != nil {
 				return nil, fmt.Errorf("lint: %w", err)
 			}
@@ -198,14 +211,14 @@ func (c *lintCtx) missingRoles() {
 		ids := c.spec.Mapping.Cols(r.Role)
 		var bad []string
 		for i, col := range c.t.ColumnsByID(ids) {
-			if col == nil || !slices.Contains(r.Kinds, string(col.Kind)) {
+			if col == nil || !Fits(r, col) {
 				bad = append(bad, ids[i])
 			}
 		}
 		if len(ids) > 0 && len(bad) == 0 {
 			continue
 		}
-		cands := columnsOfKinds(c.t, r.Kinds)
+		cands := columnsFor(c.t, r)
 		what := "has no column for"
 		if len(bad) > 0 {
 			what = "maps " + idText(bad) + ", which the data after steps lacks or cannot use, to"
@@ -335,7 +348,10 @@ func (c *lintCtx) colors() {
 			for j := i + 1; j < len(ps); j++ {
 				if ps[i].s.Color == ps[j].s.Color && (v != NormalVision || ps[i].s.Color == OtherColor) {
 					// The same colour twice is judged once, under
-					// normal vision; the Other grey is shared on purpose.
+					// normal vision; the Other grey is shared on
+					// purpose (a pie's Other slices, or series pushed
+					// back to highlight the rest, as too-many-series
+					// suggests).
 					continue
 				}
 				d := DeltaE(sim[i], sim[j])
@@ -359,9 +375,6 @@ func (c *lintCtx) colors() {
 	var detail string
 	if a.Color == b.Color {
 		detail = fmt.Sprintf("%s and %s share the colour %s", a.Label, b.Label, a.Color)
-		if len(c.spec.Style.Palette) < len(series) {
-			detail += fmt.Sprintf(" (the palette has %d colours for %d series)", len(c.spec.Style.Palette), len(series))
-		}
 	} else {
 		detail = fmt.Sprintf("%s (%s) and %s (%s) %s (ΔE %.1f)", a.Label, a.Color, b.Label, b.Color, how, best.dE)
 	}
@@ -454,25 +467,29 @@ func (c *lintCtx) axes() {
 	}
 }
 
-// seriesCount checks the number of colours a reader must match to the legend.
+// seriesCount checks the number of colours a reader must match to the
+// legend. Past MaxSeries the palette is still extended with distinct
+// colours (ExtendPalette), but a reader cannot hold that many in mind:
+// the fixes are fewer series, a highlight (the series that matter in
+// colour, the rest in the one grey OtherColor) or small multiples.
 func (c *lintCtx) seriesCount() {
 	switch c.spec.Type {
 	case "bar", "line", "dotplot", "radar":
 		ids := c.spec.Mapping.Cols("values")
 		if len(ids) > MaxSeries {
 			keep := idList(ids[:3])
-			c.add(CheckTooManySeries, Warn, `%d value columns make %d series, too many colours to tell apart (%d at most reads well). Map fewer with {"op":"setMapping","mapping":{"values":%s}}, or split the data into several charts.`,
-				len(ids), len(ids), MaxSeries, keep)
+			c.add(CheckTooManySeries, Warn, `%d value columns make %d series, more colours than a reader can match to the legend (%d at most read well). Show fewer with {"op":"setMapping","mapping":{"values":%s}}; or highlight the few that matter and push the rest back in grey, one {"op":"setSeriesColor","series":%q,"color":%q} each; or split the series over several charts of the same axes (small multiples).`,
+				len(ids), len(ids), MaxSeries, keep, ids[len(ids)-1], OtherColor)
 		}
 	case "scatter":
 		g := c.col("group")
 		if g == nil {
 			return
 		}
-		n := len(ChartSeries(c.spec, c.t, MaxSeries+1))
-		if n > MaxSeries {
-			c.add(CheckTooManySeries, Warn, `%s has more than %d groups, too many colours to tell apart. Drop the grouping with {"op":"setMapping","mapping":{"group":null}}, or keep a few groups with {"op":"addTransform","transform":{"type":"filter","column":%q,"operator":"in","value":["…","…"]}}.`,
-				colLabel(g), MaxSeries, g.ID)
+		series := ChartSeries(c.spec, c.t, MaxSeries+1)
+		if len(series) > MaxSeries {
+			c.add(CheckTooManySeries, Warn, `%s has more than %d groups, more colours than a reader can match to the legend. Drop the grouping with {"op":"setMapping","mapping":{"group":null}}; or keep a few groups with {"op":"addTransform","transform":{"type":"filter","column":%q,"operator":"in","value":["…","…"]}}; or highlight the few that matter and push the rest back in grey, one {"op":"setSeriesColor","series":%q,"color":%q} each.`,
+				colLabel(g), MaxSeries, g.ID, series[len(series)-1].Key, OtherColor)
 		}
 	}
 }

@@ -11,13 +11,16 @@ import (
 // Vision is a way of seeing colour that the similar-colors check simulates.
 type Vision int
 
-// The visions lint checks series colours under. Deuteranopia and protanopia
-// (red–green colour blindness) affect about one man in twelve; tritanopia is
-// rare and not checked.
+// The visions colours are judged under. Deuteranopia and protanopia
+// (red–green colour blindness) affect about one man in twelve; lint checks
+// series colours under them. Tritanopia (blue–yellow) is rare: lint does
+// not check it, but generated palette colours (ExtendPalette) are kept
+// apart under it too.
 const (
 	NormalVision Vision = iota
 	Deuteranopia
 	Protanopia
+	Tritanopia
 )
 
 // String names the vision for messages.
@@ -27,6 +30,8 @@ func (v Vision) String() string {
 		return "deuteranopia (red–green colour blindness)"
 	case Protanopia:
 		return "protanopia (red–green colour blindness)"
+	case Tritanopia:
+		return "tritanopia (blue–yellow colour blindness)"
 	}
 	return "normal vision"
 }
@@ -48,6 +53,12 @@ func cvdMatrix(v Vision) [3][3]float64 {
 			{0.152286, 1.052583, -0.204868},
 			{0.114503, 0.786281, 0.099216},
 			{-0.003882, -0.048116, 1.051998},
+		}
+	case Tritanopia:
+		return [3][3]float64{
+			{1.255528, -0.076749, -0.178779},
+			{-0.078411, 0.930809, 0.147602},
+			{0.004733, 0.691367, 0.303900},
 		}
 	}
 	return [3][3]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}

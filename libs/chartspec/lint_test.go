@@ -30,6 +30,13 @@ func TestLintChecksFireAndStayQuiet(t *testing.T) {
 	points := func(n int) string {
 		return rowsCSV("X,Y", n, func(i int) string { return fmt.Sprintf("%d,%d", (i*37)%100, (i*61)%100) })
 	}
+	outlier := rowsCSV("Income", 61, func(i int) string {
+		if i == 60 {
+			return "5000"
+		}
+		return fmt.Sprint(20 + i)
+	})
+	const corrCSV = "Var,A,B,C\nR0,1,0.42,-0.9\nR1,0.42,1,-0.5\nR2,-0.9,-0.5,1\nR3,0.1,0.3,-0.2\n"
 	normal := func(n int) string {
 		return rowsCSV("Value", n, func(i int) string { return fmt.Sprintf("%.3f", math.Sin(float64(i))*float64(i%17)) })
 	}
@@ -62,8 +69,15 @@ func TestLintChecksFireAndStayQuiet(t *testing.T) {
 			id: CheckSimilarColors, level: Warn, contains: "setSeriesColor"},
 		{name: "same colour twice warns", typ: "bar", csv: wideCSV(3, 3), ops: []string{`{"op":"setSeriesColor","series":"c2","color":"#1F4E99"}`, `{"op":"setSeriesColor","series":"c3","color":"#1f4e99"}`},
 			id: CheckSimilarColors, level: Warn, contains: "share the colour #1F4E99"},
-		{name: "series past the palette are the Other grey, not a clash", typ: "bar", csv: wideCSV(3, 4), ops: []string{`{"op":"setPalette","colors":["#1F4E99","#B2182B"]}`},
+		{name: "series past the palette get colours of their own, no clash", typ: "bar", csv: wideCSV(3, 4), ops: []string{`{"op":"setPalette","colors":["#1F4E99","#B2182B"]}`},
 			id: CheckSimilarColors},
+		{name: "eight series past a palette of two, no clash", typ: "line", csv: "Year" + wideHeader(8) + "\n2020" + strings.Repeat(",1", 8) + "\n2021" + strings.Repeat(",2", 8) + "\n",
+			ops: []string{`{"op":"setPalette","colors":["#1F3A93","#F28C28"]}`}, id: CheckSimilarColors},
+		{name: "generated colours are not faint", typ: "line", csv: "Year" + wideHeader(8) + "\n2020" + strings.Repeat(",1", 8) + "\n2021" + strings.Repeat(",2", 8) + "\n",
+			ops: []string{`{"op":"setPalette","colors":["#1F3A93","#C8610C"]}`}, id: CheckFaintColor},
+		{name: "a highlight, the rest in the Other grey, is no clash", typ: "bar", csv: wideCSV(3, 4),
+			ops: []string{`{"op":"setSeriesColor","series":"c3","color":"#8B949E"}`, `{"op":"setSeriesColor","series":"c4","color":"#8B949E"}`, `{"op":"setSeriesColor","series":"c5","color":"#8B949E"}`},
+			id:  CheckSimilarColors},
 		{name: "similar under deuteranopia is info", typ: "bar", csv: wideCSV(3, 2),
 			ops: []string{`{"op":"setPalette","colors":["#2F6FDB","#7B5CD6"]}`}, id: CheckSimilarColors, level: Info, contains: "deuteranopia"},
 		{name: "similar under protanopia is info", typ: "bar", csv: wideCSV(3, 2),
@@ -81,9 +95,16 @@ func TestLintChecksFireAndStayQuiet(t *testing.T) {
 		{name: "log axis positive quiet", typ: "scatter", csv: "X,Y\n1,1\n2,5\n3,9\n", ops: []string{`{"op":"setAxis","axis":"y","log":true}`}, id: CheckLogAxisNonPositive},
 		{name: "too many series fires", typ: "line", csv: "Year" + wideHeader(10) + "\n2020" + strings.Repeat(",1", 10) + "\n2021" + strings.Repeat(",2", 10) + "\n",
 			id: CheckTooManySeries, level: Warn, contains: `{"op":"setMapping","mapping":{"values":["c2","c3","c4"]}}`},
+		{name: "too many series suggests a highlight", typ: "line", csv: "Year" + wideHeader(10) + "\n2020" + strings.Repeat(",1", 10) + "\n2021" + strings.Repeat(",2", 10) + "\n",
+			id: CheckTooManySeries, level: Warn, contains: `{"op":"setSeriesColor","series":"c11","color":"#8B949E"}`},
+		{name: "too many series suggests small multiples", typ: "bar", csv: wideCSV(3, 9),
+			id: CheckTooManySeries, level: Warn, contains: "small multiples"},
+		{name: "eight series quiet", typ: "bar", csv: wideCSV(3, 8), id: CheckTooManySeries},
 		{name: "too many series quiet", typ: "bar", csv: wideCSV(3, 3), id: CheckTooManySeries},
 		{name: "too many scatter groups fires", typ: "scatter", csv: rowsCSV("X,Y,G", 40, func(i int) string { return fmt.Sprintf("%d,%d,g%d", i, i, i%10) }),
 			id: CheckTooManySeries, level: Warn, contains: `"group":null`},
+		{name: "too many scatter groups suggests a highlight", typ: "scatter", csv: rowsCSV("X,Y,G", 40, func(i int) string { return fmt.Sprintf("%d,%d,g%d", i, i, i%10) }),
+			id: CheckTooManySeries, level: Warn, contains: `"color":"#8B949E"`},
 		{name: "too many bars fires", typ: "bar", csv: wideCSV(40, 1), id: CheckTooManyCategories, level: Warn, contains: `"type":"topN","n":20`},
 		{name: "thirty bars quiet", typ: "bar", csv: wideCSV(30, 1), id: CheckTooManyCategories},
 		{name: "long labels fire", typ: "bar", csv: longLabels, id: CheckLongLabels, level: Info,
@@ -113,6 +134,23 @@ func TestLintChecksFireAndStayQuiet(t *testing.T) {
 			id: CheckHistogramBins, level: Warn, contains: "too many"},
 		{name: "sensible bins quiet", typ: "histogram", csv: normal(1000), ops: []string{`{"op":"setVariants","variants":{"histogram":{"bins":12}}}`}, id: CheckHistogramBins},
 		{name: "automatic bins quiet", typ: "histogram", csv: normal(50), id: CheckHistogramBins},
+		{name: "one outlier squashing a histogram fires", typ: "histogram", csv: outlier, id: CheckHistogramOutlier, level: Warn,
+			contains: `{"op":"addTransform","transform":{"type":"filter","column":"c1","operator":"lte","value":79}}`},
+		{name: "outlier quiet once filtered", typ: "histogram", csv: outlier,
+			ops: []string{`{"op":"addTransform","transform":{"type":"filter","column":"c1","operator":"lte","value":79}}`}, id: CheckHistogramOutlier},
+		{name: "a long tail is no outlier", typ: "histogram", csv: rowsCSV("Size", 60, func(i int) string { return fmt.Sprint(i * i) }), id: CheckHistogramOutlier},
+		{name: "normal values quiet", typ: "histogram", csv: normal(1000), id: CheckHistogramOutlier},
+		{name: "percent stack of negatives fires", typ: "bar", csv: "Q,A,B\nQ1,10,-5\nQ2,12,4\nQ3,-3,8\n",
+			ops: []string{`{"op":"setVariants","variants":{"bar":{"stack":"percent"}}}`}, id: CheckPercentNegative, level: Warn, contains: `"stack":"stacked"`},
+		{name: "stacked negatives quiet", typ: "bar", csv: "Q,A,B\nQ1,10,-5\nQ2,12,4\n",
+			ops: []string{`{"op":"setVariants","variants":{"bar":{"stack":"stacked"}}}`}, id: CheckPercentNegative},
+		{name: "percent stack of positives quiet", typ: "bar", csv: "Q,A,B\nQ1,10,5\nQ2,12,4\n",
+			ops: []string{`{"op":"setVariants","variants":{"bar":{"stack":"percent"}}}`}, id: CheckPercentNegative},
+		{name: "wide heatmap read as long fires", typ: "heatmap", csv: corrCSV,
+			ops: []string{`{"op":"setMapping","mapping":{"x":"c1","y":"c2","value":"c3"}}`}, id: CheckHeatmapWide, level: Warn,
+			contains: `{"op":"setMapping","mapping":{"y":"c1","value":["c2","c3","c4"],"x":null}}`},
+		{name: "wide heatmap as rows × columns quiet", typ: "heatmap", csv: corrCSV, id: CheckHeatmapWide},
+		{name: "long heatmap quiet", typ: "heatmap", csv: "Day,Hour,Visits\nMon,9,3\nMon,10,4\nTue,9,5\nTue,10,2\n", id: CheckHeatmapWide},
 	}
 	ids := map[string]bool{}
 	for _, c := range Checks() {

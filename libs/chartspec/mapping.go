@@ -48,6 +48,9 @@ const NoticeRolesGuessed = "roles_guessed"
 const maxBoxGroups = 100
 
 func autoMapping(ct charts.ChartType, t *dataset.Table) (Mapping, []dataset.Notice) {
+	if ct.Type == "heatmap" {
+		return HeatmapMapping(t), nil
+	}
 	m := Mapping{}
 	var notes []dataset.Notice
 	note := func(format string, args ...any) {
@@ -81,10 +84,10 @@ func autoMapping(ct charts.ChartType, t *dataset.Table) (Mapping, []dataset.Noti
 			continue
 		}
 		if role.Multi {
-			for _, kind := range role.Kinds {
+			for _, class := range roleClasses(role) {
 				var ids []string
 				for _, c := range t.Columns {
-					if !used[c.ID] && string(c.Kind) == kind {
+					if !used[c.ID] && class(c) {
 						ids = append(ids, c.ID)
 					}
 				}
@@ -109,18 +112,26 @@ func autoMapping(ct charts.ChartType, t *dataset.Table) (Mapping, []dataset.Noti
 						describe(c))
 				}
 			}
+		case ct.Type == "scatter" && role.Role == "x" && YearsAlong(t, sizeCol):
+			// Year,Temp: time runs along x, the one measure up y
+			for _, c := range t.Columns {
+				if !used[c.ID] && c.IsYears() {
+					id = c.ID
+					break
+				}
+			}
 		default:
-			kinds := role.Kinds
+			classes := roleClasses(role)
 			if !role.Required {
-				kinds = kinds[:1]
+				classes = classes[:1]
 			}
 			skip := map[string]bool{}
 			if sizeCol != "" {
 				skip[sizeCol] = true
 			}
-			id = firstOfKinds(t, kinds, orMap(used, skip))
+			id = firstOf(t, classes, orMap(used, skip))
 			if id == "" {
-				id = firstOfKinds(t, kinds, used)
+				id = firstOf(t, classes, used)
 			}
 			limit := maxAutoGroups
 			if ct.Type == "boxplot" {
@@ -144,7 +155,7 @@ func autoMapping(ct charts.ChartType, t *dataset.Table) (Mapping, []dataset.Noti
 	if ct.Type == "scatter" && numbers > 2 {
 		var rest []string
 		for _, c := range t.Columns {
-			if c.Kind == dataset.Number && !used[c.ID] {
+			if c.Kind == dataset.Number && !used[c.ID] && !Identifier(c) {
 				rest = append(rest, describe(c))
 			}
 		}
@@ -267,15 +278,57 @@ func distinct(t *dataset.Table, id string) int {
 	return len(seen)
 }
 
-func firstOfKinds(t *dataset.Table, kinds []string, used map[string]bool) string {
-	for _, kind := range kinds {
+// firstOf answers the first column not in used of the first class that
+// has one, "" when none.
+func firstOf(t *dataset.Table, classes []func(*dataset.Column) bool, used map[string]bool) string {
+	for _, class := range classes {
 		for _, c := range t.Columns {
-			if !used[c.ID] && string(c.Kind) == kind {
+			if !used[c.ID] && class(c) {
 				return c.ID
 			}
 		}
 	}
 	return ""
+}
+
+// roleClasses are the kinds of column a role takes, best first, refined
+// by meaning: a number role takes measures, then year columns (as
+// numbers), then identifier columns; a role that takes numbers as
+// categories takes identifiers ("ID", "No.") before measures.
+func roleClasses(r charts.Role) []func(*dataset.Column) bool {
+	if r.Numeric {
+		return []func(*dataset.Column) bool{
+			func(c *dataset.Column) bool { return c.Kind == dataset.Number && !Identifier(c) },
+			(*dataset.Column).IsYears,
+			Identifier,
+		}
+	}
+	var out []func(*dataset.Column) bool
+	for _, k := range r.Kinds {
+		kind := dataset.Kind(k)
+		if kind == dataset.Number {
+			out = append(out, Identifier)
+		}
+		out = append(out, func(c *dataset.Column) bool { return c.Kind == kind })
+	}
+	return out
+}
+
+// YearsAlong reports a table for a scatter plot of a measure against
+// years (Year,Temp): a year column and fewer than two measures (number
+// columns that are neither identifiers nor the size column sizeCol) to
+// plot against each other. The scatter's x is then the years.
+func YearsAlong(t *dataset.Table, sizeCol string) bool {
+	years, measures := false, 0
+	for _, c := range t.Columns {
+		switch {
+		case c.IsYears():
+			years = true
+		case c.Kind == dataset.Number && !Identifier(c) && c.ID != sizeCol:
+			measures++
+		}
+	}
+	return years && measures < 2
 }
 
 // KeepMapping answers the part of m that still fits ct and t: roles ct has,
@@ -291,7 +344,7 @@ func KeepMapping(m Mapping, ct charts.ChartType, t *dataset.Table) Mapping {
 		}
 		var ids []string
 		for i, c := range t.ColumnsByID(ref.IDs) {
-			if id := ref.IDs[i]; c != nil && slices.Contains(role.Kinds, string(c.Kind)) && !used[id] {
+			if id := ref.IDs[i]; c != nil && Fits(role, c) && !used[id] {
 				ids = append(ids, id)
 			}
 		}
@@ -307,10 +360,18 @@ func KeepMapping(m Mapping, ct charts.ChartType, t *dataset.Table) Mapping {
 		out[role.Role] = Ref{IDs: ids, Multi: role.Multi}
 	}
 	auto := AutoMapping(ct, withoutColumns(t, used))
+	wide := ct.Type == "heatmap" && WideHeatmap(m)
 	for role, ref := range auto {
-		if _, ok := out[role]; !ok {
-			out[role] = ref
+		if _, ok := out[role]; ok {
+			continue
 		}
+		switch {
+		case wide && role == "x":
+			continue // rows × columns: the value columns are the grid's columns
+		case ct.Type == "heatmap" && !wide && role == "value":
+			ref = Many(ref.IDs[0]) // long form: one value column beside x and y
+		}
+		out[role] = ref
 	}
 	return out
 }

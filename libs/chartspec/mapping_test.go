@@ -36,6 +36,22 @@ func TestAutoMapping(t *testing.T) {
 		{"heatmap", "Day,Hour,Visits\nMon,06:00,3\n", "map[value:[c3] x:[c1] y:[c2]]"},
 		{"radar", "Skill,Ann,Bob\nSpeed,3,4\n", "map[axis:[c1] values:[c2 c3]]"},
 		{"bar", "Only,Words\na,b\n", "map[category:[c1]]"},
+		// issue 22: identifiers are no measures, years serve number roles
+		{"scatter", "ID,Height,Weight\n1,170,60\n2,180,80\n3,160,55\n", "map[x:[c2] y:[c3]]"},
+		{"scatter", "Year,Temp\n1880,13.9\n1890,14.0\n1900,14.1\n", "map[x:[c1] y:[c2]]"},
+		{"scatter", "Year,Temp,CO2\n1880,13.9,290\n1890,14.0,294\n", "map[x:[c2] y:[c3]]"},
+		{"histogram", "Name,Year joined\nAnn,2001\nBob,2010\n", "map[value:[c2]]"},
+		{"histogram", "Customer ID,Spend\n1,20\n2,35\n", "map[value:[c2]]"},
+		{"boxplot", "Abteilung,Jahr\na,1990\na,2001\nb,2010\n", "map[group:[c1] value:[c2]]"},
+		{"bar", "Company,Founded\nSiemens,1847\nBayer,1863\n", "map[category:[c1] values:[c2]]"},
+		{"bar", "Height,ID,Weight\n170,1,60\n180,2,80\n", "map[category:[c2] values:[c1 c3]]"},
+		{"dotplot", "Company,Founded\nSiemens,1847\nBayer,1863\n", "map[category:[c1] values:[c2]]"},
+		// heatmaps: a wide table is rows × columns; long names go down the side
+		{"heatmap", "Var,A,B,C\nR0,1,0.42,-0.9\nR1,0.42,1,-0.5\nR2,-0.9,-0.5,1\nR3,0.1,0.3,-0.2\n", "map[value:[c2 c3 c4] y:[c1]]"},
+		{"heatmap", "Country,2019,2020\nDE,1,2\nFR,3,4\n", "map[value:[c2 c3] y:[c1]]"},
+		{"heatmap", "Station,Month,Rain\nAberdeen Dyce Airport,Jan,3\nAberdeen Dyce Airport,Feb,4\nCardiff Rhoose Airport,Jan,5\nDundee Riverside Airport,Jan,5\nEdinburgh Gogarbank Airport,Jan,5\n", "map[value:[c3] x:[c2] y:[c1]]"},
+		{"heatmap", "Store,Month,Sales\nA,2024-01,3\nA,2024-02,4\nB,2024-01,5\n", "map[value:[c3] x:[c1] y:[c2]]"},
+		{"heatmap", "Day,Hour,Count\nMon,9,3\nMon,10,4\nTue,9,5\n", "map[value:[c3] x:[c1] y:[c2]]"},
 	} {
 		ct, _ := cat.Type(tc.typ)
 		m := AutoMapping(ct, table(tc.csv))
@@ -74,5 +90,24 @@ func TestKeepMapping(t *testing.T) {
 	m = KeepMapping(Mapping{"values": Many("c1")}, bar, tb)
 	if fmt.Sprint(m["values"].IDs) != "[c2 c3]" {
 		t.Fatalf("text column kept as values: %v", m)
+	}
+	// An identifier left unplotted is no candidate for the axes.
+	sc, _ := cat.Type("scatter")
+	idTable, _, err := dataset.Parse("ID,Height,Weight\n1,170,60\n2,180,80\n", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if notes := AutoMappingNotices(sc, idTable); len(notes) > 0 {
+		t.Errorf("notices %v", notes)
+	}
+	// A wide heatmap stays wide (no x added); a long one keeps one value.
+	heat, _ := cat.Type("heatmap")
+	m = KeepMapping(Mapping{"y": One("c1"), "value": Many("c2", "c3")}, heat, tb)
+	if _, ok := m["x"]; ok || fmt.Sprint(m["value"].IDs) != "[c2 c3]" {
+		t.Fatalf("wide heatmap got %v", m)
+	}
+	m = KeepMapping(Mapping{"x": One("c1"), "y": One("c2")}, heat, tb)
+	if fmt.Sprint(m["value"].IDs) != "[c3]" {
+		t.Fatalf("long heatmap got %v", m)
 	}
 }

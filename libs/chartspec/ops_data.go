@@ -264,7 +264,7 @@ func (o *SetMapping) apply(st *applyState) *OpError {
 		}
 		if len(ref.IDs) == 0 {
 			if role.Required {
-				return opErr(field, "%s is required for a %s chart; map %s from %s", name, ct.Type, roleTakes(role), columnList(columnsOfKinds(t, role.Kinds)))
+				return opErr(field, "%s is required for a %s chart; map %s from %s", name, ct.Type, roleTakes(role), columnList(columnsFor(t, role)))
 			}
 			delete(st.spec.Mapping, name)
 			continue
@@ -283,8 +283,8 @@ func (o *SetMapping) apply(st *applyState) *OpError {
 			if c == nil {
 				return opErr(field, "no column %s; the columns are %s", id, columnList(t.Columns))
 			}
-			if !slices.Contains(role.Kinds, string(c.Kind)) {
-				return opErr(field, "%s is a %s column; %s takes %s: %s", colLabel(c), c.Kind, name, roleTakes(role), columnList(columnsOfKinds(t, role.Kinds)))
+			if !Fits(role, c) {
+				return opErr(field, "%s is a %s column; %s takes %s: %s", colLabel(c), c.Kind, name, roleTakes(role), columnList(columnsFor(t, role)))
 			}
 		}
 		st.spec.Mapping[name] = Ref{IDs: ref.IDs, Multi: role.Multi}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"chartd.dev/charts"
@@ -155,7 +154,7 @@ func (s *applyState) repairMapping() {
 	t := s.table()
 	for _, role := range s.ct.Roles {
 		for _, c := range t.ColumnsByID(s.spec.Mapping.Cols(role.Role)) {
-			if c == nil || !slices.Contains(role.Kinds, string(c.Kind)) {
+			if c == nil || !Fits(role, c) {
 				s.spec.Mapping = KeepMapping(s.spec.Mapping, s.ct, t)
 				return
 			}
@@ -195,14 +194,3 @@ func joinSome(first []string, n int) string {
 
 // colLabel renders one column: "c2 (Sales)".
 func colLabel(c *dataset.Column) string { return c.ID + " (" + c.Name + ")" }
-
-// columnsOfKinds lists the columns whose kind is one of kinds.
-func columnsOfKinds(t *dataset.Table, kinds []string) []*dataset.Column {
-	var out []*dataset.Column
-	for _, c := range t.Columns {
-		if slices.Contains(kinds, string(c.Kind)) {
-			out = append(out, c)
-		}
-	}
-	return out
-}

@@ -417,6 +417,37 @@ func TestStyleOpsMergeAndClear(t *testing.T) {
 	}
 }
 
+// TestNumberFormatCompactAndLocale: compact is three-way (true, false,
+// null for automatic) and survives a round trip as false; a locale is
+// stored in its canonical form, refused when it names no language, and
+// cleared with null.
+func TestNumberFormatCompactAndLocale(t *testing.T) {
+	f := newFixture(t)
+	tab := parseCSV(t, salesCSV)
+	spec := f.apply(t, f.newSpec(t, "bar", tab), tab, `{"op":"setNumberFormat","compact":false,"decimals":0,"locale":"DE-ch"}`)
+	nf := spec.Style.NumberFormat
+	if nf == nil || nf.Compact == nil || *nf.Compact || nf.Locale != "de-CH" {
+		t.Fatalf("number format %s", mustJSON(t, nf))
+	}
+	if js := string(mustJSON(t, nf)); !strings.Contains(js, `"compact":false`) {
+		t.Errorf("compact:false is lost in JSON: %s", js)
+	}
+	var back Spec
+	if err := json.Unmarshal(mustJSON(t, spec), &back); err != nil || back.Style.NumberFormat.Compact == nil || *back.Style.NumberFormat.Compact {
+		t.Errorf("round trip: %v %s", err, mustJSON(t, back.Style.NumberFormat))
+	}
+	spec = f.apply(t, spec, tab, `{"op":"setNumberFormat","compact":null,"locale":null}`)
+	if nf := spec.Style.NumberFormat; nf == nil || nf.Compact != nil || nf.Locale != "" || nf.Decimals == nil {
+		t.Errorf("after null: %s", mustJSON(t, nf))
+	}
+	for _, bad := range []string{"xx-nonsense", "und", "12"} {
+		_, err := f.ops.Apply(spec, raws(`{"op":"setNumberFormat","locale":"`+bad+`"}`), Env{Table: tab})
+		if err == nil || !strings.Contains(err.Error(), "ops[0].locale:") {
+			t.Errorf("locale %q: %v", bad, err)
+		}
+	}
+}
+
 // TestSetFooterMergesAndClears sets the footer field by field: fields
 // left out keep their value, null or an empty text clears one, and a
 // footer with nothing left is gone from the spec.

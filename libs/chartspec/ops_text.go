@@ -233,6 +233,7 @@ type SetNumberFormat struct {
 	Prefix   Optional[string] `json:"prefix"`
 	Suffix   Optional[string] `json:"suffix"`
 	Compact  Optional[bool]   `json:"compact"`
+	Locale   Optional[string] `json:"locale"`
 }
 
 // Name is "setNumberFormat".
@@ -245,6 +246,10 @@ func (o *SetNumberFormat) apply(st *applyState) *OpError {
 		if cur.Decimals != nil {
 			d := *cur.Decimals
 			nf.Decimals = &d
+		}
+		if cur.Compact != nil {
+			c := *cur.Compact
+			nf.Compact = &c
 		}
 	}
 	if o.Decimals.Set {
@@ -261,7 +266,21 @@ func (o *SetNumberFormat) apply(st *applyState) *OpError {
 		nf.Suffix = o.Suffix.Value
 	}
 	if o.Compact.Set {
-		nf.Compact = o.Compact.Value
+		nf.Compact = nil
+		if !o.Compact.Null {
+			c := o.Compact.Value
+			nf.Compact = &c
+		}
+	}
+	if o.Locale.Set {
+		nf.Locale = ""
+		if !o.Locale.Null && o.Locale.Value != "" {
+			tag, err := NumberLocale(o.Locale.Value)
+			if err != nil {
+				return opErr("locale", "%v", err)
+			}
+			nf.Locale = tag
+		}
 	}
 	if nf == (NumberFormat{}) {
 		st.spec.Style.NumberFormat = nil
@@ -282,12 +301,13 @@ func defSetNumberFormat() opDef {
 		p("decimals", nullable(integer("the number of decimals; null is automatic", 0, 10))),
 		p("prefix", affix("text before each number, such as \"$\"")),
 		p("suffix", affix("text after each number, such as \"%\" or \" kg\"")),
-		p("compact", nullable(boolean("true writes 1.2k and 3.4M"))),
+		p("compact", nullable(boolean("true writes 1.2k and 3.4M, false every digit (1,400,000,000); null leaves it to the data"))),
+		p("locale", localeSchema()),
 	)
 	s.minProps = 2
 	return opDef{
 		name:    "setNumberFormat",
-		about:   "decimals, prefix/suffix (currency, %, units), compact 1.2k",
+		about:   "decimals, prefix/suffix (currency, %, units), compact 1.2k, locale marks (de: 1.234,5)",
 		schema:  s,
 		example: `{"op":"setNumberFormat","decimals":1,"prefix":"€"}`,
 		newOp:   func() Op { return &SetNumberFormat{} },

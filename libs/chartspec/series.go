@@ -2,6 +2,7 @@ package chartspec
 
 import (
 	"math"
+	"strings"
 
 	"chartd.dev/libs/dataset"
 )
@@ -17,43 +18,42 @@ type Series struct {
 	Color string
 }
 
-// OtherColor is the grey of every series past the palette's end: a colour
-// is never reused, and the legend names those series together as "Other".
+// OtherColor is the grey of a pie's "Other" slice: the rows a topN step
+// or the drawing sums into one, or a category the data itself calls
+// Other. It is never given to a named series: a palette shorter than the
+// series is extended (ExtendPalette).
 const OtherColor = "#8B949E"
 
+// IsOtherLabel reports a category the data itself calls "Other" (also
+// "Others", "Other (3 slices)"): a pie draws it in OtherColor, and it
+// takes no palette colour.
+func IsOtherLabel(name string) bool {
+	n := strings.ToLower(strings.TrimSpace(name))
+	return n == "other" || n == "others" || strings.HasPrefix(n, "other ")
+}
+
 // ColorOf answers the colour of the i-th series with key: its pinned
-// colour, else the palette in order, then OtherColor past its end; "" when
-// there is no palette.
-// It follows the drawing code's rule, so lint judges what is drawn.
+// colour, else the palette in order, extended past its end (see
+// ExtendPalette; the i-th colour does not depend on how many series
+// follow); "" when there is no palette. It follows the drawing code's
+// rule, so lint judges what is drawn. Colouring many series, extend the
+// palette once with ExtendPalette and use ColorAt.
 func (st Style) ColorOf(key string, i int) string {
-	return st.colorOf(key, i, st.validPalette())
+	return st.ColorAt(key, i, ExtendPalette(st.Palette, i+1))
 }
 
-// validPalette is the palette's colours that parse, as #RRGGBB.
-func (st Style) validPalette() []string {
-	var valid []string
-	for _, c := range st.Palette {
-		if _, hex, ok := ParseColor(c); ok {
-			valid = append(valid, hex)
-		}
-	}
-	return valid
-}
-
-// colorOf is ColorOf with the palette parsed once by the caller.
-func (st Style) colorOf(key string, i int, palette []string) string {
+// ColorAt is ColorOf with the palette already extended for the series:
+// the pinned colour of key, else extended[i] ("" when i is out of range).
+func (st Style) ColorAt(key string, i int, extended []string) string {
 	if c, ok := st.SeriesColors[key]; ok {
 		if _, hex, ok := ParseColor(c); ok {
 			return hex
 		}
 	}
-	if len(palette) == 0 {
+	if i < 0 || i >= len(extended) {
 		return ""
 	}
-	if i >= 0 && i < len(palette) {
-		return palette[i]
-	}
-	return OtherColor
+	return extended[i]
 }
 
 // ChartSeries lists the chart's coloured series as drawn from t (the data
@@ -62,10 +62,12 @@ func (st Style) colorOf(key string, i int, palette []string) string {
 func ChartSeries(spec *Spec, t *dataset.Table, limit int) []Series {
 	var out []Series
 	full := func() bool { return limit > 0 && len(out) >= limit }
-	palette := spec.Style.validPalette()
+	// keys and labels first, then the colours, since the extension of a
+	// short palette is made for the number of series
 	add := func(key, label string) {
-		out = append(out, Series{Key: key, Label: label, Color: spec.Style.colorOf(key, len(out), palette)})
+		out = append(out, Series{Key: key, Label: label})
 	}
+	other := map[int]bool{} // pie slices in OtherColor, which take no palette colour
 	switch spec.Type {
 	case "bar", "line", "dotplot", "radar":
 		for _, c := range t.ColumnsByID(spec.Mapping.Cols("values")) {
@@ -89,6 +91,9 @@ func ChartSeries(spec *Spec, t *dataset.Table, limit int) []Series {
 		for i := 0; i < t.Rows && !full(); i++ {
 			if v := value.Num[i]; !math.IsNaN(v) && v > 0 {
 				name := label.Format(i)
+				if _, pinned := spec.Style.SeriesColors[name]; IsOtherLabel(name) && !pinned {
+					other[len(out)] = true
+				}
 				add(name, name)
 			}
 		}
@@ -98,18 +103,29 @@ func ChartSeries(spec *Spec, t *dataset.Table, limit int) []Series {
 			return nil
 		}
 		group, ok := t.Column(spec.Mapping.Col("group"))
-		if !ok {
+		if !ok || group.Kind != dataset.Text && group.Num == nil {
 			add(y.ID, colLabel(y))
 			break
 		}
-		seen := map[string]bool{}
-		for i := 0; i < t.Rows && !full(); i++ {
-			name := group.Format(i)
-			if !seen[name] {
-				seen[name] = true
-				add(name, name)
+		x, _ := t.Column(spec.Mapping.Col("x"))
+		size, _ := t.Column(spec.Mapping.Col("size"))
+		names, _ := ScatterGroups(spec, x, y, size, group, t.Rows, group.Format)
+		for _, name := range names {
+			if full() {
+				break
 			}
+			add(name, name)
 		}
+	}
+	palette := ExtendPalette(spec.Style.Palette, len(out)-len(other))
+	k := 0
+	for i := range out {
+		if other[i] {
+			out[i].Color = OtherColor
+			continue
+		}
+		out[i].Color = spec.Style.ColorAt(out[i].Key, k, palette)
+		k++
 	}
 	return out
 }

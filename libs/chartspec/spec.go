@@ -223,8 +223,14 @@ type NumberFormat struct {
 	Decimals *int   `json:"decimals,omitempty"`
 	Prefix   string `json:"prefix,omitempty"`
 	Suffix   string `json:"suffix,omitempty"`
-	// Compact writes 1.2k, 3.4M.
-	Compact bool `json:"compact,omitempty"`
+	// Compact true writes 1.2k and 3.4M, false writes every digit
+	// (1,400,000,000); nil leaves it to the data (compact from 10,000 up).
+	Compact *bool `json:"compact,omitempty"`
+	// Locale is a BCP 47 tag ("de", "fr-CH", "hi-IN", "zh") whose grouping
+	// and decimal marks numbers take (CLDR, through golang.org/x/text), and
+	// for zh, ja and ko the myriad units 万/亿 instead of k/M/B; empty is
+	// English ("1,234.5").
+	Locale string `json:"locale,omitempty"`
 }
 
 // DefaultWidth and DefaultHeight are the canvas size of a new chart.

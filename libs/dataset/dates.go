@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -112,7 +113,11 @@ func digits12(s string, i int) (int, int) {
 }
 
 // parseClock reads "HH:MM[:SS[.fff]]" with an optional AM/PM and zone
-// (Z, ±HH:MM, ±HHMM, ±HH); it returns milliseconds after midnight UTC.
+// (Z, ±HH:MM, ±HHMM, ±HH); it returns milliseconds after midnight on the
+// clock as written. The zone is checked and then set aside: a chart shows
+// the calendar date and time its data gives ("2024-01-01T00:00:00+02:00"
+// is New Year's midnight, not 22:00 on 31 December), and times are stored
+// as that wall clock in milliseconds since the epoch.
 func parseClock(s string) (int64, bool) {
 	h, w := digits12(s, 0)
 	if w == 0 || len(s) < w+3 || s[w] != ':' {
@@ -155,7 +160,6 @@ func parseClock(s string) (int64, bool) {
 		}
 		rest = ""
 	}
-	offMin := 0
 	switch {
 	case rest == "" || rest == "Z" || rest == "z":
 	case rest[0] == '+' || rest[0] == '-':
@@ -177,17 +181,13 @@ func parseClock(s string) (int64, bool) {
 		if !ok1 || !ok2 || oh > 23 || om > 59 {
 			return 0, false
 		}
-		offMin = oh*60 + om
-		if rest[0] == '-' {
-			offMin = -offMin
-		}
 	default:
 		return 0, false
 	}
 	if h > 24 || mi > 59 || sec > 60 || (h == 24 && (mi > 0 || sec > 0 || frac > 0)) {
 		return 0, false
 	}
-	return int64(((h*60+mi)*60+sec)*1000) + frac - int64(offMin)*60_000, true
+	return int64(((h*60+mi)*60+sec)*1000) + frac, true
 }
 
 // monthByName reads an English month name or abbreviation ("Mar", "Sept.",
@@ -490,14 +490,28 @@ var yearishWords = [...]string{"year", "years", "yr", "yrs", "jahr", "jahre", "a
 	"ano", "año", "anno", "jaar", "år", "ar", "rok", "date", "datum", "fecha", "fy", "period", "season",
 	"年", "年份", "年度", "연도", "년", "год", "vuosi", "yıl", "năm", "ปี", "سنة", "שנה", "वर्ष"}
 
+// eventWords name the year of an event when they lead a header
+// ("Founded", "Built in", "Born"); further back they are more often
+// counts ("Accounts opened"), so only the first word counts.
+var eventWords = [...]string{"founded", "established", "built", "born", "died", "opened", "inaugurated",
+	"incorporated", "gegründet", "erbaut", "fondé", "fondée", "fundado", "fundada", "fondato", "opgericht"}
+
+// yearishSuffixes end compound words for a year ("Baujahr",
+// "Geburtsjahr", "bouwjaar").
+var yearishSuffixes = [...]string{"jahr", "jaar"}
+
 // yearishHeader reports whether a header names years or dates ("Year",
-// "Fiscal year", "Jahr"), so a column of 2019, 2020, … is read as dates.
+// "Fiscal year", "Jahr", "Year joined", "Founded", "Baujahr"), so a column
+// of 2019, 2020, … is read as dates.
 func yearishHeader(name string) bool {
-	for _, w := range strings.FieldsFunc(strings.ToLower(name), func(r rune) bool {
+	for i, w := range strings.FieldsFunc(strings.ToLower(name), func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r > 0x7f)
 	}) {
-		for _, y := range yearishWords {
-			if w == y {
+		if slices.Contains(yearishWords[:], w) || (i == 0 && slices.Contains(eventWords[:], w)) {
+			return true
+		}
+		for _, suf := range yearishSuffixes {
+			if strings.HasSuffix(w, suf) {
 				return true
 			}
 		}

@@ -79,7 +79,7 @@ func TestFormat(t *testing.T) {
 	}
 	ms := float64(daysFromCivil(2024, 3, 1) * msPerDay)
 	for unit, w := range map[string]string{UnitYear: "2024", UnitQuarter: "2024-Q1", UnitMonth: "2024-03",
-		UnitDay: "2024-03-01", UnitTime: "2024-03-01T00:00:00Z", "": "2024-03-01"} {
+		UnitDay: "2024-03-01", UnitTime: "2024-03-01T00:00:00", "": "2024-03-01"} {
 		c := &Column{Kind: Date, Num: []float64{ms}, DateUnit: unit}
 		if g := c.Format(0); g != w {
 			t.Errorf("unit %q: %q, want %q", unit, g, w)

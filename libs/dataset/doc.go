@@ -23,13 +23,19 @@
 //   - Day/month order of numeric dates is decided per column by a cell such
 //     as 25/03/2024; undecided, dots and dashes read day/month and slashes
 //     month/day, with an ambiguous_dates notice.
-//   - Four-digit integers are years only under a header such as "Year",
-//     "Jahr", "Date" or "FY".
+//   - Four-digit integers are years under a header such as "Year",
+//     "Jahr", "Date", "FY", "Year joined", "Founded" or "Baujahr", or when
+//     they run in a regular series (years_by_value notice). A year column is
+//     a date column whose unit is the year; charts take it as a number
+//     where a role needs one (Column.AsYearNumbers).
 //   - Blank lines in delimited text are skipped (noticed unless trailing);
 //     a row with the wrong cell count is an error naming row and line.
 //   - Rows decoded into map[string]any have lost their key order; their
 //     new keys are taken in sorted order. json.RawMessage keeps it.
-//   - Dates are UTC; times with an offset are converted to UTC.
+//   - Dates and times keep the calendar date and clock as written: an
+//     offset ("2024-01-01T00:00:00+02:00") is checked and set aside, not
+//     converted, so the row is still New Year's Day. Times format without
+//     a zone ("2024-01-01T00:00:00").
 //   - Text cells of delimited input point into the input string (no copy),
 //     so a table keeps its source text alive.
 package dataset

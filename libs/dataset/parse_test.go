@@ -249,8 +249,9 @@ func TestParseDates(t *testing.T) {
 	}{
 		{"d", []string{"2024-03-01", "2024-3-2"}, []string{"2024-03-01", "2024-03-02"}, UnitDay},
 		{"d", []string{"2024/03/01"}, []string{"2024-03-01"}, UnitDay},
-		{"d", []string{"2024-03-01T10:00:00+01:00", "2024-03-01"}, []string{"2024-03-01T09:00:00Z", "2024-03-01T00:00:00Z"}, UnitTime},
-		{"d", []string{"2024-03-01T10:00:00.250Z"}, []string{"2024-03-01T10:00:00.250Z"}, UnitTime},
+		{"d", []string{"2024-03-01T10:00:00+01:00", "2024-03-01"}, []string{"2024-03-01T10:00:00", "2024-03-01T00:00:00"}, UnitTime},
+		{"d", []string{"2024-01-01T00:00:00+02:00", "2024-01-02T00:00:00-0500"}, []string{"2024-01-01T00:00:00", "2024-01-02T00:00:00"}, UnitTime},
+		{"d", []string{"2024-03-01T10:00:00.250Z"}, []string{"2024-03-01T10:00:00.250"}, UnitTime},
 		{"d", []string{"2024-03", "2024-12"}, []string{"2024-03", "2024-12"}, UnitMonth},
 		{"Year", []string{"2019", "2020"}, []string{"2019", "2020"}, UnitYear},
 		{"Fiscal Jahr", []string{"2019", ""}, []string{"2019", ""}, UnitYear},
@@ -260,7 +261,7 @@ func TestParseDates(t *testing.T) {
 		{"d", []string{"Mar 2024", "April 2024"}, []string{"2024-03", "2024-04"}, UnitMonth},
 		{"d", []string{"1 Mar 2024", "Mar 2, 2024", "03-Mar-24"}, []string{"2024-03-01", "2024-03-02", "2024-03-03"}, UnitDay},
 		{"d", []string{"2024-Q1", "Q4 2024"}, []string{"2024-Q1", "2024-Q4"}, UnitQuarter},
-		{"d", []string{"3/4/2024 2:30 PM"}, []string{"2024-03-04T14:30:00Z"}, UnitTime},
+		{"d", []string{"3/4/2024 2:30 PM"}, []string{"2024-03-04T14:30:00"}, UnitTime},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.cells, "|"), func(t *testing.T) {

@@ -29,7 +29,7 @@ type Column struct {
 	ID   string `json:"id"` // c1..cN in data order; derived columns get fresh ids
 	Name string `json:"name"`
 	Kind Kind   `json:"kind"`
-	// Num holds values for Number (the value) and Date (Unix milliseconds UTC); NaN = blank. nil for Text.
+	// Num holds values for Number (the value) and Date (milliseconds since 1970-01-01 on the clock as written, read as UTC); NaN = blank. nil for Text.
 	Num []float64 `json:"-"`
 	// Text holds cells of Text columns; "" = blank. nil for Number/Date.
 	Text []string `json:"-"`
@@ -39,6 +39,33 @@ type Column struct {
 	Percent bool `json:"-"`
 	// Currency is the symbol ($ € £ ¥) a Number column's cells were written with, if one.
 	Currency string `json:"-"`
+	// Years marks a Number column of calendar years (a year column taken
+	// as numbers, see AsYearNumbers): written without digit grouping.
+	Years bool `json:"-"`
+}
+
+// IsYears reports a Date column of whole years ("Year", "Founded"): a
+// date axis where a chart runs along time, a number where a role needs one.
+func (c *Column) IsYears() bool {
+	return c.Kind == Date && c.DateUnit == UnitYear
+}
+
+// AsYearNumbers answers a year column (IsYears) as a Number column of the
+// same id and name holding the years themselves (1848, 2024), marked
+// Years; any other column as it is.
+func (c *Column) AsYearNumbers() *Column {
+	if !c.IsYears() {
+		return c
+	}
+	out := &Column{ID: c.ID, Name: c.Name, Kind: Number, Years: true, Num: make([]float64, len(c.Num))}
+	for i, ms := range c.Num {
+		out.Num[i] = math.NaN()
+		if !math.IsNaN(ms) {
+			y, _, _ := civilFromDays(int64(math.Floor(ms / msPerDay)))
+			out.Num[i] = float64(y)
+		}
+	}
+	return out
 }
 
 // Table is parsed data: columns of equal length Rows.
@@ -176,7 +203,8 @@ func formatNumber(v float64) string {
 	return strconv.FormatFloat(v, 'f', -1, 64)
 }
 
-// formatDate prints Unix milliseconds as ISO 8601 at the given unit.
+// formatDate prints Unix milliseconds as ISO 8601 at the given unit; a
+// time has no zone, as it is the clock the data was written in.
 func formatDate(ms float64, unit string) string {
 	if math.IsNaN(ms) {
 		return ""
@@ -191,9 +219,9 @@ func formatDate(ms float64, unit string) string {
 		return tm.Format("2006-01")
 	case UnitTime:
 		if tm.Nanosecond() != 0 {
-			return tm.Format("2006-01-02T15:04:05.000Z07:00")
+			return tm.Format("2006-01-02T15:04:05.000")
 		}
-		return tm.Format("2006-01-02T15:04:05Z07:00")
+		return tm.Format("2006-01-02T15:04:05")
 	default:
 		return tm.Format("2006-01-02")
 	}

@@ -98,7 +98,7 @@ type axis struct {
 // newValueAxis is a number axis over the data extent, with the style's
 // axis settings (range, log scale, tick format) applied.
 func newValueAxis(c *canvas, st *chartspec.Axis, base numFormat) *axis {
-	a := &axis{kind: axisValue, lo: math.Inf(1), hi: math.Inf(-1), format: base}
+	a := &axis{kind: axisValue, lo: math.Inf(1), hi: math.Inf(-1), format: base, integer: base.years}
 	if st != nil {
 		a.userMin, a.userMax, a.log = st.Min, st.Max, st.Log
 		a.format = base.withTickMode(st.TickFormat)
@@ -127,7 +127,7 @@ func (a *axis) orderedBy(col *dataset.Column) *axis {
 		}
 		prev = v
 	}
-	a.order, a.isDate, a.dateUnit = col.Num, col.Kind == dataset.Date, col.DateUnit
+	a.order, a.isDate, a.dateUnit = col.Num, col.Kind == dataset.Date, displayUnit(col)
 	return a
 }
 
@@ -368,13 +368,13 @@ func (a *axis) computeTicks(length, spacing float64) {
 	a.tf = newTickFormat(f, a.ticks, step)
 }
 
-// labelFormat is the format of a label set drawn against this value axis:
-// the axis's own compact unit, so bars and ticks read alike.
-func (a *axis) labelFormat(f numFormat) numFormat {
-	if a.tf.unit > 1 && !a.tf.sci && !a.tf.perTick && f.unit == 0 && !f.plain {
-		f.compact, f.unit, f.unitName = true, a.tf.unit, a.tf.unitName
+// columnNums is the values of each column, for forLabels.
+func columnNums(cols []*dataset.Column) [][]float64 {
+	out := make([][]float64, len(cols))
+	for i, c := range cols {
+		out[i] = c.Num
 	}
-	return f
+	return out
 }
 
 // widenTime gives a single instant one step of its unit (or a day) either side.
@@ -538,15 +538,11 @@ func (c *canvas) sizeLeft(a *axis, length, areaW float64) float64 {
 // least three ticks: two would leave the reader a single step to go by.
 const minTickPlot = 80
 
-// minRowFont is the smallest type (at 800×600) row names are set in
-// before rows go unnamed.
-const minRowFont = 8
-
 // sizeRows lays out category names down the left side and answers their
 // width. Every row is named: long names wrap to as many lines as the row
 // has room for (at most three) within 30% of the width; when rows are
 // too tight for the usual type, names are set smaller (down to
-// minRowFont) and a notice says how tall the chart should be. Only rows
+// minText) and a notice says how tall the chart should be. Only rows
 // thinner than that go unnamed, and a notice says so.
 func (c *canvas) sizeRows(a *axis, length, areaW float64) float64 {
 	n := len(a.labels)
@@ -558,7 +554,7 @@ func (c *canvas) sizeRows(a *axis, length, areaW float64) float64 {
 	step := length / a.slots()
 	need := func(fs float64) float64 { return fs * 1.15 }
 	if step < need(a.fs) {
-		a.fs = math.Max(math.Floor(step/1.15*2)/2, math.Min(minRowFont*c.k, c.fsTick))
+		a.fs = math.Max(math.Floor(step/1.15*2)/2, minText)
 	}
 	a.needLength = 0
 	if a.fs < c.fsTick*0.9 {

@@ -32,6 +32,7 @@ func newBar(c *canvas, r roleColumns) *barChart {
 		b.stack = "none"
 	}
 	b.format = baseFormat(c.style, b.series)
+	c.colors.reserve(len(b.series))
 	for i, s := range b.series {
 		b.colors = append(b.colors, c.colors.of(s.ID, i))
 	}
@@ -91,16 +92,42 @@ func (b *barChart) summary() (string, string) {
 	if least < 0 {
 		desc += ", smallest " + who(li, ls) + " " + formatValue(least, b.format)
 	}
+	if b.netMarks() {
+		desc += "; a dark line across a bar marks its net total where it holds both gains and losses"
+	}
 	return name, desc
+}
+
+// netMarks reports whether a stacked chart has a stack holding both signs,
+// whose net total a dark line marks (and the legend names).
+func (b *barChart) netMarks() bool {
+	if b.stack != "stacked" {
+		return false
+	}
+	for i := 0; i < b.n; i++ {
+		pos, neg := false, false
+		for _, s := range b.series {
+			v := s.Num[i]
+			pos = pos || v > 0 && !isBlank(v)
+			neg = neg || v < 0
+		}
+		if pos && neg {
+			return true
+		}
+	}
+	return false
 }
 
 func (b *barChart) legend(c *canvas, area rect) rect {
 	if !c.legendVisible(len(b.series) > 1) {
 		return area
 	}
-	items := make([]legendItem, len(b.series))
+	items := make([]legendItem, len(b.series), len(b.series)+1)
 	for i, s := range b.series {
 		items[i] = legendItem{label: s.Name, color: b.colors[i]}
+	}
+	if b.netMarks() {
+		items = append(items, legendItem{label: "Net total", color: inkTitle, shape: shapeLine})
 	}
 	return c.placeLegend(items, area)
 }
@@ -286,13 +313,13 @@ func (b *barChart) drawGrouped(c *canvas, cat, val *axis, labels bool) {
 	if !labels {
 		return
 	}
-	// labels sit just past the bar's end, flat, in the axis's unit; where
+	// labels sit just past the bar's end, flat, each in its own unit; where
 	// two would meet, the larger value keeps its label (never turned)
-	format := val.labelFormat(b.format)
+	format := b.format.forLabels(columnNums(b.series)...)
 	fs := c.fsLabel
 	pitch := sub + gap
 	if b.horizontal && pitch < fs*1.05 {
-		fs = math.Max(math.Floor(pitch/1.05*2)/2, math.Min(7*c.k, fs))
+		fs = math.Max(math.Floor(pitch/1.05*2)/2, minText)
 	}
 	st := textStyle{size: fs, fill: inkLabel}
 	off := 4 * c.k
@@ -360,7 +387,15 @@ func (b *barChart) drawStacked(c *canvas, cat, val *axis, labels bool) {
 	fs := c.fsLabel
 	pos := make([]float64, b.n)
 	neg := make([]float64, b.n)
-	segFormat := val.labelFormat(b.format)
+	totals := make([]float64, b.n)
+	for _, s := range b.series {
+		for i := range totals {
+			if v := s.Num[i]; !isBlank(v) {
+				totals[i] += v
+			}
+		}
+	}
+	segFormat := b.format.forLabels(append(columnNums(b.series), totals)...)
 	if b.stack == "percent" {
 		segFormat = numFormat{decimals: 0, suffix: "%", scale: 1, plain: true}
 	}
@@ -460,7 +495,7 @@ func (b *barChart) drawStacked(c *canvas, cat, val *axis, labels bool) {
 			if mixed(i) && !b.horizontal {
 				// at its mark: beside it in the gap to the next bar, else
 				// just above it on the bar, outlined to read on the colour
-				if (cat.step()-bw)/2 >= c.measureBytes(txt, fs, true)+5*c.k {
+				if cat.step()-bw-6*c.k >= c.measureBytes(txt, fs, true) {
 					c.textBytes(across+bw/2+3*c.k, val.pos(t)+c.mid(fs), txt, st)
 				} else {
 					st.anchor, st.halo, st.fill = "middle", true, inkTitle

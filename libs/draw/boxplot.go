@@ -290,12 +290,17 @@ func (b *boxplotChart) draw(c *canvas, area rect) {
 	if st.Labels.Show {
 		fs := c.fsLabel
 		w.s(`<g class="labels">`)
+		medians := make([]float64, len(b.stats))
+		for g, s := range b.stats {
+			medians[g] = s.median
+		}
+		format := b.format.forLabels(medians)
 		for g, s := range b.stats {
 			if s.n == 0 {
 				continue
 			}
 			mid, med := cat.center(g), val.pos(s.median)
-			txt := c.value(s.median, b.format)
+			txt := c.value(s.median, format)
 			if b.horizontal {
 				c.textBytes(med, mid-bw/2-4*c.k, txt, textStyle{size: fs, fill: inkLabel, anchor: "middle", bold: true})
 			} else {

@@ -34,12 +34,15 @@ func parseColor(s string) (string, bool) {
 }
 
 // colors assigns series colours: a pinned seriesColors entry wins, else
-// the palette in order. A colour is never reused: series beyond the
-// palette are drawn in otherColor, a quiet grey, and the legend names
-// them together as one entry (see mergeOthers).
+// the palette in order. A colour is never reused and no series is
+// painted grey: past the palette's end come colours generated in its
+// style (chartspec.ExtendPalette, which lint uses too), made once per
+// drawing when a chart has more series than the palette has colours.
 type colors struct {
 	palette []string
 	pinned  map[string]string
+	// extended is the palette extended for the series asked for so far.
+	extended []string
 }
 
 // newColors validates the style's palette and pins.
@@ -64,21 +67,34 @@ func newColors(palette []string, pinned map[string]string) colors {
 	return c
 }
 
-// otherColor is the grey of the series beyond the palette and of a pie's
-// "Other" slice: 3:1 against white, and no palette's hue.
+// otherColor is the grey of a pie's "Other" slice: 3:1 against white,
+// and no palette's hue. No named series is drawn in it.
 const otherColor = chartspec.OtherColor
 
+// reserve makes colours for n series, so a chart with more series than
+// the palette has colours extends it once (see of).
+func (c *colors) reserve(n int) {
+	if n > len(c.palette) && n > len(c.extended) {
+		c.extended = chartspec.ExtendPalette(c.palette, n)
+	}
+}
+
 // of answers the colour of the i-th series whose key (column id or
-// category) is key: its pinned colour, the palette's i-th, or otherColor
-// past the palette's end.
-func (c colors) of(key string, i int) string {
+// category) is key: its pinned colour, else the palette's i-th, extended
+// past its end. The i-th colour does not depend on how many series were
+// reserved, so a chart that did not reserve gets the same colours.
+func (c *colors) of(key string, i int) string {
 	if hex, ok := c.pinned[key]; ok {
 		return hex
 	}
-	if i >= 0 && i < len(c.palette) {
+	i = max(i, 0)
+	if i < len(c.palette) {
 		return c.palette[i]
 	}
-	return otherColor
+	if i >= len(c.extended) {
+		c.reserve(max(i+1, 2*len(c.extended)))
+	}
+	return c.extended[i]
 }
 
 // mustColor parses a colour this package wrote itself.

@@ -24,6 +24,7 @@ func newDotplot(c *canvas, r roleColumns) *dotplotChart {
 	d.labels = columnLabels(d.cat)
 	d.horizontal = optString(c.spec.Options, "orientation", "horizontal", "horizontal", "vertical") == "horizontal"
 	d.format = baseFormat(c.style, d.series)
+	c.colors.reserve(len(d.series))
 	for i, s := range d.series {
 		d.colors = append(d.colors, c.colors.of(s.ID, i))
 	}
@@ -172,7 +173,7 @@ func (d *dotplotChart) draw(c *canvas, area rect) {
 	}
 	c.endClip(clip)
 	if st.Labels.Show {
-		d.drawLabels(c, cat, val, r, val.labelFormat(d.format))
+		d.drawLabels(c, cat, val, r, d.format.forLabels(columnNums(d.series)...))
 	}
 	c.drawAxisLabels(f)
 }

@@ -86,6 +86,7 @@ func Render(in Input) (Result, error) {
 	horizontal := optString(in.Spec.Options, "orientation", "vertical", "vertical", "horizontal") == "horizontal"
 	var notices []dataset.Notice
 	in.Table, roles, notices = reduce(in.Spec.Type, in.Table, roles, w, h, horizontal)
+	roles.asNumbers(in.Spec.Type)
 	c := newCanvas(in, float64(w), float64(h))
 	ch, err := newChart(c, roles)
 	if err != nil {
@@ -213,8 +214,8 @@ func newCanvas(in Input, w, h float64) *canvas {
 		colors: newColors(st.Palette, st.SeriesColors),
 		width:  w, height: h, transparent: in.Transparent, k: k,
 		pad:     math.Round(16 * k),
-		fsTitle: round1(18 * k), fsSub: round1(13 * k), fsTick: round1(12 * k), fsLabel: round1(11 * k),
-		fsLegend: round1(12 * k), fsAxisTitle: round1(12 * k), fsWatermark: round1(10 * k),
+		fsTitle: textSize(18 * k), fsSub: textSize(13 * k), fsTick: textSize(12 * k), fsLabel: textSize(11 * k),
+		fsLegend: textSize(12 * k), fsAxisTitle: textSize(12 * k), fsWatermark: textSize(10 * k),
 	}
 	// about 16 bytes of markup per cell covers most charts without regrowth;
 	// capped, since charts that summarise rows (histogram, box plot) draw
@@ -239,6 +240,14 @@ func textScale(w, h float64) float64 {
 }
 
 func round1(v float64) float64 { return math.Round(v*2) / 2 }
+
+// minText is the smallest type any text is set in, in pixels at scale 1:
+// below it labels stop being readable, so what does not fit at this size
+// wraps, thins out or is left out with a notice instead of shrinking.
+const minText = 9.0
+
+// textSize is round1(v), never below minText.
+func textSize(v float64) float64 { return math.Max(minText, round1(v)) }
 
 // render writes the whole document.
 func (c *canvas) render(ch chart, watermark bool) {
@@ -308,8 +317,10 @@ func (c *canvas) render(ch chart, watermark bool) {
 	}
 }
 
-// titles draws title and subtitle (wrapped to two lines each) at the top
-// left and answers the area below them.
+// titles draws title and subtitle at the top left, each wrapped to as
+// many lines as its share of the height holds (a third for the title, a
+// fifth for the subtitle, two lines at least), and answers the area below
+// them. Text cut even so is said in a notice with the height that holds it.
 func (c *canvas) titles(area rect) rect {
 	y := area.y
 	drew := false
@@ -322,7 +333,9 @@ func (c *canvas) titles(area rect) rect {
 		if titleRTL {
 			x, st.rtl = area.right(), true
 		}
-		for _, line := range c.wrap(t.Text, c.fsTitle, true, area.w, 2) {
+		lineH := c.fonts.CapHeight(c.fsTitle) + c.fsTitle*0.45
+		lines := c.wrapShare(t.Text, "title", c.fsTitle, true, area, lineH, 1.0/3)
+		for _, line := range lines {
 			y += c.fonts.CapHeight(c.fsTitle)
 			c.text(x, y, line, st)
 			y += c.fsTitle * 0.45
@@ -337,7 +350,8 @@ func (c *canvas) titles(area rect) rect {
 		if rtl, strong := direction(t.Text); rtl || !strong && titleRTL {
 			x, st.rtl = area.right(), true
 		}
-		for _, line := range c.wrap(t.Text, c.fsSub, false, area.w, 2) {
+		lines := c.wrapShare(t.Text, "subtitle", c.fsSub, false, area, c.fsSub*1.35, 1.0/5)
+		for _, line := range lines {
 			y += c.fsSub * 1.05
 			c.text(x, y, line, st)
 			y += c.fsSub * 0.3
@@ -470,6 +484,20 @@ func (c *canvas) mid(size float64) float64 { return c.fonts.CapHeight(size) / 2 
 func (c *canvas) value(v float64, f numFormat) []byte {
 	c.scratch = appendValue(c.scratch[:0], v, f)
 	return c.scratch
+}
+
+// wrapShare wraps a title-like text to the lines that share of the
+// area's height holds (two at least); when text is cut even so, a notice
+// names the height at which it would not be.
+func (c *canvas) wrapShare(s, what string, size float64, bold bool, area rect, lineH, share float64) []string {
+	maxLines := max(2, int(area.h*share/lineH))
+	lines := c.wrap(s, size, bold, area.w, maxLines)
+	if n := len(lines); n == maxLines && strings.HasSuffix(lines[n-1], "…") {
+		all := c.wrap(s, size, bold, area.w, 1000)
+		need := math.Ceil((float64(len(all))*lineH/share+2*c.pad)/10) * 10
+		c.notice(NoticeNeedsRoom, "the "+what+" is cut after "+itoa(maxLines)+" lines; make the chart "+itoa(int(need))+" px tall or shorten the "+what)
+	}
+	return lines
 }
 
 // wrap breaks s into at most maxLines lines of at most maxW pixels (see

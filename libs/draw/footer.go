@@ -51,18 +51,37 @@ func footerText(f *chartspec.Footer) (notes, credit string) {
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // labelled reports text that names itself already ("Sources: …",
-// "Quelle: …", "Graphic: …", "By Ada Lovelace"), which would read
-// twice with our label in front.
+// "Quelle: …", "Graphic: …", "By Ada Lovelace", "来源：…", "स्रोत: …",
+// "Fuente de datos: …"), which would read twice with our label in front,
+// and text in a script other than Latin ("国家统计局"), where an English
+// label would be out of place: both are left as written.
 func labelled(s string) bool {
 	if len(s) > 3 && strings.EqualFold(s[:3], "by ") {
 		return true
 	}
-	word, rest, ok := strings.Cut(s, ":")
-	if !ok || word == "" || utf8.RuneCountInString(word) > 12 || !strings.HasPrefix(rest, " ") {
+	for _, r := range s {
+		if unicode.IsLetter(r) {
+			if !unicode.Is(unicode.Latin, r) {
+				return true
+			}
+			break
+		}
+	}
+	i := strings.IndexAny(s, ":：")
+	if i <= 0 {
+		return false
+	}
+	word, rest := s[:i], s[i:]
+	// an ASCII colon is followed by a space; a full-width one needs none
+	if strings.HasPrefix(rest, ":") && !strings.HasPrefix(rest, ": ") {
+		return false
+	}
+	if utf8.RuneCountInString(word) > 20 || strings.Count(word, " ") > 2 || strings.HasPrefix(word, " ") || strings.HasSuffix(word, " ") {
 		return false
 	}
 	for _, r := range word {
-		if !unicode.IsLetter(r) {
+		// letters with their vowel signs and viramas (Devanagari, Tamil, …)
+		if !unicode.IsLetter(r) && !unicode.IsMark(r) && r != ' ' {
 			return false
 		}
 	}

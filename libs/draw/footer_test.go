@@ -201,6 +201,14 @@ func TestFooterLabels(t *testing.T) {
 		{chartspec.Footer{Source: "Note:no space"}, "Source: Note:no space"},
 		{chartspec.Footer{Source: "Survey of 1,000 adults: weighted"}, "Source: Survey of 1,000 adults: weighted"},
 		{chartspec.Footer{Notes: "only notes"}, ""},
+		{chartspec.Footer{Source: "来源：国家统计局"}, "来源：国家统计局"},
+		{chartspec.Footer{Source: "स्रोत: भारत की जनगणना"}, "स्रोत: भारत की जनगणना"},
+		{chartspec.Footer{Source: "المصدر: البنك الدولي"}, "المصدر: البنك الدولي"},
+		{chartspec.Footer{Source: "Fuente de datos: INE"}, "Fuente de datos: INE"},
+		{chartspec.Footer{Source: "国家统计局"}, "国家统计局"},
+		{chartspec.Footer{Source: "Росстат"}, "Росстат"},
+		{chartspec.Footer{Source: "出典：総務省統計局", Byline: "山田"}, "出典：総務省統計局 · 山田"},
+		{chartspec.Footer{Source: "2024 census"}, "Source: 2024 census"},
 	}
 	for _, tc := range cases {
 		if _, got := footerText(&tc.in); got != tc.wantCredit {

@@ -3,6 +3,7 @@ package draw
 import (
 	"bytes"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -25,22 +26,29 @@ type numFormat struct {
 	plain   bool
 	// scale multiplies values first (100 for fractions shown as percent).
 	scale float64
-	// unit, when above 0, is the compact unit every value is written in
-	// (1e6 and "M"), fixed for a whole axis or label set by sharedUnit.
+	// unit, when above 0, is the compact unit every tick of an axis is
+	// written in (1e6 and "M"), fixed by sharedUnit. Value labels ignore
+	// it: each states its own value in its own unit.
 	unit     float64
 	unitName string
+	// extra is the number of digits a label set needs beyond the usual to
+	// tell its values apart (forLabels).
+	extra int
+	// loc is the number locale (style.numberFormat.locale); nil is English.
+	loc *numLocale
+	// years writes values as calendar years, without grouping (appendYear).
+	years bool
 }
 
-// sharedUnit fixes the compact unit (k, M, B, T) of a set of values by the
-// largest of them, so one axis or one set of labels never mixes 877M with
-// 1.2B, or 0.2M with 800k.
+// sharedUnit fixes the compact unit (k, M, B, T) of an axis by the largest
+// value of its data, so the ticks never mix 877M with 1.2B below the top.
 func (f numFormat) sharedUnit(maxAbs float64) numFormat {
 	a := math.Abs(maxAbs * f.scale)
 	if f.plain || !(f.compact || a >= 10000) || a >= sciLarge || math.IsNaN(a) {
 		return f
 	}
 	f.compact = true
-	f.unit, f.unitName = compactUnit(a)
+	f.unit, f.unitName = compactUnit(a, f.loc)
 	return f
 }
 
@@ -56,14 +64,22 @@ func baseFormat(st *chartspec.Style, cols []*dataset.Column) numFormat {
 		if nf.Decimals != nil && *nf.Decimals >= 0 {
 			f.decimals = min(*nf.Decimals, 10)
 		}
-		f.prefix, f.suffix, f.compact = nf.Prefix, nf.Suffix, nf.Compact
+		f.prefix, f.suffix = nf.Prefix, nf.Suffix
+		if nf.Compact != nil {
+			f.compact, f.plain = *nf.Compact, !*nf.Compact
+		}
+		f.loc = newNumLocale(nf.Locale)
 	}
 	if len(cols) == 0 {
 		return f
 	}
+	if allYears(cols) {
+		f.years, f.plain, f.compact = true, true, false
+		return f
+	}
 	// one chart, one style: from 10,000 up every label is compact (8.2k
 	// next to 10.3k, not 8,200)
-	if !f.compact {
+	if !f.compact && !f.plain {
 		for _, c := range cols {
 			for _, v := range c.Num {
 				if math.Abs(v) >= 10000 && !math.IsInf(v, 0) {
@@ -109,19 +125,26 @@ func (f numFormat) withTickMode(mode string) numFormat {
 	return f
 }
 
-// compactUnit picks the k/M/B/T unit for a magnitude.
-func compactUnit(a float64) (float64, string) {
-	switch {
-	case a >= 1e12:
-		return 1e12, "T"
-	case a >= 1e9:
-		return 1e9, "B"
-	case a >= 1e6:
-		return 1e6, "M"
-	case a >= 1e3:
-		return 1e3, "k"
+// compactUnit picks the compact unit for a magnitude: k/M/B/T, or 万/亿 in
+// the locales that count in ten thousands; 1 and "" below the smallest.
+func compactUnit(a float64, loc *numLocale) (float64, string) {
+	units := loc.compactUnits()
+	for i := len(units) - 1; i >= 0; i-- {
+		if a >= units[i].size {
+			return units[i].size, units[i].name
+		}
 	}
 	return 1, ""
+}
+
+// nextUnit is the compact unit after size (1B after 1M), or 0 at the top.
+func nextUnit(size float64, loc *numLocale) (float64, string) {
+	for _, u := range loc.compactUnits() {
+		if u.size > size {
+			return u.size, u.name
+		}
+	}
+	return 0, ""
 }
 
 // Scientific notation takes over where digits stop telling values apart
@@ -148,7 +171,11 @@ type tickFormat struct {
 	stepExp int
 }
 
-// newTickFormat chooses unit and decimals from the tick step and the largest tick.
+// newTickFormat chooses unit and decimals from the tick step and the largest
+// tick. Ticks take the decimals their step needs: a fixed number of decimals
+// (style.numberFormat) is for values, and pads ticks only when the step has
+// decimals of its own ($1.50, $2.00), never whole ticks ("2,000", not
+// "2,000.00").
 func newTickFormat(base numFormat, ticks []float64, step float64) tickFormat {
 	tf := tickFormat{base: base, unit: 1}
 	maxAbs := 0.0
@@ -164,77 +191,159 @@ func newTickFormat(base numFormat, ticks []float64, step float64) tickFormat {
 	case base.unit > 0:
 		tf.unit, tf.unitName = base.unit, base.unitName
 	case base.compact || (!base.plain && maxAbs >= 10000):
-		tf.unit, tf.unitName = compactUnit(maxAbs)
+		tf.unit, tf.unitName = compactUnit(maxAbs, base.loc)
 	}
 	s := step * base.scale / tf.unit
 	if s > 0 && s < 1 {
 		tf.decimals = min(int(math.Ceil(-math.Log10(s)-1e-9)), 8)
 	}
-	// fixed decimals may add precision, never hide what tells ticks apart
-	tf.decimals = max(tf.decimals, base.decimals)
+	if tf.decimals > 0 && tf.unitName == "" {
+		tf.decimals = max(tf.decimals, base.decimals)
+	}
 	return tf
 }
 
 // appendTick formats one tick value.
-// Zero is always plain "0"; compact ticks drop trailing zeros (0.5M, 1M).
+// Zero is always plain "0"; compact ticks drop trailing zeros (0.5M, 1M),
+// and a tick that reaches the next unit is written in it: "800M, 1B", not
+// "1,000M".
 func (tf tickFormat) appendTick(b []byte, v float64) []byte {
+	if tf.base.years {
+		return appendYear(b, v, tf.base.prefix, tf.base.suffix)
+	}
 	if tf.perTick {
 		return appendValue(b, v, tf.base)
 	}
 	v *= tf.base.scale
+	loc := tf.base.loc
 	switch {
 	case v == 0:
-		return appendNumber(b, 0, 0, tf.base.prefix, tf.base.suffix)
+		return appendNumber(b, 0, 0, tf.base.prefix, tf.base.suffix, loc)
 	case tf.sci:
-		return appendSci(b, v, min(max(decade(v)-tf.stepExp, 0), 15), true, tf.base.prefix, tf.base.suffix)
+		return appendSci(b, v, min(max(decade(v)-tf.stepExp, 0), 15), true, tf.base.prefix, tf.base.suffix, loc)
 	case tf.unitName != "":
-		return appendTrimmed(b, v/tf.unit, tf.decimals, tf.base.prefix, tf.unitName+tf.base.suffix)
+		unit, name, d := tf.unit, tf.unitName, tf.decimals
+		if next, nextName := nextUnit(unit, loc); next > 0 && math.Abs(v) >= next*(1-1e-9) {
+			d += int(math.Round(math.Log10(next / unit)))
+			unit, name = next, nextName
+		}
+		return appendNum(b, v/unit, d, 0, math.Abs(v/unit) >= 10000, tf.base.prefix, name+tf.base.suffix, loc)
 	}
-	return appendNumber(b, v/tf.unit, tf.decimals, tf.base.prefix, tf.unitName+tf.base.suffix)
+	return appendNumber(b, v/tf.unit, tf.decimals, tf.base.prefix, tf.unitName+tf.base.suffix, loc)
 }
 
-// appendValue formats a data value for a label: compact from 10,000 up
-// (4.2M), whole numbers from 1,000, up to two decimals from 1, and three
-// significant digits below 1.
+// forLabels is the format of one set of value labels (every bar, every
+// point): like f, with as many more digits as it takes for two different
+// values of the set never to read alike (China 1.41B and India 1.43B, not
+// "1B" twice). Where two values read alike, they are neighbours in sorted
+// order, so only neighbours are compared.
+func (f numFormat) forLabels(sets ...[]float64) numFormat {
+	n := 0
+	for _, s := range sets {
+		n += len(s)
+	}
+	vals := make([]float64, 0, n)
+	for _, s := range sets {
+		for _, v := range s {
+			if !math.IsNaN(v) && !math.IsInf(v, 0) {
+				vals = append(vals, v)
+			}
+		}
+	}
+	slices.Sort(vals)
+	vals = slices.Compact(vals)
+	var ba, bb [64]byte
+	for f.extra = 0; f.extra < 12; f.extra++ {
+		clash := false
+		for i := 1; i < len(vals) && !clash; i++ {
+			a, b := vals[i-1], vals[i]
+			// automatic digits keep three significant digits or more, so
+			// values more than 1 % apart cannot read alike
+			if f.decimals < 0 && b-a > 0.011*math.Max(math.Abs(a), math.Abs(b)) {
+				continue
+			}
+			clash = bytes.Equal(appendValue(ba[:0], a, f), appendValue(bb[:0], b, f))
+		}
+		if !clash {
+			break
+		}
+	}
+	return f
+}
+
+// appendValue formats a data value for a label, in its own compact unit
+// when the format is compact (37.4M, 39k, 800 in one set), with three
+// significant digits in that unit; plain values are whole from 1,000, have
+// up to two decimals from 1 and three significant digits below 1. A fixed
+// number of decimals is kept, and a value that would round to 0 gets the
+// digits that show it is not (0.004, never 0).
 func appendValue(b []byte, v float64, f numFormat) []byte {
+	if f.years {
+		return appendYear(b, v, f.prefix, f.suffix)
+	}
 	v *= f.scale
 	a := math.Abs(v)
+	loc := f.loc
 	if a >= sciLarge || (a > 0 && a < sciSmall) {
 		if f.decimals >= 0 {
-			return appendSci(b, v, f.decimals, false, f.prefix, f.suffix)
+			return appendSci(b, v, f.decimals+f.extra, false, f.prefix, f.suffix, loc)
 		}
-		return appendSci(b, v, 2, true, f.prefix, f.suffix)
+		return appendSci(b, v, 2+f.extra, true, f.prefix, f.suffix, loc)
 	}
+	unit, name := 1.0, ""
 	if f.compact || (!f.plain && a >= 10000) {
-		unit, name := compactUnit(a)
-		if f.unit > 0 {
-			unit, name = f.unit, f.unitName
+		unit, name = compactUnit(a, loc)
+	}
+	d := labelDecimals(a/unit, f, name != "")
+	// 999,960 is "1M", not "1,000k"
+	if f.compact || name != "" {
+		if next, nextName := nextUnit(unit, loc); next > 0 && roundTo(a/unit, d)*unit >= next {
+			unit, name = next, nextName
+			d = labelDecimals(a/unit, f, true)
 		}
-		s := v / unit
-		d := f.decimals
-		if d < 0 {
-			d = 1
-			switch as := math.Abs(s); {
-			case as >= 100:
-				d = 0
-			case as > 0 && as < 0.1:
-				d = 2
-			}
-			return appendTrimmed(b, s, d, f.prefix, name+f.suffix)
+	}
+	s := v / unit
+	// a compact number is grouped from five digits (CLDR's minimum
+	// grouping for compact forms): "2487万", not "2,487万"
+	group := name == "" || math.Abs(roundTo(s, d)) >= 10000
+	keep := d // fixed decimals are kept, automatic ones trimmed
+	if f.decimals < 0 {
+		keep = 0
+	} else if f.extra > 0 {
+		keep = min(f.decimals, d)
+	}
+	return appendNum(b, s, d, keep, group, f.prefix, name+f.suffix, loc)
+}
+
+// labelDecimals is the number of decimals a label writes a (≥ 0, already
+// in its compact unit when inUnit) with: the fixed decimals, or automatic
+// ones, plus the set's extra digits, and always enough to show a non-zero
+// value is not 0.
+func labelDecimals(a float64, f numFormat, inUnit bool) int {
+	d := f.decimals
+	if d < 0 {
+		switch {
+		case a == 0 || a >= 1000:
+			d = 0
+		case a >= 1 && inUnit:
+			d = max(0, 2-decade(a)) // three significant digits: 1.41B, 37.4M, 450B
+		case a >= 1:
+			d = 2
+		default:
+			d = decade(a)*-1 + 2
 		}
-		return appendNumber(b, s, d, f.prefix, name+f.suffix)
 	}
-	if f.decimals >= 0 {
-		return appendNumber(b, v, f.decimals, f.prefix, f.suffix)
+	d += f.extra
+	if a > 0 && roundTo(a, d) == 0 {
+		d = -decade(a) + max(0, f.extra)
 	}
-	switch {
-	case a >= 1000 || a == 0:
-		return appendNumber(b, v, 0, f.prefix, f.suffix)
-	case a >= 1:
-		return appendTrimmed(b, v, 2, f.prefix, f.suffix)
-	}
-	d := min(int(math.Ceil(-math.Log10(a)))+2, 10)
-	return appendTrimmed(b, v, d, f.prefix, f.suffix)
+	return min(d, 15)
+}
+
+// roundTo rounds a to d decimals.
+func roundTo(a float64, d int) float64 {
+	p := math.Pow(10, float64(d))
+	return math.Round(a*p) / p
 }
 
 // decade is the power of ten of |v|'s leading digit (2 for 250, −3 for
@@ -246,12 +355,12 @@ func decade(v float64) int {
 // appendSci writes v as prefix, sign, mantissa with the given decimals
 // (trailing zeros dropped when trim), "e", exponent and suffix: 1.5e98,
 // −2e−300. The exponent's sign is the same minus as the number's.
-func appendSci(b []byte, v float64, decimals int, trim bool, prefix, suffix string) []byte {
+func appendSci(b []byte, v float64, decimals int, trim bool, prefix, suffix string, loc *numLocale) []byte {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return append(b, "–"...)
 	}
 	var tmp [40]byte
-	d := strconv.AppendFloat(tmp[:0], math.Abs(v), 'e', decimals, 64)
+	d := strconv.AppendFloat(tmp[:0], math.Abs(v), 'e', min(decimals, 15), 64)
 	e := bytes.IndexByte(d, 'e')
 	mant, exp := d[:e], d[e+1:]
 	if trim && bytes.IndexByte(mant, '.') >= 0 {
@@ -262,7 +371,7 @@ func appendSci(b []byte, v float64, decimals int, trim bool, prefix, suffix stri
 		b = append(b, minus...)
 	}
 	b = append(b, prefix...)
-	b = append(b, mant...)
+	b = loc.appendDigits(b, mant)
 	b = append(b, 'e')
 	if exp[0] == '-' {
 		b = append(b, minus...)
@@ -271,32 +380,42 @@ func appendSci(b []byte, v float64, decimals int, trim bool, prefix, suffix stri
 	if len(exp) == 0 {
 		exp = append(exp, '0')
 	}
-	b = append(b, exp...)
+	b = loc.appendDigits(b, exp)
 	return append(b, suffix...)
 }
 
 // appendTrimmed formats like appendNumber and drops trailing fractional zeros.
-func appendTrimmed(b []byte, v float64, decimals int, prefix, suffix string) []byte {
-	var tmp [48]byte
-	digits := strconv.AppendFloat(tmp[:0], v, 'f', decimals, 64)
-	for decimals > 0 && digits[len(digits)-1] == '0' {
-		digits = digits[:len(digits)-1]
-		decimals--
-	}
-	return appendNumber(b, v, decimals, prefix, suffix)
+func appendTrimmed(b []byte, v float64, decimals int, prefix, suffix string, loc *numLocale) []byte {
+	return appendNum(b, v, decimals, 0, true, prefix, suffix, loc)
 }
 
-// appendNumber writes prefix, sign, digits with thousands separators, a
+// appendNumber writes prefix, sign, digits with the locale's group marks, a
 // fixed number of decimals and suffix; −0 is written 0.
-func appendNumber(b []byte, v float64, decimals int, prefix, suffix string) []byte {
+func appendNumber(b []byte, v float64, decimals int, prefix, suffix string, loc *numLocale) []byte {
+	return appendNum(b, v, decimals, decimals, true, prefix, suffix, loc)
+}
+
+// appendNum writes prefix, sign, digits and suffix: v rounded half away
+// from zero to decimals (2.5 → 3, as desks and JavaScript's toFixed round,
+// not to even), trailing fractional zeros dropped down to keep decimals,
+// the integer part grouped when group is set; −0 is written 0.
+func appendNum(b []byte, v float64, decimals, keep int, group bool, prefix, suffix string, loc *numLocale) []byte {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return append(b, "–"...)
 	}
+	decimals = min(max(decimals, 0), 15)
+	if p := math.Pow(10, float64(decimals)); math.Abs(v)*p < 1e15 {
+		v = math.Round(v*p) / p
+	}
 	var tmp [48]byte
 	digits := strconv.AppendFloat(tmp[:0], math.Abs(v), 'f', decimals, 64)
-	neg := v < 0
-	if neg {
-		neg = false
+	for decimals > keep && digits[len(digits)-1] == '0' {
+		digits = digits[:len(digits)-1]
+		decimals--
+	}
+	digits = bytes.TrimSuffix(digits, []byte("."))
+	neg := false
+	if v < 0 {
 		for _, c := range digits {
 			if c >= '1' && c <= '9' {
 				neg = true
@@ -308,20 +427,11 @@ func appendNumber(b []byte, v float64, decimals int, prefix, suffix string) []by
 		b = append(b, minus...)
 	}
 	b = append(b, prefix...)
-	intLen := len(digits)
-	for i, c := range digits {
-		if c == '.' {
-			intLen = i
-			break
-		}
+	if group {
+		b = loc.appendDigits(b, digits)
+	} else {
+		b = loc.ungrouped().appendDigits(b, digits)
 	}
-	for i := 0; i < intLen; i++ {
-		if i > 0 && (intLen-i)%3 == 0 {
-			b = append(b, ',')
-		}
-		b = append(b, digits[i])
-	}
-	b = append(b, digits[intLen:]...)
 	return append(b, suffix...)
 }
 
@@ -350,12 +460,13 @@ func dateLabels(c *dataset.Column) []string {
 	labels := make(map[float64]*label, min(len(c.Num), 64))
 	order := make([]float64, 0, min(len(c.Num), 64))
 	prevYear := math.MinInt
-	for i, ms := range c.Num {
+	unit := displayUnit(c)
+	for _, ms := range c.Num {
 		if math.IsNaN(ms) || labels[ms] != nil {
 			continue
 		}
 		tm := time.UnixMilli(int64(ms)).UTC()
-		short, long := dateLabel(c, i, tm)
+		short, long := dateLabel(unit, tm)
 		labels[ms] = &label{short: short, long: long, withYear: tm.Year() != prevYear}
 		order = append(order, ms)
 		prevYear = tm.Year()
@@ -388,10 +499,13 @@ func dateLabels(c *dataset.Column) []string {
 	return out
 }
 
-// dateLabel is one instant's category label without and with its year.
-func dateLabel(c *dataset.Column, i int, tm time.Time) (short, long string) {
+// dateLabel is one instant's category label at a display unit (see
+// displayUnit) without and with its year: "Mar" and "Mar 2024" for months,
+// "Mar 5" and "Mar 5, 2024" for days, "Mar 5 14:30" and "Mar 5, 2024 14:30"
+// for times (the clock as the data wrote it).
+func dateLabel(unit string, tm time.Time) (short, long string) {
 	y := strconv.Itoa(tm.Year())
-	switch c.DateUnit {
+	switch unit {
 	case dataset.UnitYear:
 		return y, y
 	case dataset.UnitQuarter:
@@ -399,12 +513,62 @@ func dateLabel(c *dataset.Column, i int, tm time.Time) (short, long string) {
 		return q, q + " " + y
 	case dataset.UnitMonth:
 		return monthName(tm.Month()), monthName(tm.Month()) + " " + y
-	case dataset.UnitDay, "":
+	case dataset.UnitTime:
 		d := monthName(tm.Month()) + " " + strconv.Itoa(tm.Day())
-		return d, d + ", " + y
+		clock := tm.Format("15:04")
+		if tm.Second() != 0 || tm.Nanosecond() != 0 {
+			clock = tm.Format("15:04:05")
+		}
+		return d + " " + clock, d + ", " + y + " " + clock
 	}
-	f := c.Format(i)
-	return f, f
+	d := monthName(tm.Month()) + " " + strconv.Itoa(tm.Day())
+	return d, d + ", " + y
+}
+
+// displayUnit is the unit a date column reads in on a chart: its own,
+// except that times all at midnight read as days, and days all on the
+// 1st of a month as months ("Jan 2024", not "Jan 1, 2024"), or all on
+// the 1st of January as years, once two or more different dates show the
+// pattern.
+func displayUnit(c *dataset.Column) string {
+	unit := c.DateUnit
+	if unit != dataset.UnitTime && unit != dataset.UnitDay && unit != "" {
+		return unit
+	}
+	midnight, firsts, newYears := true, true, true
+	var first float64
+	distinct := 0
+	for _, ms := range c.Num {
+		if math.IsNaN(ms) {
+			continue
+		}
+		if distinct == 0 {
+			first, distinct = ms, 1
+		} else if distinct == 1 && ms != first {
+			distinct = 2
+		}
+		if math.Mod(ms, 86_400_000) != 0 {
+			midnight = false
+			break
+		}
+		tm := time.UnixMilli(int64(ms)).UTC()
+		firsts = firsts && tm.Day() == 1
+		newYears = newYears && tm.Day() == 1 && tm.Month() == time.January
+	}
+	switch {
+	case !midnight:
+		return dataset.UnitTime
+	case distinct < 2:
+		if unit == dataset.UnitTime {
+			return dataset.UnitDay
+		}
+		return unit
+	case newYears:
+		return dataset.UnitYear
+	case firsts:
+		return dataset.UnitMonth
+	}
+	return dataset.UnitDay
 }
 
 // columnLabels is the display text of every cell of a category column.
@@ -418,24 +582,19 @@ func columnLabels(c *dataset.Column) []string {
 	out := make([]string, len(c.Num))
 	for i := range c.Num {
 		out[i] = c.Format(i)
+		if strings.HasPrefix(out[i], "-") {
+			out[i] = minus + out[i][1:] // −0.9, as on the value axes and legends
+		}
 	}
 	return out
 }
 
-// formatDate writes one instant for descriptions at the column's unit.
+// formatDate writes one instant for descriptions at a unit (a column's
+// displayUnit): "2024", "Q2 2024", "Mar 2024", "Mar 5, 2024", "Mar 5,
+// 2024 14:30".
 func formatDate(ms float64, unit string) string {
-	tm := time.UnixMilli(int64(ms)).UTC()
-	switch unit {
-	case dataset.UnitYear:
-		return strconv.Itoa(tm.Year())
-	case dataset.UnitQuarter:
-		return "Q" + strconv.Itoa((int(tm.Month())+2)/3) + " " + strconv.Itoa(tm.Year())
-	case dataset.UnitMonth:
-		return monthName(tm.Month()) + " " + strconv.Itoa(tm.Year())
-	case dataset.UnitTime:
-		return tm.Format("Jan 2, 2006 15:04")
-	}
-	return monthName(tm.Month()) + " " + strconv.Itoa(tm.Day()) + ", " + strconv.Itoa(tm.Year())
+	_, long := dateLabel(unit, time.UnixMilli(int64(ms)).UTC())
+	return long
 }
 
 // currencyCodes are the ISO codes a column name may give its unit in,

@@ -329,8 +329,11 @@ func goldenCases(f *Fonts) []goldenCase {
 	add("style-currency-compact", testSpec("bar", nil, one), table(txt("c1", "Country", c10...), &dataset.Column{ID: "c2", Name: "Sales", Kind: dataset.Number, Num: sales, Currency: "€"}), labels,
 		style(func(s *chartspec.Style) { s.Legend.Show = chartspec.Off }))
 	cases = append(cases, axesCases(f)...)
+	cases = append(cases, numberCases(f)...)
 	cases = append(cases, footerCases(f)...)
 	cases = append(cases, scriptCases(f)...)
+	cases = append(cases, paletteCases(f)...)
+	cases = append(cases, kindCases(f)...)
 	return cases
 }
 

@@ -68,6 +68,7 @@ func (h *histogramChart) draw(c *canvas, area rect) {
 	st := c.style
 	x := newValueAxis(c, st.XAxis, h.format)
 	x.exact = true
+	x.integer = x.integer || wholeNumbers(h.sorted) // bins centred on whole numbers: ticks on them
 	lo, hi := h.edges[0], h.edges[len(h.edges)-1]
 	if h.rule == ruleOne {
 		// one distinct value: its bin is one of seven slots, not a slab

@@ -135,7 +135,7 @@ func TestNumberFormats(t *testing.T) {
 		{12.5, plain, "12.5"},
 		{0.004256, plain, "0.00426"},
 		{-8.25, plain, "−8.25"},
-		{-0.0001, numFormat{decimals: 0, scale: 1}, "0"},
+		{-0.0001, numFormat{decimals: 0, scale: 1}, "−0.0001"}, // never 0 for a non-zero value
 		{3.2e9, plain, "3.2B"},
 		{0, plain, "0"},
 		{0.125, numFormat{decimals: -1, scale: 100, suffix: "%"}, "12.5%"},
@@ -328,7 +328,7 @@ func TestAutoMapping(t *testing.T) {
 		{"pie", "label=c2 value=c1"},
 		{"scatter", "x=c1 y=c3"},
 		{"histogram", "value=c1"},
-		{"heatmap", "value=c1 x=c2 y=c5"},
+		{"heatmap", "value=c1,c3,c4 y=c2"}, // one row per country: rows × columns
 		{"sankey", "source=c2 target=c5 value=c1"},
 	} {
 		if got := mappingString(AutoMapping(tc.typ, tbl)); got != tc.want {

@@ -2,9 +2,7 @@ package draw
 
 import (
 	"math"
-	"slices"
 	"strconv"
-	"strings"
 
 	"chartd.dev/libs/chartspec"
 )
@@ -58,7 +56,6 @@ func (c *canvas) legendPlacement() (x, y string) {
 // placeLegend draws the items where the style puts them and answers the
 // area left for the chart.
 func (c *canvas) placeLegend(items []legendItem, area rect) rect {
-	items = mergeOthers(items)
 	if len(items) == 0 {
 		return area
 	}
@@ -67,30 +64,6 @@ func (c *canvas) placeLegend(items []legendItem, area rect) rect {
 		return c.legendColumn(items, area, px)
 	}
 	return c.legendRows(items, area, px, py)
-}
-
-// mergeOthers gathers the items drawn in otherColor (series beyond the
-// palette) into one last entry naming them all, since one grey swatch
-// cannot tell them apart: "Other: Product K, Product L".
-func mergeOthers(items []legendItem) []legendItem {
-	if !slices.ContainsFunc(items, func(it legendItem) bool { return it.color == otherColor }) {
-		return items
-	}
-	var names []string
-	var shape legendShape
-	out := items[:0:0]
-	for _, it := range items {
-		if it.color == otherColor {
-			names = append(names, it.label)
-			shape = it.shape
-			continue
-		}
-		out = append(out, it)
-	}
-	if len(names) == 1 {
-		return append(out, legendItem{label: names[0], color: otherColor, shape: shape})
-	}
-	return append(out, legendItem{label: "Other: " + strings.Join(names, ", "), color: otherColor, shape: shape})
 }
 
 // legend metrics

@@ -30,6 +30,7 @@ func newLine(c *canvas, r roleColumns) *lineChart {
 	l.curve = optString(c.spec.Options, "curve", "linear", "linear", "smooth", "step")
 	l.markers = optBool(c.spec.Options, "markers", false)
 	l.format = baseFormat(c.style, l.series)
+	c.colors.reserve(len(l.series))
 	for i, s := range l.series {
 		l.colors = append(l.colors, c.colors.of(s.ID, i))
 	}
@@ -85,7 +86,7 @@ func (l *lineChart) xText(i int) string {
 	case dataset.Text:
 		return l.x.Text[i]
 	case dataset.Date:
-		return formatDate(l.x.Num[i], l.x.DateUnit)
+		return formatDate(l.x.Num[i], displayUnit(l.x))
 	}
 	return formatValue(l.x.Num[i], numFormat{decimals: -1, scale: 1})
 }
@@ -278,7 +279,7 @@ func (l *lineChart) directLabels(c *canvas, y *axis, h float64) ([]directLabel, 
 	var out []directLabel
 	room := 0.0
 	maxLines := min(3, max(1, int(h*0.8/(float64(len(l.series))*c.fsLegend*1.25))))
-	format := y.format.sharedUnit(math.Max(math.Abs(y.lo), math.Abs(y.hi)))
+	format := l.format.forLabels(columnNums(l.series)...)
 	for si, s := range l.series {
 		row := -1
 		for k := len(l.order) - 1; k >= 0; k-- {
@@ -324,8 +325,7 @@ func (l *lineChart) drawDirect(c *canvas, f *frame, ends []directLabel, xpos fun
 	// names of several lines are spread that many lines apart, their middles at the ends
 	gap := lineH * float64(lines)
 	spreadApart(ys, gap, p.y+gap/2, p.bottom()-gap/2)
-	format := l.format
-	format = f.left.labelFormat(format)
+	format := l.format.forLabels(columnNums(l.series)...)
 	x := p.right() + 6*c.k
 	var taken []box
 	c.w.s(`<g class="direct-labels">`)
@@ -412,7 +412,7 @@ func (l *lineChart) drawLabels(c *canvas, f *frame, xpos func(int) float64, take
 	off := 6 * c.k
 	capH := c.fonts.CapHeight(fs)
 	p := f.plot
-	format := f.left.labelFormat(l.format)
+	format := l.format.forLabels(columnNums(l.series)...)
 	pl := newPlacer(box{p.x - off, p.y, p.right() + off, p.bottom()}, 1.5*c.k)
 	for _, b := range taken {
 		pl.block(b)

@@ -2,6 +2,7 @@ package draw
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"chartd.dev/libs/chartspec"
@@ -15,6 +16,10 @@ type roleRule struct {
 	multi    bool
 	required bool
 	kinds    []dataset.Kind
+	// numeric roles take numbers, and a year column as the years themselves
+	// (chartspec.Fits): a year on a scatter's x stays a date axis, elsewhere
+	// it is drawn as numbers (dataset.Column.AsYearNumbers).
+	numeric bool
 	// guess picks an optional role automatically only when the column looks
 	// right for it (scatter groups, boxplot groups).
 	guess func(c *dataset.Column, rows int) bool
@@ -29,40 +34,41 @@ func roleRules(chartType string) []roleRule {
 		D = dataset.Date
 	)
 	cat := []dataset.Kind{T, D, N}
+	nums := []dataset.Kind{N}
 	switch chartType {
 	case "bar":
 		return []roleRule{{name: "category", label: "category", required: true, kinds: cat},
-			{name: "values", label: "values", multi: true, required: true, kinds: []dataset.Kind{N}}}
+			{name: "values", label: "values", multi: true, required: true, kinds: nums, numeric: true}}
 	case "line":
 		return []roleRule{{name: "x", label: "x axis", required: true, kinds: []dataset.Kind{D, T, N}},
-			{name: "values", label: "values", multi: true, required: true, kinds: []dataset.Kind{N}}}
+			{name: "values", label: "values", multi: true, required: true, kinds: nums, numeric: true}}
 	case "pie":
 		return []roleRule{{name: "label", label: "slice label", required: true, kinds: cat},
-			{name: "value", label: "slice value", required: true, kinds: []dataset.Kind{N}}}
+			{name: "value", label: "slice value", required: true, kinds: nums, numeric: true}}
 	case "scatter":
-		return []roleRule{{name: "x", label: "x", required: true, kinds: []dataset.Kind{N}},
-			{name: "y", label: "y", required: true, kinds: []dataset.Kind{N}},
-			{name: "size", label: "size", kinds: []dataset.Kind{N}, guess: func(c *dataset.Column, _ int) bool { return chartspec.SizeLike(c.Name) }},
+		return []roleRule{{name: "x", label: "x", required: true, kinds: nums, numeric: true},
+			{name: "y", label: "y", required: true, kinds: nums, numeric: true},
+			{name: "size", label: "size", kinds: nums, numeric: true, guess: func(c *dataset.Column, _ int) bool { return chartspec.SizeLike(c.Name) }},
 			{name: "group", label: "group", kinds: []dataset.Kind{T}, guess: fewDistinct(12)}}
 	case "histogram":
-		return []roleRule{{name: "value", label: "value", required: true, kinds: []dataset.Kind{N}}}
+		return []roleRule{{name: "value", label: "value", required: true, kinds: nums, numeric: true}}
 	case "boxplot":
 		return []roleRule{{name: "group", label: "group", kinds: cat, guess: fewDistinct(100)},
-			{name: "value", label: "value", required: true, kinds: []dataset.Kind{N}}}
+			{name: "value", label: "value", required: true, kinds: nums, numeric: true}}
 	case "dotplot":
 		return []roleRule{{name: "category", label: "category", required: true, kinds: cat},
-			{name: "values", label: "values", multi: true, required: true, kinds: []dataset.Kind{N}}}
+			{name: "values", label: "values", multi: true, required: true, kinds: nums, numeric: true}}
 	case "sankey":
 		return []roleRule{{name: "source", label: "source", required: true, kinds: cat},
 			{name: "target", label: "target", required: true, kinds: cat},
-			{name: "value", label: "flow value", required: true, kinds: []dataset.Kind{N}}}
+			{name: "value", label: "flow value", required: true, kinds: nums, numeric: true}}
 	case "radar":
 		return []roleRule{{name: "axis", label: "axis", required: true, kinds: cat},
-			{name: "values", label: "values", multi: true, required: true, kinds: []dataset.Kind{N}}}
+			{name: "values", label: "values", multi: true, required: true, kinds: nums, numeric: true}}
 	case "heatmap":
-		return []roleRule{{name: "x", label: "x", required: true, kinds: cat},
+		return []roleRule{{name: "x", label: "x", kinds: cat},
 			{name: "y", label: "y", required: true, kinds: cat},
-			{name: "value", label: "cell value", required: true, kinds: []dataset.Kind{N}}}
+			{name: "value", label: "cell value", multi: true, required: true, kinds: nums, numeric: true}}
 	}
 	return nil
 }
@@ -138,15 +144,13 @@ func resolveRoles(chartType string, given chartspec.Mapping, t *dataset.Table) (
 	if rules == nil {
 		return nil, fmt.Errorf("unknown chart type %q; use one of bar, line, pie, scatter, histogram, boxplot, dotplot, sankey, radar, heatmap", chartType)
 	}
+	if chartType == "heatmap" && given.Col("x") == "" && given.Col("y") == "" && given.Col("value") == "" {
+		given = chartspec.HeatmapMapping(t) // rows × columns or long, by the data's shape
+	}
 	out := roleColumns{}
 	used := map[*dataset.Column]bool{}
 	fits := func(rule roleRule, c *dataset.Column) bool {
-		for _, k := range rule.kinds {
-			if c.Kind == k {
-				return true
-			}
-		}
-		return false
+		return slices.Contains(rule.kinds, c.Kind) || (rule.numeric && c.IsYears())
 	}
 	// mapped columns first, so automatic picks never take them
 	for _, rule := range rules {
@@ -199,10 +203,29 @@ func resolveRoles(chartType string, given chartspec.Mapping, t *dataset.Table) (
 				continue
 			}
 		}
+		if chartType == "scatter" && rule.name == "x" {
+			// Year,Temp: the years run along x, the one measure up y
+			size := ""
+			if s := out.one("size"); s != nil {
+				size = s.ID
+			}
+			if chartspec.YearsAlong(t, size) {
+				for _, c := range t.Columns {
+					if !used[c] && c.IsYears() && !starves(rules[ri+1:], c) {
+						out[rule.name] = []*dataset.Column{c}
+						used[c] = true
+						break
+					}
+				}
+				if len(out[rule.name]) > 0 {
+					continue
+				}
+			}
+		}
 	pick:
-		for _, k := range rule.kinds {
+		for class := range rule.classes() {
 			for _, c := range t.Columns {
-				if used[c] || c.Kind != k || (rule.guess != nil && !rule.guess(c, t.Rows)) || starves(rules[ri+1:], c) {
+				if used[c] || !rule.inClass(class, c) || (rule.guess != nil && !rule.guess(c, t.Rows)) || starves(rules[ri+1:], c) {
 					continue
 				}
 				out[rule.name] = append(out[rule.name], c)
@@ -219,7 +242,77 @@ func resolveRoles(chartType string, given chartspec.Mapping, t *dataset.Table) (
 			return nil, missingRole(chartType, rule, t)
 		}
 	}
+	if chartType == "heatmap" {
+		if x := out.one("x"); x != nil && len(given.Cols("value")) == 0 {
+			out["value"] = out["value"][:1] // long form: one value beside x and y
+		}
+		if len(out["value"]) > 1 {
+			delete(out, "x") // rows × columns: each value column is a grid column
+		}
+	}
 	return out, nil
+}
+
+// classes is how many classes of column the rule takes, best first (see
+// inClass), the order chartspec.roleClasses gives the catalog's roles.
+func (r roleRule) classes() int {
+	if r.numeric {
+		return 3
+	}
+	n := len(r.kinds)
+	if slices.Contains(r.kinds, dataset.Number) {
+		n++
+	}
+	return n
+}
+
+// inClass reports whether c is of the rule's class k: for a number role
+// measures, then year columns, then identifiers; for another role its
+// kinds in order, identifiers ("ID", "No.") before other numbers.
+func (r roleRule) inClass(k int, c *dataset.Column) bool {
+	if r.numeric {
+		switch k {
+		case 0:
+			return c.Kind == dataset.Number && !chartspec.Identifier(c)
+		case 1:
+			return c.IsYears()
+		}
+		return chartspec.Identifier(c)
+	}
+	for _, kind := range r.kinds {
+		if kind == dataset.Number {
+			if k == 0 {
+				return chartspec.Identifier(c)
+			}
+			k--
+		}
+		if k == 0 {
+			return c.Kind == kind
+		}
+		k--
+	}
+	return false
+}
+
+// asNumbers turns the year columns of a resolved mapping into numbers
+// (1848, 2024) wherever a role takes numbers; a scatter's x keeps its
+// years as a date axis, as a line's x does.
+func (r roleColumns) asNumbers(chartType string) {
+	years := false
+	for _, cols := range r {
+		years = years || slices.ContainsFunc(cols, (*dataset.Column).IsYears)
+	}
+	if !years {
+		return
+	}
+	for _, rule := range roleRules(chartType) {
+		if !rule.numeric || (chartType == "scatter" && rule.name == "x") {
+			continue
+		}
+		for i, c := range r[rule.name] {
+			r[rule.name][i] = c.AsYearNumbers()
+		}
+	}
 }
 
 // missingRole explains which column a chart still needs.

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"chartd.dev/libs/chartspec"
 	"chartd.dev/libs/dataset"
 )
 
@@ -35,6 +36,13 @@ func newPie(c *canvas, r roleColumns) *pieChart {
 	names := columnLabels(p.label)
 	p.donut = optNumber(c.spec.Options, "donut", 0, 0, 0.9)
 	p.format = baseFormat(c.style, []*dataset.Column{p.value})
+	named := 0
+	for i, v := range p.value.Num[:c.table.Rows] {
+		if !isBlank(v) && v > 0 && !isOther(names[i]) {
+			named++
+		}
+	}
+	c.colors.reserve(named)
 	k := 0
 	for i := 0; i < c.table.Rows; i++ {
 		v := p.value.Num[i]
@@ -56,20 +64,22 @@ func newPie(c *canvas, r roleColumns) *pieChart {
 }
 
 // isOther reports a category the data itself calls "Other".
-func isOther(name string) bool {
-	n := strings.ToLower(strings.TrimSpace(name))
-	return n == "other" || n == "others" || strings.HasPrefix(n, "other ")
-}
+func isOther(name string) bool { return chartspec.IsOtherLabel(name) }
 
 func (p *pieChart) empty() bool { return len(p.slices) == 0 }
 
-// share is the slice's percentage as text, one decimal below 10 %.
+// share is the slice's percentage as text, one decimal below 10 % and as
+// many as a sliver needs not to read 0 % (0.04%).
 func (p *pieChart) share(b []byte, v float64) []byte {
 	pct := v / p.total * 100
 	if pct < 10 {
-		return appendTrimmed(b, pct, 1, "", "%")
+		d := 1
+		if pct > 0 && roundTo(pct, d) == 0 {
+			d = -decade(pct)
+		}
+		return appendTrimmed(b, pct, d, "", "%", p.format.loc)
 	}
-	return appendNumber(b, pct, 0, "", "%")
+	return appendNumber(b, pct, 0, "", "%", p.format.loc)
 }
 
 func (p *pieChart) summary() (string, string) {

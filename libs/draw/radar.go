@@ -23,6 +23,7 @@ func newRadar(c *canvas, r roleColumns) *radarChart {
 	d.labels = columnLabels(d.axisCol)
 	d.fill = optBool(c.spec.Options, "fill", true)
 	d.format = baseFormat(c.style, d.series)
+	c.colors.reserve(len(d.series))
 	for i, s := range d.series {
 		d.colors = append(d.colors, c.colors.of(s.ID, i))
 	}
@@ -333,6 +334,7 @@ func (d *radarChart) draw(c *canvas, area rect) {
 	w.s(`</g>`)
 	if c.style.Labels.Show {
 		lfs := c.fsLabel
+		format := d.format.forLabels(columnNums(d.series)...)
 		w.s(`<g class="labels">`)
 		for si, s := range d.series {
 			ink := textColor(d.colors[si])
@@ -342,7 +344,7 @@ func (d *radarChart) draw(c *canvas, area rect) {
 					continue
 				}
 				x, y := at(i, clampR(val.pos(v), R))
-				c.textBytes(x+5*c.k, y-5*c.k, c.value(v, d.format), textStyle{size: lfs, fill: ink, bold: true})
+				c.textBytes(x+5*c.k, y-5*c.k, c.value(v, format), textStyle{size: lfs, fill: ink, bold: true})
 			}
 		}
 		w.s(`</g>`)

@@ -2,6 +2,7 @@ package draw
 
 import (
 	"cmp"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -250,7 +251,7 @@ func otherSlice(t *dataset.Table, r roleColumns) (*dataset.Table, roleColumns, [
 	lc.Text = append(lc.Text, "Other ("+counted(len(rest), "slice", "slices")+")")
 	vc.Num = append(vc.Num, other)
 	out := &dataset.Table{Columns: []*dataset.Column{lc, vc}, Rows: len(lc.Text)}
-	pct := appendTrimmed(nil, other/total*100, 1, "", "%")
+	pct := appendTrimmed(nil, other/total*100, 1, "", "%", nil)
 	msg := "the data has " + counted(len(rows)+len(rest), "slice", "slices") + ", more than a pie can tell apart; the smallest " +
 		grouped(len(rest)) + " are drawn as one grey slice, Other (" + string(pct) + " of the total); a bar chart shows every one"
 	return out, roleColumns{"label": {lc}, "value": {vc}}, append([]dataset.Notice{{Code: NoticeAggregated, Message: msg}}, notices...)
@@ -260,6 +261,9 @@ func otherSlice(t *dataset.Table, r roleColumns) (*dataset.Table, roleColumns, [
 // data order): cells narrower than two pixels could not be told apart.
 func firstCells(t *dataset.Table, r roleColumns, nx, ny int) (*dataset.Table, roleColumns, []dataset.Notice) {
 	x, y := r.one("x"), r.one("y")
+	if x == nil && y != nil {
+		return firstWideCells(t, r, nx, ny)
+	}
 	if x == nil || y == nil || t.Rows <= max(nx, 1)*max(ny, 1) {
 		return t, r, nil
 	}
@@ -283,6 +287,37 @@ func firstCells(t *dataset.Table, r roleColumns, nx, ny int) (*dataset.Table, ro
 	msg := "the data has " + counted(t.Rows, "cell", "cells") + ", more than the picture's pixels can show: the first " +
 		grouped(len(seenX)) + " " + x.Name + " and " + grouped(len(seenY)) + " " + y.Name + " values are drawn, " +
 		counted(len(keep), "row", "rows") + " in all; narrow the data with a filter step to choose others"
+	st, sr := subset(t, r, keep)
+	return st, sr, []dataset.Notice{{Code: NoticeAggregated, Message: msg}}
+}
+
+// firstWideCells is firstCells for a heatmap of rows × columns (no x):
+// the rows of the first ny row names and the first nx value columns.
+func firstWideCells(t *dataset.Table, r roleColumns, nx, ny int) (*dataset.Table, roleColumns, []dataset.Notice) {
+	y, vals := r.one("y"), r["value"]
+	nx, ny = max(nx, 1), max(ny, 1)
+	ys := columnLabels(y)
+	seen := map[string]bool{}
+	var keep []int
+	for i := 0; i < t.Rows; i++ {
+		if !seen[ys[i]] && len(seen) < ny {
+			seen[ys[i]] = true
+		}
+		if seen[ys[i]] {
+			keep = append(keep, i)
+		}
+	}
+	if len(keep) == t.Rows && len(vals) <= nx {
+		return t, r, nil
+	}
+	if len(vals) > nx {
+		r = maps.Clone(r)
+		r["value"] = vals[:nx]
+	}
+	msg := "the data has " + counted(t.Rows, "row", "rows") + " of " + counted(len(vals), "value column", "value columns") +
+		", more than the picture's pixels can show: the first " +
+		grouped(len(seen)) + " " + y.Name + " values and " + grouped(len(r["value"])) + " value columns are drawn; " +
+		"narrow the data with a filter step or map fewer value columns to choose others"
 	st, sr := subset(t, r, keep)
 	return st, sr, []dataset.Notice{{Code: NoticeAggregated, Message: msg}}
 }
@@ -352,4 +387,4 @@ func counted(n int, one, many string) string {
 }
 
 // grouped writes n with thousands separators.
-func grouped(n int) string { return string(appendNumber(nil, float64(n), 0, "", "")) }
+func grouped(n int) string { return string(appendNumber(nil, float64(n), 0, "", "", nil)) }

@@ -263,7 +263,8 @@ func TestBadColoursFallBack(t *testing.T) {
 	if got := c.of("c2", 0); got != "#00FF00" {
 		t.Errorf("pinned #0f0 = %q, want #00FF00", got)
 	}
-	if got := newColors(nil, nil).of("x", 1); got != defaultPalette()[1] {
+	def := newColors(nil, nil)
+	if got := def.of("x", 1); got != defaultPalette()[1] {
 		t.Errorf("empty palette falls back to default, got %q", got)
 	}
 }

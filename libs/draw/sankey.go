@@ -88,6 +88,7 @@ func newSankey(c *canvas, r roleColumns) *sankeyChart {
 	k.orderLayers()
 	// palette colours go to the nodes column by column, top to bottom, so
 	// sources (whose colour their flows take) get them first
+	c.colors.reserve(len(k.nodes))
 	i := 0
 	for _, layer := range k.itemLayers {
 		for _, it := range layer {
@@ -97,6 +98,12 @@ func newSankey(c *canvas, r roleColumns) *sankeyChart {
 			}
 		}
 	}
+	// node values are the labels: as many digits as tell them apart
+	values := make([]float64, len(k.nodes))
+	for n := range k.nodes {
+		values[n] = k.nodes[n].value()
+	}
+	k.format = k.format.forLabels(values)
 	return k
 }
 
@@ -638,7 +645,7 @@ func (k *sankeyChart) drawLabels(c *canvas, xOf func(int) float64) {
 	}
 	w.s(`>`)
 	for l, layer := range k.itemLayers {
-		prev := math.Inf(-1)
+		prev := math.Inf(-1) // the bottom of the last side label drawn
 		for _, it := range layer {
 			item := &k.items[it]
 			if item.node < 0 {
@@ -665,26 +672,51 @@ func (k *sankeyChart) drawLabels(c *canvas, xOf func(int) float64) {
 				x += k.nodeW / 2
 				y = item.y0 - fs*0.35
 			}
-			if st.anchor != "middle" {
-				if cy-prev < lineH {
-					continue
-				}
-				prev = cy
-			}
 			var val []byte
 			vw := 0.0
 			if showValue {
 				val = appendValue(c.scratch[:0], nd.value(), k.format)
 				vw = c.measureBytes(val, fs, false) + fs*0.35
 			}
-			name := c.fonts.Truncate(nd.name, fs, true, maxW-vw)
-			if name == "" {
+			// a long name wraps to the lines its node is tall (three at
+			// most; two above a middle node), and is cut only past them
+			maxLines := 2
+			if st.anchor != "middle" {
+				maxLines = min(3, max(1, int((item.y1-item.y0)/lineH)))
+			}
+			lines := c.fitLines(nd.name, fs, true, maxW-vw, maxLines)
+			if len(lines) > 1 && splitsWord(nd.name, lines) {
+				lines = c.fitLines(nd.name, fs, true, maxW-vw, 1) // a word too wide is cut, not broken
+			}
+			if len(lines) == 0 {
 				continue
 			}
+			n := float64(len(lines))
+			if st.anchor != "middle" {
+				top := cy - n*lineH/2
+				if top < prev {
+					continue
+				}
+				prev = cy + n*lineH/2
+				y -= (n - 1) * lineH / 2
+			} else {
+				y -= (n - 1) * lineH
+			}
 			c.openText(x, y, st)
-			w.s("\u2068") // isolate: a right-to-left name keeps its value after it
-			w.esc(name)
-			w.s("\u2069")
+			for i, line := range lines {
+				if len(lines) > 1 {
+					w.s(`<tspan`)
+					w.af("x", math.Round(x))
+					w.af("y", math.Round(y+float64(i)*lineH))
+					w.s(`>`)
+				}
+				w.s("\u2068") // isolate: a right-to-left name keeps its value after it
+				w.esc(line)
+				w.s("\u2069")
+				if len(lines) > 1 {
+					w.s(`</tspan>`)
+				}
+			}
 			if showValue {
 				w.s(` <tspan font-weight="normal" fill="` + inkSubtitle + `">`)
 				w.escBytes(val)

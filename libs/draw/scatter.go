@@ -1,9 +1,11 @@
 package draw
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
+	"chartd.dev/libs/chartspec"
 	"chartd.dev/libs/dataset"
 )
 
@@ -19,8 +21,9 @@ const denseChunk = 64
 // column (area proportional to value) and coloured by a group column.
 type scatterChart struct {
 	x, y, size, group *dataset.Column
-	// groups are the group names in order of first appearance; rows[g]
-	// lists the drawable rows of group g.
+	// groups are the group names in the order chartspec.GroupOrder gives
+	// (natural for "4, 6, 8 cylinders", the user's after a sort step);
+	// rows[g] lists the drawable rows of group g.
 	groups    []string
 	rows      [][]int
 	colors    []string
@@ -33,42 +36,16 @@ func newScatter(c *canvas, r roleColumns) *scatterChart {
 	s := &scatterChart{x: r.one("x"), y: r.one("y"), size: r.one("size"), group: r.one("group")}
 	s.pointSize = optNumber(c.spec.Options, "pointSize", 4, 1, 20)
 	s.opacity = optNumber(c.spec.Options, "opacity", 0.8, 0.05, 1)
-	index := map[string]int{}
-	var groupText []string
+	var label func(int) string
 	if s.group != nil {
-		groupText = columnLabels(s.group)
+		text := columnLabels(s.group)
+		label = func(i int) string { return text[i] }
 	}
-	g, last := -1, ""
-	for i := 0; i < c.table.Rows; i++ {
-		if isBlank(s.x.Num[i]) || isBlank(s.y.Num[i]) {
-			continue
-		}
-		if s.size != nil && isBlank(s.size.Num[i]) {
-			continue
-		}
-		name := ""
-		if groupText != nil {
-			name = groupText[i]
-			if name == "" {
-				name = "(blank)"
-			}
-		}
-		if g < 0 || name != last {
-			var ok bool
-			if g, ok = index[name]; !ok {
-				g = len(s.groups)
-				index[name] = g
-				s.groups = append(s.groups, name)
-				s.rows = append(s.rows, nil)
-				if groupText == nil {
-					s.rows[g] = make([]int, 0, c.table.Rows)
-				}
-			}
-			last = name
-		}
-		s.rows[g] = append(s.rows[g], i)
-		s.n++
+	s.groups, s.rows = chartspec.ScatterGroups(c.spec, s.x, s.y, s.size, s.group, c.table.Rows, label)
+	for _, rows := range s.rows {
+		s.n += len(rows)
 	}
+	c.colors.reserve(len(s.groups))
 	for g, name := range s.groups {
 		key := name
 		if s.group == nil {
@@ -136,13 +113,25 @@ func (s *scatterChart) legend(c *canvas, area rect) rect {
 
 func (s *scatterChart) draw(c *canvas, area rect) {
 	st := c.style
-	x := newValueAxis(c, st.XAxis, baseFormat(c.style, []*dataset.Column{s.x}))
+	var x *axis
+	if s.x.Kind == dataset.Date {
+		// years (Year,Temp) run along a date axis, as on a line chart
+		x = &axis{kind: axisTime, lo: math.Inf(1), hi: math.Inf(-1), minStep: unitStep(s.x.DateUnit)}
+		if st.XAxis != nil {
+			x.userMin, x.userMax = st.XAxis.Min, st.XAxis.Max
+		}
+	} else {
+		x = newValueAxis(c, st.XAxis, baseFormat(c.style, []*dataset.Column{s.x}))
+		x.margin = 0.03
+	}
 	y := newValueAxis(c, st.YAxis, baseFormat(c.style, []*dataset.Column{s.y}))
 	x.grid, y.grid = true, true
-	x.margin, y.margin = 0.03, 0.03
+	y.margin = 0.03
 	x.title = axisTitle(st.XAxisTitle, s.x.Name)
 	y.title = axisTitle(st.YAxisTitle, s.y.Name)
-	x.unitFrom(s.x)
+	if x.kind == axisValue {
+		x.unitFrom(s.x)
+	}
 	y.unitFrom(s.y)
 	maxSize := 0.0
 	for _, rows := range s.rows {
@@ -154,6 +143,11 @@ func (s *scatterChart) draw(c *canvas, area rect) {
 			}
 		}
 	}
+	if x.kind == axisTime && x.hi > x.lo {
+		// points keep off the plot's edges, as on a value axis
+		d := (x.hi - x.lo) * 0.03
+		x.lo, x.hi = x.lo-d, x.hi+d
+	}
 	f := c.layoutFrame(area, x, y)
 	c.drawGrid(f)
 	clip := x.clipped() || y.clipped()
@@ -164,7 +158,7 @@ func (s *scatterChart) draw(c *canvas, area rect) {
 		color := s.colors[g]
 		switch {
 		case s.size != nil:
-			s.drawBubbles(c, x, y, rows, color, maxSize, math.Min(s.pointSize*4*c.k, math.Min(f.plot.w, f.plot.h)*0.08))
+			s.drawBubbles(c, x, y, rows, color, s.bubbleRadius(c, f.plot, maxSize))
 		case len(rows) > denseScatter:
 			// paths of zero-length round-capped segments, a dot per point; a
 			// path paints its overlaps once, so points go in chunks whose
@@ -214,13 +208,30 @@ func (s *scatterChart) draw(c *canvas, area rect) {
 	}
 	c.endClip(clip)
 	if st.Labels.Show && s.n <= 100 {
-		s.drawLabels(c, x, y, f.plot)
+		radius := func(int) float64 { return r }
+		if s.size != nil {
+			radius = s.bubbleRadius(c, f.plot, maxSize)
+		}
+		s.drawLabels(c, x, y, f.plot, radius)
 	}
 	c.drawAxisLabels(f)
 }
 
+// bubbleRadius is the radius of each row's bubble: area in proportion to
+// the size value, the largest rMax.
+func (s *scatterChart) bubbleRadius(c *canvas, plot rect, maxSize float64) func(i int) float64 {
+	rMax := math.Min(s.pointSize*4*c.k, math.Min(plot.w, plot.h)*0.08)
+	return func(i int) float64 {
+		r := 1.5 * c.k
+		if maxSize > 0 {
+			r = math.Max(r, rMax*math.Sqrt(math.Abs(s.size.Num[i])/maxSize))
+		}
+		return r
+	}
+}
+
 // drawBubbles draws sized points, largest first so small ones stay visible.
-func (s *scatterChart) drawBubbles(c *canvas, x, y *axis, rows []int, color string, maxSize, rMax float64) {
+func (s *scatterChart) drawBubbles(c *canvas, x, y *axis, rows []int, color string, radius func(int) float64) {
 	order := slices.Clone(rows)
 	slices.SortStableFunc(order, func(a, b int) int {
 		va, vb := math.Abs(s.size.Num[a]), math.Abs(s.size.Num[b])
@@ -242,10 +253,7 @@ func (s *scatterChart) drawBubbles(c *canvas, x, y *axis, rows []int, color stri
 		if x.log && s.x.Num[i] <= 0 || y.log && s.y.Num[i] <= 0 {
 			continue
 		}
-		r := 1.5 * c.k
-		if maxSize > 0 {
-			r = math.Max(r, rMax*math.Sqrt(math.Abs(s.size.Num[i])/maxSize))
-		}
+		r := radius(i)
 		w.s(`<circle`)
 		w.af("cx", x.pos(s.x.Num[i]))
 		w.af("cy", y.pos(s.y.Num[i]))
@@ -255,23 +263,84 @@ func (s *scatterChart) drawBubbles(c *canvas, x, y *axis, rows []int, color stri
 	w.s(`</g>`)
 }
 
-// drawLabels writes each point's y value beside it (small plots only).
-func (s *scatterChart) drawLabels(c *canvas, x, y *axis, plot rect) {
+// drawLabels names the points beside them (small plots only): by the
+// table's name column (its first text column that is not the group), or,
+// with none, by the y value. The outermost points, the ones a reader looks
+// for, are placed first, each right, left, above or below its point, clear
+// of every point and every other label; what finds no room is left out and
+// counted in a notice.
+func (s *scatterChart) drawLabels(c *canvas, x, y *axis, plot rect, radius func(int) float64) {
 	fs := c.fsLabel
-	format := baseFormat(c.style, []*dataset.Column{s.y})
-	off := s.pointSize*c.k + 3*c.k
-	c.w.s(`<g class="labels">`)
+	names := s.nameColumn(c)
+	format := baseFormat(c.style, []*dataset.Column{s.y}).forLabels(s.y.Num)
+	capH := c.fonts.CapHeight(fs)
+	type point struct {
+		i         int
+		px, py, r float64
+		outerness float64
+	}
+	var pts []point
+	cx, cy := plot.x+plot.w/2, plot.y+plot.h/2
+	pl := newPlacer(box{plot.x, plot.y, plot.right(), plot.bottom()}, 1.5*c.k)
 	for _, rows := range s.rows {
 		for _, i := range rows {
-			px, py := x.pos(s.x.Num[i]), y.pos(s.y.Num[i])
-			txt := c.value(s.y.Num[i], format)
-			st := textStyle{size: fs, fill: inkLabel}
-			tx := px + off
-			if tx+c.measureBytes(txt, fs, false) > plot.right() {
-				st.anchor, tx = "end", px-off // no room on the right: label on the left
+			if x.log && s.x.Num[i] <= 0 || y.log && s.y.Num[i] <= 0 {
+				continue
 			}
-			c.textBytes(tx, py+c.mid(fs), txt, st)
+			p := point{i: i, px: x.pos(s.x.Num[i]), py: y.pos(s.y.Num[i]), r: radius(i)}
+			p.outerness = math.Hypot((p.px-cx)/math.Max(plot.w, 1), (p.py-cy)/math.Max(plot.h, 1))
+			pts = append(pts, p)
+			pl.block(box{p.px - p.r, p.py - p.r, p.px + p.r, p.py + p.r})
 		}
 	}
+	slices.SortStableFunc(pts, func(a, b point) int { return cmp.Compare(b.outerness, a.outerness) })
+	c.w.s(`<g class="labels">`)
+	for _, p := range pts {
+		var txt []byte
+		if names != nil {
+			if names[p.i] == "" {
+				continue
+			}
+			txt = append(c.scratch[:0], names[p.i]...)
+		} else {
+			txt = c.value(s.y.Num[p.i], format)
+		}
+		w := c.measureBytes(txt, fs, false)
+		off := p.r + 3*c.k
+		base := p.py + c.mid(fs)
+		cands := [...]struct {
+			x, y   float64
+			anchor string
+		}{
+			{p.px + off, base, ""},
+			{p.px - off, base, "end"},
+			{p.px, p.py - off, "middle"},
+			{p.px, p.py + off + capH, "middle"},
+		}
+		var boxes [len(cands)]box
+		for k, cd := range cands {
+			boxes[k] = boxAt(cd.x, cd.y, w, capH, cd.anchor)
+		}
+		k := pl.place(boxes[:]...)
+		if k < 0 {
+			continue
+		}
+		c.textBytes(cands[k].x, cands[k].y, txt, textStyle{size: fs, fill: inkLabel, anchor: cands[k].anchor})
+	}
 	c.w.s(`</g>`)
+	if pl.hidden > 0 {
+		c.notice(NoticeLabelsHidden, itoa(pl.hidden)+" of "+itoa(len(pts))+" point labels are left out where they would overlap points or other labels; the outermost points keep theirs")
+	}
+}
+
+// nameColumn is the text of the column that names the rows: the table's
+// first text column that no role of the chart uses (a scatter of countries
+// names its points by country), or nil when there is none.
+func (s *scatterChart) nameColumn(c *canvas) []string {
+	for _, col := range c.table.Columns {
+		if col.Kind == dataset.Text && col != s.group {
+			return col.Text
+		}
+	}
+	return nil
 }

@@ -51,7 +51,13 @@ const (
 	ruleSturges binRule = "Sturges"
 	ruleSet     binRule = "set count, rounded"
 	ruleOne     binRule = "one distinct value"
+	ruleUnit    binRule = "one bin per whole number"
 )
+
+// unitSlots is the most whole numbers a histogram of whole numbers gives a
+// bin each (when it has a value for each on average): 0–6 children are
+// seven bars, never 0–2, 2–4, 4–6 with 5 and 6 in one.
+const unitSlots = 25
 
 // histogramBins chooses bin edges for sorted values, always on multiples
 // of a 1-2-5 step (as Observable Plot's nice bins): with count ≥ 2 the
@@ -59,7 +65,14 @@ const (
 // edges like 0.313…; with count 0 the width comes from the
 // Freedman–Diaconis rule (2·IQR·n^(−1/3)), falling back to Sturges
 // (⌈log2 n⌉+1 bins) when the IQR is zero. At most 100 bins; the last bin
-// holds its upper edge, so a maximum on an edge adds no bin of its own.
+// holds its upper edge, so a maximum on an edge adds no bin of its own
+// (but see whole numbers below). Whole numbers (counts, ages, years) are never cut finer than one: when
+// they span at most unitSlots values, or the rule asks for bins of one or
+// less, each gets a bin of its own centred on it (edges at k−½); wider
+// bins keep round edges, and with automatic bins a whole maximum on the
+// last edge gets a bin of its own rather than joining the one below (0–60
+// in bins of 20 ends 40–60, 60–80, never 40 to 60 in one bin of 21
+// numbers).
 func histogramBins(sorted []float64, count int) ([]float64, binRule) {
 	n := len(sorted)
 	lo, hi := sorted[0], sorted[n-1]
@@ -85,14 +98,27 @@ func histogramBins(sorted []float64, count int) ([]float64, binRule) {
 		}
 		width = niceStep(width)
 	}
+	whole := wholeNumbers(sorted) && hi-lo < 1e15
+	if whole {
+		if rule != ruleSet && (width <= 1 || (hi-lo+1 <= unitSlots && float64(n) >= hi-lo+1)) {
+			width, rule = 1, ruleUnit
+		}
+		width = math.Max(width, 1)
+	}
 	for spanPer(lo, hi, width) > 100 && width < maxNiceStep {
 		width = niceStepUp(width * 1.01)
 	}
 	start := math.Floor(lo/width) * width
+	if rule == ruleUnit && width == 1 {
+		start = lo - 0.5
+	}
 	if math.IsInf(start, 0) {
 		start = lo
 	}
 	k := max(1, int(math.Ceil(spanPer(start, hi, width))))
+	if whole && rule != ruleSet && start+float64(k)*width == hi && width > 1 {
+		k++ // a whole maximum on the last edge: a bin of its own
+	}
 	edges := make([]float64, k+1)
 	for i := range edges {
 		edges[i] = start + float64(i)*width

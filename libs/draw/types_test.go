@@ -9,28 +9,35 @@ import (
 	"chartd.dev/libs/chartspec"
 )
 
-// TestColorsNeverRepeat: series past the palette are grey, never a
-// palette colour again, and the legend names the grey ones together.
+// TestColorsNeverRepeat: series past the palette get colours generated in
+// its style, each distinct and none grey, the very colours lint judges
+// (chartspec.ExtendPalette), whether or not the chart reserved them.
 func TestColorsNeverRepeat(t *testing.T) {
-	c := newColors([]string{"#112233", "#445566"}, map[string]string{"pinned": "#778899"})
-	for _, tc := range []struct {
-		key  string
-		i    int
-		want string
-	}{
-		{"a", 0, "#112233"},
-		{"b", 1, "#445566"},
-		{"c", 2, otherColor},
-		{"d", 11, otherColor},
-		{"pinned", 5, "#778899"},
-	} {
-		if got := c.of(tc.key, tc.i); got != tc.want {
-			t.Errorf("of(%q, %d) = %s, want %s", tc.key, tc.i, got, tc.want)
+	pal := []string{"#112233", "#445566"}
+	ext := chartspec.ExtendPalette(pal, 12)
+	for _, reserved := range []bool{false, true} {
+		c := newColors(pal, map[string]string{"pinned": "#778899"})
+		if reserved {
+			c.reserve(12)
 		}
-	}
-	items := mergeOthers([]legendItem{{label: "A", color: "#112233"}, {label: "K", color: otherColor}, {label: "L", color: otherColor}})
-	if len(items) != 2 || items[1].label != "Other: K, L" || items[1].color != otherColor {
-		t.Errorf("merged legend %+v", items)
+		seen := map[string]string{}
+		for i := range 12 {
+			key := string(rune('a' + i))
+			got := c.of(key, i)
+			if got != ext[i] {
+				t.Errorf("reserved %v: of(%q, %d) = %s, lint judges %s", reserved, key, i, got, ext[i])
+			}
+			if got == otherColor {
+				t.Errorf("reserved %v: series %d is the Other grey", reserved, i)
+			}
+			if prev, ok := seen[got]; ok {
+				t.Errorf("reserved %v: series %s and %s share %s", reserved, prev, key, got)
+			}
+			seen[got] = key
+		}
+		if got := c.of("pinned", 5); got != "#778899" {
+			t.Errorf("pinned series = %s", got)
+		}
 	}
 }
 

@@ -111,12 +111,16 @@ func pngSize(t testing.TB, b []byte) (int, int) {
 	return int(binary.BigEndian.Uint32(b[16:20])), int(binary.BigEndian.Uint32(b[20:24]))
 }
 
+// itemGolden is one SVG golden of libs/draw that shows a defect fixed: key
+// names its PNG, item says what it shows.
+type itemGolden struct{ key, item, golden string }
+
 // itemGoldens are issue 13's defects (items 1–17, then what it asks
 // beyond them), one SVG golden of libs/draw each (testdata there) that
 // shows the defect fixed, drawn to PNG as the render service does: at the
 // golden's own size, scale 1, a poster scaled down to itemMaxSide so the
 // PNGs stay small. key names the PNG (testdata/png/issue13/key-golden.png).
-var itemGoldens = []struct{ key, item, golden string }{
+var itemGoldens = []itemGolden{
 	{"item01", "diverging palettes, hatched blanks", "heatmap-correlation-red-blue"},
 	{"item02", "monthly dates as rows, one row per month", "heatmap-month-rows"},
 	{"item03", "roles by kind and meaning: weekdays stay the x axis", "line-weekday-roles"},
@@ -138,6 +142,27 @@ var itemGoldens = []struct{ key, item, golden string }{
 	{"more-unit-top-tick", "the unit on the top tick only", "bar-unit-from-name"},
 }
 
+// issue22Goldens are issue 22's defects, drawn to PNG like itemGoldens
+// (testdata/png/issue22/key-golden.png): each SVG golden of libs/draw
+// shows one defect fixed.
+var issue22Goldens = []itemGolden{
+	{"item1-own-unit", "labels state their own value: 37.4M, 39k, 800 (was 0M)", "numbers-own-unit-labels"},
+	{"item1-neighbours", "neighbours told apart (1.43B, 1.41B), top tick 1.5B", "numbers-neighbours-apart"},
+	{"item1-plain", "compact:false and decimals:0 govern labels and ticks", "numbers-plain-decimals-0"},
+	{"item1-fixed-decimals", "fixed decimals on labels, not on whole ticks", "numbers-fixed-decimals-ticks"},
+	{"item1-magnitudes", "450B, 140k and 0.4 in one label set (was 0.5T, 0M)", "numbers-mixed-magnitudes"},
+	{"item1-billion-tick", "the top tick reads 1B, not 1,000M", "numbers-line-billion-top"},
+	{"item1-locale-de", "German marks from CLDR", "numbers-locale-de"},
+	{"item1-locale-hi", "Indian grouping from CLDR", "numbers-locale-hi"},
+	{"item1-locale-zh", "万 and 亿 for Chinese", "numbers-locale-zh"},
+	{"item1-pie-sliver", "a sliver reads 0.04%, not 0%", "numbers-pie-sliver"},
+	{"item6-long-title", "a 230-character title wraps to four lines at 500×400, not cut", "text-long-title-500x400"},
+	{"item6-min-text", "50 rows: 9 px at least, every 2nd row named, the notice says how tall", "bar-50-horizontal-labels"},
+	{"item8-net-total", "stacked gains and losses: the net-total line named in the legend, its label off the line", "bar-stacked-negatives"},
+	{"item8-footer-source", "a Chinese source keeps its own 来源, no English Source: in front", "footer-source-as-written"},
+	{"item8-scatter-names", "scatter points named by the name column, never overlapping", "scatter-named-points"},
+}
+
 // itemMaxSide is the longest side an item PNG is drawn at.
 const itemMaxSide = 1000
 
@@ -152,25 +177,37 @@ type goldenPNG struct {
 }
 
 // goldenPNGs are the cases of TestGoldenPNG: every type's sample from the
-// catalog, then issue 13's item goldens.
+// catalog, then issue 13's and issue 22's item goldens.
 func goldenPNGs(d *drawing) []goldenPNG {
 	var out []goldenPNG
 	for _, ct := range d.catalog.Types() {
 		out = append(out, goldenPNG{name: ct.Type, path: filepath.Join("testdata", "png", ct.Type+".png"), w: 800, h: 600,
 			svg: func(t *testing.T) []byte { return sampleSVG(t, d, ct.Type, draw.Input{}) }})
 	}
-	for _, it := range itemGoldens {
-		g := goldenPNG{name: "issue13/" + it.key + "-" + it.golden, path: filepath.Join("testdata", "png", "issue13", it.key+"-"+it.golden+".png")}
-		g.svg = func(t *testing.T) []byte {
-			b, err := os.ReadFile(filepath.Join("..", "draw", "testdata", it.golden+".svg"))
-			if err != nil {
-				t.Fatalf("item %s: %v", it.item, err)
-			}
-			return b
+	for _, set := range []struct {
+		dir   string
+		items []itemGolden
+	}{{"issue13", itemGoldens}, {"issue22", issue22Goldens}} {
+		for _, it := range set.items {
+			out = append(out, itemPNG(set.dir, it))
 		}
-		out = append(out, g)
 	}
+	out = append(out, fileGoldens("issue22", paletteGoldens)...)
+	out = append(out, fileGoldens("issue22", kindGoldens)...)
 	return append(out, scriptGoldenPNGs()...)
+}
+
+// itemPNG is the PNG golden of one item golden, kept under dir.
+func itemPNG(dir string, it itemGolden) goldenPNG {
+	g := goldenPNG{name: dir + "/" + it.key + "-" + it.golden, path: filepath.Join("testdata", "png", dir, it.key+"-"+it.golden+".png")}
+	g.svg = func(t *testing.T) []byte {
+		b, err := os.ReadFile(filepath.Join("..", "draw", "testdata", it.golden+".svg"))
+		if err != nil {
+			t.Fatalf("item %s: %v", it.item, err)
+		}
+		return b
+	}
+	return g
 }
 
 // TestGoldenPNG draws every type's sample and issue 13's item goldens and
