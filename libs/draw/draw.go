@@ -222,6 +222,7 @@ func newCanvas(in Input, w, h float64) *canvas {
 	// little from many
 	cells := in.Table.Rows * max(1, min(len(in.Table.Columns), 4))
 	c.w.b = make([]byte, 0, 6144+min(cells, 1<<14)*16)
+	c.w.plain = &in.Fonts.plain
 	c.scratch = make([]byte, 0, 64)
 	return c
 }
@@ -274,7 +275,7 @@ func (c *canvas) render(ch chart, watermark bool) {
 	w.s(`title `)
 	w.s(c.id)
 	w.s(`desc" font-family="`)
-	w.b = appendFamily(w.b, c.fonts.Family)
+	familyAt := len(w.b) // filled in when the text drawn is known
 	w.s(`" font-size="12"><title id="`)
 	w.s(c.id)
 	w.s(`title">`)
@@ -285,6 +286,7 @@ func (c *canvas) render(ch chart, watermark bool) {
 	w.esc(desc)
 	descEnd := len(w.b)
 	w.s(`</desc>`)
+	w.spans = w.spans[:0] // the title and description are not drawn
 	known := len(c.notices)
 	if !c.transparent {
 		w.s(`<rect width="100%" height="100%" fill="` + background + `"/>`)
@@ -301,6 +303,9 @@ func (c *canvas) render(ch chart, watermark bool) {
 		c.watermark()
 	}
 	w.s(`</svg>`)
+	c.scratch = c.fonts.appendFamilies(c.scratch[:0], w.b, w.spans)
+	w.b = slices.Insert(w.b, familyAt, c.scratch...)
+	descEnd += len(c.scratch)
 	if len(c.notices) > known {
 		// layout found more to say (names that need a taller chart): the
 		// description says it too
@@ -319,12 +324,20 @@ func (c *canvas) render(ch chart, watermark bool) {
 func (c *canvas) titles(area rect) rect {
 	y := area.y
 	drew := false
+	// Right-to-left text (Arabic, Hebrew, …) aligns right; a subtitle
+	// without letters of its own goes with the title.
+	titleRTL := false
 	if t := c.style.Title; shown(t) {
+		titleRTL = isRTL(t.Text)
+		x, st := area.x, textStyle{size: c.fsTitle, bold: true, fill: inkTitle}
+		if titleRTL {
+			x, st.rtl = area.right(), true
+		}
 		lineH := c.fonts.CapHeight(c.fsTitle) + c.fsTitle*0.45
 		lines := c.wrapShare(t.Text, "title", c.fsTitle, true, area, lineH, 1.0/3)
 		for _, line := range lines {
 			y += c.fonts.CapHeight(c.fsTitle)
-			c.text(area.x, y, line, textStyle{size: c.fsTitle, bold: true, fill: inkTitle})
+			c.text(x, y, line, st)
 			y += c.fsTitle * 0.45
 		}
 		drew = true
@@ -333,10 +346,14 @@ func (c *canvas) titles(area rect) rect {
 		if drew {
 			y += c.fsSub * 0.35
 		}
+		x, st := area.x, textStyle{size: c.fsSub, fill: inkSubtitle}
+		if rtl, strong := direction(t.Text); rtl || !strong && titleRTL {
+			x, st.rtl = area.right(), true
+		}
 		lines := c.wrapShare(t.Text, "subtitle", c.fsSub, false, area, c.fsSub*1.35, 1.0/5)
 		for _, line := range lines {
 			y += c.fsSub * 1.05
-			c.text(area.x, y, line, textStyle{size: c.fsSub, fill: inkSubtitle})
+			c.text(x, y, line, st)
 			y += c.fsSub * 0.3
 		}
 		drew = true
@@ -379,6 +396,11 @@ type textStyle struct {
 	// halo draws the text outlined in the background colour (textBytes
 	// writes it under a plain copy), so it reads on top of marks.
 	halo bool
+	// rtl lays the text out right to left (direction="rtl": neutral
+	// characters such as brackets and digits placed as an Arabic or
+	// Hebrew reader expects); the anchor's start is then the text's right
+	// end.
+	rtl bool
 }
 
 // openText writes a <text> start tag. The anchor is put on a whole
@@ -399,6 +421,9 @@ func (c *canvas) openText(x, y float64, st textStyle) {
 		w.s(` fill="`)
 		w.s(st.fill)
 		w.s(`"`)
+	}
+	if st.rtl {
+		w.s(` direction="rtl"`)
 	}
 	if st.anchor != "" {
 		w.s(` text-anchor="`)
@@ -433,12 +458,12 @@ func (c *canvas) text(x, y float64, s string, st textStyle) {
 func (c *canvas) textBytes(x, y float64, b []byte, st textStyle) {
 	if st.halo {
 		c.openText(x, y, st)
-		c.w.b = appendEscaped(c.w.b, b)
+		c.w.escBytes(b)
 		c.w.s(`</text>`)
 		st.halo = false
 	}
 	c.openText(x, y, st)
-	c.w.b = appendEscaped(c.w.b, b)
+	c.w.escBytes(b)
 	c.w.s(`</text>`)
 }
 

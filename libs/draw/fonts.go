@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"strings"
 	"sync"
 	"unicode"
@@ -19,30 +20,42 @@ import (
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/sfnt"
 	"golang.org/x/image/math/fixed"
+	"golang.org/x/text/unicode/bidi"
 )
 
 // Fonts holds the measured metrics of the font stack (libs/fontstack:
-// Roboto, DejaVu Sans, the Noto faces for CJK, Arabic, Hebrew, Devanagari
-// and Thai, Noto Color Emoji). Layout measures every string with it, every SVG names
-// the same families in the same order, and the rasterizer draws with the
-// same files, so measured text is drawn text, in any script the stack
-// covers.
+// Roboto, DejaVu Sans, then every Noto face Debian ships for a script,
+// Noto Color Emoji and the Noto symbol faces). Layout measures every
+// string with it, every SVG names the families its text uses in stack
+// order, and the rasterizer draws with the same files, so measured text is
+// drawn text, in any script the stack covers.
 //
 // A string is measured the way Chromium lays it out with an explicit
 // font-family list: each character (grapheme cluster) takes the advance of
 // the first face, in stack order, that has it. Plain text costs a table
-// lookup per rune. Text that needs shaping to be measured right — Arabic
-// (joining forms), Devanagari (conjuncts, reordered vowel signs), emoji
-// sequences (ZWJ, flags, skin tones, keycaps), combining marks — is shaped
-// with HarfBuzz (github.com/go-text/typesetting), one run per face.
+// lookup per rune. Text that needs shaping to be measured right — every
+// script but Latin, Greek, Cyrillic, CJK, Hebrew and Thai (joining forms,
+// conjuncts, reordered vowel signs, stacked consonants), emoji sequences
+// (ZWJ, flags, skin tones, keycaps), combining marks — is shaped with
+// HarfBuzz (github.com/go-text/typesetting), one run per face.
 //
 // Load it once with LoadFonts; it is read-only afterwards and safe for
 // concurrent use.
 type Fonts struct {
-	// Family is the font-family list written into every SVG: every
-	// family of the stack named explicitly, in stack order.
-	Family  string
-	stack   *fontstack.Stack
+	// Family is the font-family list of the whole stack: every family
+	// named explicitly, in stack order. An SVG names only the families
+	// its text is drawn with (see families), which Chromium resolves to
+	// the same faces.
+	Family string
+	stack  *fontstack.Stack
+	// names are the families' names, quoted for the font-family list;
+	// the first embedded of them are built into the binary.
+	names    []string
+	embedded int
+	// plain marks the characters below U+10000 that the embedded
+	// families draw in both weights without the cluster path: text of
+	// them names no other family.
+	plain   [0x10000 / 64]uint64
 	regular *metrics
 	bold    *metrics
 }
@@ -50,16 +63,20 @@ type Fonts struct {
 // metrics is one weight of the stack (regular or bold) reduced to what
 // layout needs.
 type metrics struct {
-	// faces are the stack's faces in order; a family without a bold face
-	// uses its regular face in bold too (Chromium emboldens it, keeping
-	// the advances).
+	// faces are the stack's faces in order, one per family; a family
+	// without a bold face uses its regular face in bold too (Chromium
+	// emboldens it, keeping the advances).
 	faces []*face
 	// em holds, for every rune below U+10000, the advance in em of the
 	// first face that has it, or missingEm (no face has it) or slowEm
 	// (the rune needs the cluster and shaping path).
 	em []float32
-	// astral is em for the runes above U+FFFF that some face has.
-	astral map[rune]float32
+	// first holds, for every rune below U+10000, the index of the first
+	// face that has it, noFace when none has.
+	first []uint16
+	// astral is em and first for the runes above U+FFFF that some face
+	// has.
+	astral map[rune]astralRune
 	// kern is the first face's kerning in em for printable ASCII pairs.
 	kern [asciiSpan * asciiSpan]float32
 	// lig marks the printable ASCII pairs the first face joins into a
@@ -72,22 +89,43 @@ type metrics struct {
 	shapers sync.Pool
 }
 
+// astralRune is what metrics knows of a rune above U+FFFF.
+type astralRune struct {
+	em    float32
+	first uint16
+}
+
 // face is one font face reduced to what layout needs.
 type face struct {
 	name  string
 	color bool
 	upem  float64
-	// bmp holds advance widths in font units for runes below U+10000;
-	// noGlyph marks runes the face does not have.
-	bmp []uint16
+	// pages holds advance widths in font units for runes below U+10000,
+	// 256 runes a page: nil for a page the face has no rune of, noGlyph
+	// for a rune it does not have. Most faces cover a script block or
+	// two, so a face costs a few kilobytes, not 128.
+	pages [0x100]*[0x100]uint16
 	// astral holds the glyphs the face has above U+FFFF.
 	astral map[rune]uint16
-	// shape is the face's layout tables (cmap, metrics, GSUB, GPOS, GDEF,
-	// kern; no outlines or bitmaps) for HarfBuzz.
-	shape *gotext.Font
-	// kern holds kerning in font units for printable ASCII pairs, lig the
-	// pairs drawn as one ligature glyph; ascent, descent and capHeight are
-	// in em (descent positive).
+	// layout is the face's layout tables (cmap, metrics, GSUB, GPOS,
+	// GDEF, kern; no outlines or bitmaps) as a font file, parsed for
+	// HarfBuzz on first use (shaping): most faces of the stack never
+	// draw a chart's text, and parsed they would take three times the
+	// memory.
+	layout     []byte
+	parseOnce  sync.Once
+	shapeFont  *gotext.Font
+	metricFont *gotext.Font
+	// first is what layout takes from the stack's first face only; nil
+	// for the others.
+	first *firstMetrics
+}
+
+// firstMetrics is what layout reads from the stack's first face: kerning
+// in font units for printable ASCII pairs, the pairs drawn as one
+// ligature glyph, and ascent, descent and capHeight in em (descent
+// positive).
+type firstMetrics struct {
 	kern                       [asciiSpan * asciiSpan]int16
 	lig                        [asciiSpan * asciiSpan]bool
 	ascent, descent, capHeight float64
@@ -95,6 +133,7 @@ type face struct {
 
 const (
 	noGlyph   = 0xFFFF
+	noFace    = 0xFFFF
 	asciiLo   = 0x20
 	asciiSpan = 0x7F - asciiLo
 	// missingEm and slowEm are the sentinels of metrics.em.
@@ -102,10 +141,11 @@ const (
 	slowEm    = -2
 )
 
-// LoadFonts reads the stack's font files and caches advance widths for
-// every rune they cover, so measuring plain text costs a table lookup per
-// rune. It takes about a hundred milliseconds (the CJK collections are
-// 20 MB each): call it once at start and share the result.
+// LoadFonts reads the stack's font files — only their character maps,
+// advance widths and layout tables, not outlines or bitmaps — and caches
+// advance widths for every rune they cover, so measuring plain text costs
+// a table lookup per rune. It takes a few hundred milliseconds of CPU
+// for the whole Noto stack: call it once at start and share the result.
 func LoadFonts(stack *fontstack.Stack) (*Fonts, error) {
 	if stack == nil {
 		return nil, errors.New("draw: no font stack given; find it once with fontstack.Find")
@@ -114,39 +154,57 @@ func LoadFonts(stack *fontstack.Stack) (*Fonts, error) {
 	if len(fams) == 0 {
 		return nil, errors.New("draw: the font stack is empty")
 	}
+	if len(fams) >= noFace {
+		return nil, fmt.Errorf("draw: %d font families, at most %d", len(fams), noFace-1)
+	}
 	type job struct {
-		src  fontstack.Face
-		dst  **face
-		name string
+		src   fontstack.Face
+		dst   **face
+		name  string
+		first bool
 	}
 	regs := make([]*face, len(fams))
 	bolds := make([]*face, len(fams))
 	var jobs []job
 	for i, fam := range fams {
-		jobs = append(jobs, job{fam.Regular, &regs[i], fam.Name})
+		jobs = append(jobs, job{fam.Regular, &regs[i], fam.Name, i == 0})
 		if fam.Bold != nil {
-			jobs = append(jobs, job{*fam.Bold, &bolds[i], fam.Name})
+			jobs = append(jobs, job{*fam.Bold, &bolds[i], fam.Name, i == 0})
 		}
 	}
-	// The faces are independent: load them in parallel.
+	// The faces are independent: load them in parallel, a worker a core.
 	errs := make([]error, len(jobs))
+	next := make(chan int)
 	var wg sync.WaitGroup
-	for k, j := range jobs {
+	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
 		wg.Go(func() {
-			fc, err := loadFace(j.src, j.name == fams[0].Name)
-			if err != nil {
-				errs[k] = fmt.Errorf("draw: load font %s (%s): %w", j.src.File, j.name, err)
-				return
+			for k := range next {
+				j := jobs[k]
+				fc, err := loadFace(j.src, j.first)
+				if err != nil {
+					errs[k] = fmt.Errorf("draw: load font %s (%s): %w", j.src.File, j.name, err)
+					continue
+				}
+				fc.name = j.name
+				*j.dst = fc
 			}
-			fc.name = j.name
-			*j.dst = fc
 		})
 	}
+	for k := range jobs {
+		next <- k
+	}
+	close(next)
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
+	names := make([]string, len(fams))
+	embedded := 0
 	for i, fam := range fams {
+		names[i] = "'" + fam.Name + "'"
+		if fam.Package == "" && embedded == i {
+			embedded++
+		}
 		regs[i].color = fam.Color
 		if bolds[i] == nil {
 			bolds[i] = regs[i]
@@ -154,7 +212,14 @@ func LoadFonts(stack *fontstack.Stack) (*Fonts, error) {
 			bolds[i].color = fam.Color
 		}
 	}
-	return &Fonts{Family: stack.CSSFamily(), stack: stack, regular: newMetrics(regs), bold: newMetrics(bolds)}, nil
+	f := &Fonts{Family: stack.CSSFamily(), stack: stack, names: names, embedded: embedded, regular: newMetrics(regs), bold: newMetrics(bolds)}
+	for r := range rune(0x10000) {
+		if f.regular.first[r] < uint16(embedded) && f.bold.first[r] < uint16(embedded) &&
+			f.regular.em[r] != slowEm && f.bold.em[r] != slowEm {
+			f.plain[r/64] |= 1 << (r % 64)
+		}
+	}
+	return f, nil
 }
 
 // Stack is the font stack the metrics were loaded from: the render service
@@ -164,87 +229,123 @@ func (f *Fonts) Stack() *fontstack.Stack { return f.stack }
 // loadFace measures one face; first is set for the stack's first face,
 // whose kerning and vertical metrics layout uses.
 func loadFace(src fontstack.Face, first bool) (*face, error) {
-	data, err := src.Data()
+	file, err := src.Open()
 	if err != nil {
 		return nil, err
 	}
-	col, err := sfnt.ParseCollection(data)
+	defer file.Close()
+	lds, err := ot.NewLoaders(file)
 	if err != nil {
 		return nil, fmt.Errorf("parse: %w", err)
 	}
-	f, err := col.Font(src.Index)
-	if err != nil {
-		return nil, fmt.Errorf("parse face %d: %w", src.Index, err)
+	if src.Index >= len(lds) {
+		return nil, fmt.Errorf("no face %d", src.Index)
 	}
-	var buf sfnt.Buffer
-	upem := fixed.Int26_6(f.UnitsPerEm())
-	fc := &face{upem: float64(upem), bmp: make([]uint16, 0x10000), astral: map[rune]uint16{}}
-	// With ppem equal to units per em, the 26.6 results are font units.
-	advance := func(r rune) (sfnt.GlyphIndex, uint16, bool) {
-		gi, err := f.GlyphIndex(&buf, r)
-		if err != nil || gi == 0 {
-			return 0, 0, false
-		}
-		adv, err := f.GlyphAdvance(&buf, gi, upem, font.HintingNone)
-		if err != nil || adv < 0 || adv >= noGlyph {
-			return 0, 0, false
-		}
-		return gi, uint16(adv), true
+	fc := &face{astral: map[rune]uint16{}}
+	if fc.metricFont, fc.layout, err = layoutFont(lds[src.Index]); err != nil {
+		return nil, fmt.Errorf("layout tables: %w", err)
 	}
-	var ascii [asciiSpan]sfnt.GlyphIndex
-	for r := rune(0); r < 0x10000; r++ {
-		gi, adv, ok := advance(r)
-		if !ok {
-			fc.bmp[r] = noGlyph
+	fc.upem = float64(fc.metricFont.Upem())
+	// Every character the face maps, with its advance in font units (as
+	// Chromium lays text out: unhinted, from hmtx).
+	adv := gotext.NewFace(fc.metricFont)
+	for it := fc.metricFont.Cmap.Iter(); it.Next(); {
+		r, gid := it.Char()
+		if gid == 0 || r < 0 || r > unicode.MaxRune {
 			continue
 		}
-		fc.bmp[r] = adv
-		if r >= asciiLo && r < asciiLo+asciiSpan {
+		a := adv.HorizontalAdvance(gid)
+		if a < 0 || a >= noGlyph {
+			continue
+		}
+		fc.set(r, uint16(a))
+	}
+	if first {
+		if err := fc.firstFace(src); err != nil {
+			return nil, err
+		}
+	}
+	return fc, nil
+}
+
+// set records the advance of r.
+func (fc *face) set(r rune, adv uint16) {
+	if r >= 0x10000 {
+		fc.astral[r] = adv
+		return
+	}
+	p := fc.pages[r>>8]
+	if p == nil {
+		p = new([0x100]uint16)
+		for i := range p {
+			p[i] = noGlyph
+		}
+		fc.pages[r>>8] = p
+	}
+	p[r&0xFF] = adv
+}
+
+// bmp is the advance of r (below U+10000) in font units, noGlyph when the
+// face does not have it.
+func (fc *face) bmp(r rune) uint16 {
+	if p := fc.pages[r>>8]; p != nil {
+		return p[r&0xFF]
+	}
+	return noGlyph
+}
+
+// firstFace reads what layout takes from the stack's first face only: its
+// ASCII kerning, ligatures and vertical metrics.
+func (fc *face) firstFace(src fontstack.Face) error {
+	fc.first = &firstMetrics{}
+	first := fc.first
+	data, err := src.Data()
+	if err != nil {
+		return err
+	}
+	col, err := sfnt.ParseCollection(data)
+	if err != nil {
+		return fmt.Errorf("parse: %w", err)
+	}
+	f, err := col.Font(src.Index)
+	if err != nil {
+		return fmt.Errorf("parse face %d: %w", src.Index, err)
+	}
+	var buf sfnt.Buffer
+	// With ppem equal to units per em, the 26.6 results are font units.
+	upem := fixed.Int26_6(f.UnitsPerEm())
+	var ascii [asciiSpan]sfnt.GlyphIndex
+	for r := rune(asciiLo); r < asciiLo+asciiSpan; r++ {
+		if gi, err := f.GlyphIndex(&buf, r); err == nil && fc.bmp(r) != noGlyph {
 			ascii[r-asciiLo] = gi
 		}
 	}
-	// Planes 1–3 (emoji, CJK extensions B–H) and the tags and variation
-	// selectors of plane 14.
-	for _, span := range [][2]rune{{0x10000, 0x40000}, {0xE0000, 0xE0200}} {
-		for r := span[0]; r < span[1]; r++ {
-			if _, adv, ok := advance(r); ok {
-				fc.astral[r] = adv
+	for a := range ascii {
+		for b := range ascii {
+			if ascii[a] == 0 || ascii[b] == 0 {
+				continue
+			}
+			k, err := f.Kern(&buf, ascii[a], ascii[b], upem, font.HintingNone)
+			if err == nil {
+				first.kern[a*asciiSpan+b] = int16(k)
 			}
 		}
 	}
-	if first {
-		for a := range ascii {
-			for b := range ascii {
-				if ascii[a] == 0 || ascii[b] == 0 {
-					continue
-				}
-				k, err := f.Kern(&buf, ascii[a], ascii[b], upem, font.HintingNone)
-				if err == nil {
-					fc.kern[a*asciiSpan+b] = int16(k)
-				}
-			}
-		}
-		m, err := f.Metrics(&buf, upem, font.HintingNone)
-		if err != nil {
-			return nil, fmt.Errorf("metrics: %w", err)
-		}
-		fc.ascent = float64(m.Ascent) / fc.upem
-		fc.descent = float64(m.Descent) / fc.upem
-		// x/image reads the OS/2 cap height (positive) when the table has
-		// one and otherwise measures the "H" glyph in its y-down
-		// coordinates (negative): either way its size is the cap height.
-		fc.capHeight = math.Abs(float64(m.CapHeight)) / fc.upem
-		if fc.capHeight == 0 {
-			fc.capHeight = 0.7 // a font with neither: a typical sans cap height
-		}
+	m, err := f.Metrics(&buf, upem, font.HintingNone)
+	if err != nil {
+		return fmt.Errorf("metrics: %w", err)
 	}
-	if fc.shape, err = layoutFont(data, src.Index); err != nil {
-		return nil, fmt.Errorf("layout tables: %w", err)
+	first.ascent = float64(m.Ascent) / fc.upem
+	first.descent = float64(m.Descent) / fc.upem
+	// x/image reads the OS/2 cap height (positive) when the table has
+	// one and otherwise measures the "H" glyph in its y-down
+	// coordinates (negative): either way its size is the cap height.
+	first.capHeight = math.Abs(float64(m.CapHeight)) / fc.upem
+	if first.capHeight == 0 {
+		first.capHeight = 0.7 // a font with neither: a typical sans cap height
 	}
-	if first {
-		fc.ligatures(&ascii)
-	}
-	return fc, nil
+	fc.ligatures(&ascii)
+	return nil
 }
 
 // ligatures finds the printable ASCII pairs the face draws as one glyph.
@@ -254,7 +355,7 @@ func loadFace(src fontstack.Face, first bool) (*face, error) {
 // measured by shaping it. Each first letter is shaped once against every
 // second letter, the pairs apart from each other by a space.
 func (fc *face) ligatures(ascii *[asciiSpan]sfnt.GlyphIndex) {
-	hf := harfbuzz.NewFont(gotext.NewFace(fc.shape))
+	hf := harfbuzz.NewFont(gotext.NewFace(fc.shaping()))
 	b := harfbuzz.NewBuffer()
 	var text []rune
 	for a := range ascii {
@@ -283,67 +384,96 @@ func (fc *face) ligatures(ascii *[asciiSpan]sfnt.GlyphIndex) {
 		}
 		for i := 0; i < len(text); i += 3 {
 			if glyphs[i] == 1 {
-				fc.lig[a*asciiSpan+int(text[i+1]-asciiLo)] = true
+				fc.first.lig[a*asciiSpan+int(text[i+1]-asciiLo)] = true
 			}
 		}
 	}
 }
 
-// layoutFont is face index of the font file data reduced to the tables
-// shaping reads, so a 20 MB CJK collection or a 10 MB bitmap emoji font
-// costs well under a megabyte once loaded.
-func layoutFont(data []byte, index int) (*gotext.Font, error) {
-	lds, err := ot.NewLoaders(bytes.NewReader(data))
-	if err != nil {
-		return nil, err
-	}
-	if index >= len(lds) {
-		return nil, fmt.Errorf("no face %d", index)
-	}
-	var tables []ot.Table
-	for _, tag := range []string{"cmap", "OS/2", "head", "maxp", "hhea", "hmtx", "GDEF", "GSUB", "GPOS", "kern"} {
-		if raw, err := lds[index].RawTable(ot.MustNewTag(tag)); err == nil {
-			tables = append(tables, ot.Table{Tag: ot.MustNewTag(tag), Content: raw})
+// layoutFont is one face of a font file reduced to the tables measuring
+// and shaping read, so a 20 MB CJK collection or a 10 MB bitmap emoji font
+// costs well under a megabyte once loaded, and only those tables are read
+// from the file: layout holds them all as a font file, metrics is parsed
+// from the character map and metrics tables alone (what loadFace reads).
+func layoutFont(ld *ot.Loader) (metrics *gotext.Font, layout []byte, err error) {
+	var all, small []ot.Table
+	for i, tag := range []string{"cmap", "OS/2", "head", "maxp", "hhea", "hmtx", "GDEF", "GSUB", "GPOS", "kern"} {
+		if raw, err := ld.RawTable(ot.MustNewTag(tag)); err == nil {
+			t := ot.Table{Tag: ot.MustNewTag(tag), Content: raw}
+			all = append(all, t)
+			if i < 6 {
+				small = append(small, t)
+			}
 		}
 	}
-	ld, err := ot.NewLoader(bytes.NewReader(ot.WriteTTF(tables)))
+	lds, err := ot.NewLoader(bytes.NewReader(ot.WriteTTF(small)))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return gotext.NewFont(ld)
+	if metrics, err = gotext.NewFont(lds); err != nil {
+		return nil, nil, err
+	}
+	return metrics, ot.WriteTTF(all), nil
+}
+
+// shaping is the face with its layout tables for HarfBuzz, parsed on
+// first use. The character map and metrics it is parsed from loaded
+// without error (go-text's parser requires no other table), so this
+// parse succeeds too; were it to fail, the face shapes with no layout
+// tables rather than not at all.
+func (fc *face) shaping() *gotext.Font {
+	fc.parseOnce.Do(func() {
+		fc.shapeFont = fc.metricFont
+		if ld, err := ot.NewLoader(bytes.NewReader(fc.layout)); err == nil {
+			if f, err := gotext.NewFont(ld); err == nil {
+				fc.shapeFont = f
+			}
+		}
+	})
+	return fc.shapeFont
 }
 
 // newMetrics merges faces (in stack order) into per-rune advance tables.
 func newMetrics(faces []*face) *metrics {
-	m := &metrics{faces: faces, em: make([]float32, 0x10000), astral: map[rune]float32{}, capHeight: faces[0].capHeight}
-	for r := range rune(0x10000) {
-		switch {
-		case needsCluster(r):
-			m.em[r] = slowEm
-		default:
-			m.em[r] = missingEm
-			for _, fc := range faces {
-				if adv := fc.bmp[r]; adv != noGlyph {
+	m := &metrics{faces: faces, em: make([]float32, 0x10000), first: make([]uint16, 0x10000),
+		astral: map[rune]astralRune{}, capHeight: faces[0].first.capHeight}
+	for r := range m.em {
+		m.em[r], m.first[r] = missingEm, noFace
+	}
+	// The first face that has a rune wins: later faces are written first.
+	for i := len(faces) - 1; i >= 0; i-- {
+		fc := faces[i]
+		for p, page := range fc.pages {
+			if page == nil {
+				continue
+			}
+			for k, adv := range page {
+				if adv != noGlyph {
+					r := p<<8 | k
 					m.em[r] = float32(float64(adv) / fc.upem)
-					break
+					m.first[r] = uint16(i)
 				}
 			}
 		}
-	}
-	for i := len(faces) - 1; i >= 0; i-- { // the first face that has a rune wins
-		for r, adv := range faces[i].astral {
-			m.astral[r] = float32(float64(adv) / faces[i].upem)
+		for r, adv := range fc.astral {
+			m.astral[r] = astralRune{em: float32(float64(adv) / fc.upem), first: uint16(i)}
 		}
 	}
-	for r := range m.astral {
+	for r := range rune(0x10000) {
 		if needsCluster(r) {
-			m.astral[r] = slowEm
+			m.em[r] = slowEm
 		}
 	}
-	for i, k := range faces[0].kern {
+	for r, a := range m.astral {
+		if needsCluster(r) {
+			a.em = slowEm
+			m.astral[r] = a
+		}
+	}
+	for i, k := range faces[0].first.kern {
 		m.kern[i] = float32(float64(k) / faces[0].upem)
 	}
-	m.lig = faces[0].lig
+	m.lig = faces[0].first.lig
 	return m
 }
 
@@ -368,14 +498,20 @@ func needsCluster(r rune) bool {
 }
 
 // shapedScript reports scripts whose advances change with shaping (joining
-// forms, conjuncts, reordering): measuring them glyph by glyph is off by up
-// to 40 % against what Chromium draws.
+// forms, conjuncts, reordering, stacked consonants, contextual forms):
+// measuring them glyph by glyph is off by up to 40 % against what Chromium
+// draws. That is every script but the ones Roboto, DejaVu Sans and the
+// CJK face draw letter by letter, and Hebrew and Thai, whose marks take
+// the cluster path anyway; a script missing from the short list is shaped,
+// which is slower but never wrong.
 func shapedScript(s language.Script) bool {
 	switch s {
-	case language.Arabic, language.Syriac, language.Nko, language.Devanagari:
-		return true
+	case language.Latin, language.Greek, language.Cyrillic, language.Han, language.Hiragana,
+		language.Katakana, language.Hangul, language.Bopomofo, language.Hebrew, language.Thai,
+		language.Common, language.Inherited, language.Unknown:
+		return false
 	}
-	return false
+	return true
 }
 
 // face picks the regular or bold metrics.
@@ -620,7 +756,7 @@ func (m *metrics) runeEm(r rune, k *kerning) (w float64, ok bool) {
 	if r < 0x10000 {
 		em = m.em[r]
 	} else if a, found := m.astral[r]; found {
-		em = a
+		em = a.em
 	}
 	if em == slowEm {
 		return 0, false
@@ -806,34 +942,50 @@ func (m *metrics) clusterFace(text []rune) int {
 			}
 		}
 	}
+	// No face before the first that has the base character has the whole
+	// cluster (unless the base is a character the shaper may hide).
+	base := m.firstFace(text[0])
+	from := base
+	if from < 0 || ignorable(text[0]) {
+		from = 0
+	}
 	first := -1
-	for i, fc := range m.faces {
+	for i, fc := range m.faces[from:] {
 		if fc.hasAll(text) {
 			if notEmoji && fc.color {
 				if first < 0 {
-					first = i
+					first = from + i
 				}
 				continue
 			}
-			return i
+			return from + i
 		}
 	}
 	if first >= 0 {
 		return first
 	}
 	// No face has the whole cluster: the face of its base character.
-	for i, fc := range m.faces {
-		if fc.has(text[0]) {
-			return i
-		}
+	return base
+}
+
+// firstFace is the index of the first face that has r, -1 when none has.
+func (m *metrics) firstFace(r rune) int {
+	i := uint16(noFace)
+	if r < 0x10000 {
+		i = m.first[r]
+	} else if a, ok := m.astral[r]; ok {
+		i = a.first
 	}
-	return -1
+	if i == noFace {
+		return -1
+	}
+	return int(i)
 }
 
 // has reports whether the face has a glyph for r.
 func (fc *face) has(r rune) bool {
 	if r < 0x10000 {
-		return fc.bmp[r] != noGlyph
+		return fc.bmp(r) != noGlyph
 	}
 	_, ok := fc.astral[r]
 	return ok
@@ -897,7 +1049,7 @@ func (m *metrics) runsEm(sh *shaper, n int) float64 {
 			for _, r := range text[start:end] {
 				var adv uint16 = noGlyph
 				if r < 0x10000 {
-					adv = fc.bmp[r]
+					adv = fc.bmp(r)
 				} else if a, ok := fc.astral[r]; ok {
 					adv = a
 				}
@@ -939,7 +1091,7 @@ func (m *metrics) ligature(text []rune) bool {
 func (m *metrics) shapeEm(sh *shaper, text []rune, fi int, script language.Script, start, end int) float64 {
 	hf := sh.fonts[fi]
 	if hf == nil {
-		hf = harfbuzz.NewFont(gotext.NewFace(m.faces[fi].shape))
+		hf = harfbuzz.NewFont(gotext.NewFace(m.faces[fi].shaping()))
 		sh.fonts[fi] = hf
 	}
 	b := sh.buf
@@ -956,9 +1108,74 @@ func (m *metrics) shapeEm(sh *shaper, text []rune, fi int, script language.Scrip
 	return float64(adv) / float64(hf.XScale)
 }
 
-// appendFamily appends the font-family list for a double-quoted XML
-// attribute: escaped like any text, but with the single quotes around the
-// family names kept as they are.
+// appendFamilies appends the font-family list of an SVG to b, escaped for
+// a double-quoted attribute: the families embedded in the binary (Roboto,
+// DejaVu Sans: named in every SVG, so a viewer that has them draws with
+// them) and every family that draws a character of the text in doc's
+// spans, regular or bold, in stack order. Chromium takes each character
+// from the first family of the list that has it, and the families left
+// out have none that an earlier named family lacks, so the picture is the
+// one the whole list gives; a Latin chart names two families instead of
+// the stack's 150.
+func (f *Fonts) appendFamilies(b, doc []byte, spans [][2]int) []byte {
+	var used []bool
+	if len(spans) > 0 {
+		used = make([]bool, len(f.names))
+		for _, sp := range spans {
+			f.regular.markFaces(doc[sp[0]:sp[1]], used)
+			f.bold.markFaces(doc[sp[0]:sp[1]], used)
+		}
+	}
+	n := 0
+	for i, name := range f.names {
+		if i >= f.embedded && (used == nil || !used[i]) {
+			continue
+		}
+		if n > 0 {
+			b = append(b, ", "...)
+		}
+		n++
+		b = appendFamily(b, name)
+	}
+	return b
+}
+
+// markFaces sets used for every face that draws a character of text:
+// the first face that has each character, and for text that takes the
+// cluster path, the face of each cluster.
+func (m *metrics) markFaces(text []byte, used []bool) {
+	slow := false
+	for i := 0; i < len(text); {
+		r, n := utf8.DecodeRune(text[i:])
+		i += n
+		var em float32 = missingEm
+		first := uint16(noFace)
+		if r < 0x10000 {
+			em, first = m.em[r], m.first[r]
+		} else if a, ok := m.astral[r]; ok {
+			em, first = a.em, a.first
+		}
+		slow = slow || em == slowEm
+		if first != noFace {
+			used[first] = true
+		}
+	}
+	if !slow {
+		return
+	}
+	sh := m.getShaper()
+	defer m.shapers.Put(sh)
+	sh.split(m, string(text))
+	for _, c := range sh.clusters {
+		if c.face >= 0 {
+			used[c.face] = true
+		}
+	}
+}
+
+// appendFamily appends a font-family list (or one quoted name) for a
+// double-quoted XML attribute: escaped like any text, but with the single
+// quotes around the family names kept as they are.
 func appendFamily(b []byte, family string) []byte {
 	for {
 		i := strings.IndexByte(family, '\'')
@@ -969,6 +1186,36 @@ func appendFamily(b []byte, family string) []byte {
 		b = append(b, '\'')
 		family = family[i+1:]
 	}
+}
+
+// isRTL reports text whose first strong character (a letter) is written
+// right to left: Arabic, Hebrew, Syriac, Thaana, N'Ko, Adlam and the
+// other right-to-left scripts (Unicode bidi class R or AL). Titles and
+// legends of such text align right.
+func isRTL(s string) bool {
+	rtl, _ := direction(s)
+	return rtl
+}
+
+// direction reports whether s runs right to left, and strong whether it
+// has a letter that decides (text of digits and punctuation has none).
+func direction(s string) (rtl, strong bool) {
+	for _, r := range s {
+		if r < utf8.RuneSelf {
+			if r|0x20 >= 'a' && r|0x20 <= 'z' {
+				return false, true
+			}
+			continue
+		}
+		p, _ := bidi.LookupRune(r)
+		switch p.Class() {
+		case bidi.L:
+			return false, true
+		case bidi.R, bidi.AL:
+			return true, true
+		}
+	}
+	return false, false
 }
 
 // fallbackEm estimates the width of a rune no face has; the browser draws

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -330,6 +331,7 @@ func goldenCases(f *Fonts) []goldenCase {
 	cases = append(cases, axesCases(f)...)
 	cases = append(cases, numberCases(f)...)
 	cases = append(cases, footerCases(f)...)
+	cases = append(cases, scriptCases(f)...)
 	cases = append(cases, paletteCases(f)...)
 	cases = append(cases, kindCases(f)...)
 	return cases
@@ -438,10 +440,22 @@ func checkDocument(t *testing.T, svg []byte) {
 	if attrs["role"] != "img" || attrs["aria-labelledby"] == "" {
 		t.Errorf("root lacks role=img / aria-labelledby: %v", attrs)
 	}
-	if want := fonts(t).Family; attrs["font-family"] != want || !strings.HasPrefix(want, "'Roboto', 'DejaVu Sans', ") {
-		t.Errorf("root font-family = %q, want the stack %q", attrs["font-family"], want)
+	// The root names Roboto and DejaVu Sans, then families of the stack
+	// in stack order (the ones the text is drawn with).
+	names := strings.Split(attrs["font-family"], ", ")
+	stack := strings.Split(fonts(t).Family, ", ")
+	if len(names) < 2 || names[0] != "'Roboto'" || names[1] != "'DejaVu Sans'" {
+		t.Errorf("root font-family = %q, want 'Roboto', 'DejaVu Sans' first", attrs["font-family"])
 	}
-	if !bytes.Contains(svg, []byte(` font-family="'Roboto', 'DejaVu Sans', 'Noto Sans CJK SC', `)) {
+	for i, at := 0, 0; i < len(names); i++ {
+		k := slices.Index(stack[at:], names[i])
+		if k < 0 {
+			t.Errorf("root font-family = %q: %s is not in the stack after %s", attrs["font-family"], names[i], stack[at-1])
+			break
+		}
+		at += k + 1
+	}
+	if !bytes.Contains(svg, []byte(` font-family="'Roboto', 'DejaVu Sans'`)) {
 		t.Error("the font-family list is not written with plain single quotes")
 	}
 	if strings.TrimSpace(titleText) == "" || strings.TrimSpace(descText) == "" {

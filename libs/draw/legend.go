@@ -147,6 +147,7 @@ func (c *canvas) legendRows(items []legendItem, area rect, px, py string) rect {
 	if py == "bottom" {
 		y = area.bottom() - height
 	}
+	rtl := c.legendRTL(items)
 	c.w.s(`<g class="legend">`)
 	for r, row := range rows {
 		x := area.x
@@ -158,13 +159,22 @@ func (c *canvas) legendRows(items []legendItem, area rect, px, py string) rect {
 		}
 		cy := y + rowH/2 // the centre of the row's first line
 		y += rowHs[r]
-		for _, p := range row {
+		if rtl {
+			// right to left: the first item at the row's right end
+			x += rowW[r] - row[0].w
+		}
+		for k, p := range row {
 			if p.item.color == "" {
 				c.text(x, cy+c.mid(fs), p.label[0], textStyle{size: fs, fill: inkSubtitle})
 			} else {
-				c.legendEntry(x, cy, p.item, p.label)
+				c.legendEntry(x, p.w, cy, p.item, p.label, rtl)
 			}
-			x += p.w + itemGap
+			switch {
+			case !rtl:
+				x += p.w + itemGap
+			case k+1 < len(row):
+				x -= row[k+1].w + itemGap
+			}
 		}
 	}
 	c.w.s(`</g>`)
@@ -215,13 +225,19 @@ func (c *canvas) legendColumn(items []legendItem, area rect, px string) rect {
 		x = area.x
 	}
 	y := area.y + (area.h-height)/2
+	rtl := c.legendRTL(items)
 	c.w.s(`<g class="legend">`)
 	for i := 0; i < n; i++ {
-		c.legendEntry(x, y+rowH/2, items[i], labels[i])
+		c.legendEntry(x, colW, y+rowH/2, items[i], labels[i], rtl)
 		y += rowH + float64(max(len(labels[i]), 1)-1)*c.legendLineH()
 	}
 	if more > 0 {
-		c.text(x, y+rowH/2+c.mid(fs), moreText, textStyle{size: fs, fill: inkSubtitle})
+		st := textStyle{size: fs, fill: inkSubtitle}
+		mx := x
+		if rtl {
+			mx, st.anchor = x+colW, "end"
+		}
+		c.text(mx, y+rowH/2+c.mid(fs), moreText, st)
 	}
 	c.w.s(`</g>`)
 	space := colW + 20*c.k
@@ -231,11 +247,38 @@ func (c *canvas) legendColumn(items []legendItem, area rect, px string) rect {
 	return rect{area.x, area.y, area.w - space, area.h}
 }
 
-// legendEntry draws one key and its label, the key and the label's first
-// line centred on line cy, further lines below.
-func (c *canvas) legendEntry(x, cy float64, it legendItem, label []string) {
+// legendRTL reports a legend read right to left: most of its labels are
+// (see isRTL), or none has letters and the chart's title is right to
+// left. Its items run from the right, each key right of its label.
+func (c *canvas) legendRTL(items []legendItem) bool {
+	rtl, ltr := 0, 0
+	for _, it := range items {
+		switch r, strong := direction(it.label); {
+		case r:
+			rtl++
+		case strong:
+			ltr++
+		}
+	}
+	if rtl+ltr == 0 {
+		return shown(c.style.Title) && isRTL(c.style.Title.Text)
+	}
+	return rtl > ltr
+}
+
+// legendEntry draws one key and its label in the span x..x+width, the key
+// and the label's first line centred on line cy, further lines below:
+// the key at the left and the label after it, or with rtl the key at the
+// right end and the label, right to left, before it.
+func (c *canvas) legendEntry(x, width, cy float64, it legendItem, label []string, rtl bool) {
 	w := &c.w
 	sw := c.swatchW(it.shape)
+	st := textStyle{size: c.fsLegend, fill: inkLabel}
+	tx := x + sw + 6*c.k
+	if rtl {
+		x += width - sw
+		tx, st.rtl = x-6*c.k, true
+	}
 	switch it.shape {
 	case shapeLine:
 		w.s(`<line`)
@@ -266,10 +309,9 @@ func (c *canvas) legendEntry(x, cy float64, it legendItem, label []string) {
 		w.s(it.color)
 		w.s(`"/>`)
 	}
-	st := textStyle{size: c.fsLegend, fill: inkLabel}
 	if len(label) > 1 {
-		c.textLines(x+sw+6*c.k, cy+c.mid(c.fsLegend), label, c.legendLineH(), st)
+		c.textLines(tx, cy+c.mid(c.fsLegend), label, c.legendLineH(), st)
 	} else if len(label) == 1 {
-		c.text(x+sw+6*c.k, cy+c.mid(c.fsLegend), label[0], st)
+		c.text(tx, cy+c.mid(c.fsLegend), label[0], st)
 	}
 }

@@ -355,7 +355,7 @@ func (l *lineChart) drawDirect(c *canvas, f *frame, ends []directLabel, xpos fun
 		c.w.esc(e.name[n-1])
 		c.w.s(`<tspan font-weight="normal" fill="` + inkLabel + `"> `)
 		val := c.value(l.series[si].Num[e.row], format)
-		c.w.b = appendEscaped(c.w.b, val)
+		c.w.escBytes(val)
 		c.w.s(`</tspan></text>`)
 		w := math.Max(c.linesWidth(e.name[:n-1], fs, true), c.measure(e.name[n-1], fs, true)+c.measureBytes(val, fs, false))
 		taken = append(taken, box{x, top, x + w, by})

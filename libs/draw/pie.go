@@ -387,6 +387,6 @@ func (p *pieChart) drawLabel(c *canvas, l pieLabel, cx, cy, r, side float64) {
 		w.s("\u2069 ")
 	}
 	w.s(`<tspan font-weight="bold">`)
-	w.b = appendEscaped(w.b, p.share(c.scratch[:0], v))
+	w.escBytes(p.share(c.scratch[:0], v))
 	w.s(`</tspan></text>`)
 }

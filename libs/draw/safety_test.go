@@ -100,7 +100,7 @@ func checkOnlyOurElements(t *testing.T, svg []byte) {
 		"stroke-linejoin": true, "stroke-dasharray": true, "shape-rendering": true, "d": true, "text-anchor": true, "transform": true,
 		"cx": true, "cy": true, "r": true, "x1": true, "x2": true, "y1": true, "y2": true, "rx": true, "class": true,
 		"clip-path": true, "offset": true, "stop-color": true, "fill-rule": true,
-		"paint-order": true, "patternUnits": true, "patternTransform": true}
+		"paint-order": true, "patternUnits": true, "patternTransform": true, "direction": true}
 	dec := xml.NewDecoder(bytes.NewReader(svg))
 	for {
 		tok, err := dec.Token()

@@ -719,7 +719,7 @@ func (k *sankeyChart) drawLabels(c *canvas, xOf func(int) float64) {
 			}
 			if showValue {
 				w.s(` <tspan font-weight="normal" fill="` + inkSubtitle + `">`)
-				w.b = appendEscaped(w.b, val)
+				w.escBytes(val)
 				w.s(`</tspan>`)
 			}
 			w.s(`</text>`)

@@ -10,6 +10,12 @@ import (
 // chart costs a handful of allocations whatever its size.
 type svgWriter struct {
 	b []byte
+	// spans are the byte ranges of b holding escaped text with a
+	// character the families every SVG names do not draw (see
+	// Fonts.plain), for naming the families the text is drawn with.
+	spans [][2]int
+	// plain marks the characters below U+10000 those families draw.
+	plain *[0x10000 / 64]uint64
 }
 
 // s appends raw markup; never pass user text here.
@@ -28,7 +34,41 @@ func (w *svgWriter) af(name string, v float64) {
 }
 
 // esc appends user text escaped for XML character data and attributes.
-func (w *svgWriter) esc(text string) { w.b = appendEscaped(w.b, text) }
+func (w *svgWriter) esc(text string) {
+	start := len(w.b)
+	w.b = appendEscaped(w.b, text)
+	noteText(w, start, text)
+}
+
+// escBytes is esc for text in a scratch buffer (formatted numbers).
+func (w *svgWriter) escBytes(text []byte) {
+	start := len(w.b)
+	w.b = appendEscaped(w.b, text)
+	noteText(w, start, text)
+}
+
+// noteText records w.b[start:] as a span when text has a character that
+// is not plain (without a plain table: beyond ASCII).
+func noteText[S ~string | ~[]byte](w *svgWriter, start int, text S) {
+	for i := 0; i < len(text); {
+		if text[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, n := rune(utf8.RuneError), 1
+		switch t := any(text).(type) {
+		case string:
+			r, n = utf8.DecodeRuneInString(t[i:])
+		case []byte:
+			r, n = utf8.DecodeRune(t[i:])
+		}
+		i += n
+		if w.plain == nil || r >= 0x10000 || w.plain[r/64]&(1<<(r%64)) == 0 {
+			w.spans = append(w.spans, [2]int{start, len(w.b)})
+			return
+		}
+	}
+}
 
 // pt appends "x y" (for path data).
 func (w *svgWriter) pt(x, y float64) {

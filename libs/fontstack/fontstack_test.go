@@ -1,6 +1,8 @@
 package fontstack
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,9 +10,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode"
 
 	"chartd.dev/charts"
-	"golang.org/x/image/font/sfnt"
+	ot "github.com/go-text/typesetting/font/opentype"
 )
 
 // testStack finds the installed stack once for all tests.
@@ -25,37 +28,83 @@ func stack(t *testing.T) *Stack {
 	return st
 }
 
+// TestFindOrder: Roboto and DejaVu Sans, the CJK face and the first
+// scripts, every other Noto Sans family in file-name order (Noto Sans
+// itself first), the serif and looped faces, the colour emoji, then the
+// symbol faces; regular and bold where Debian ships a bold face.
 func TestFindOrder(t *testing.T) {
 	st := stack(t)
 	type fam struct {
 		name, pkg   string
 		bold, color bool
 	}
-	want := []fam{
+	core := func(name string, bold bool) fam { return fam{name, "fonts-noto-core", bold, false} }
+	head := []fam{
 		{"Roboto", "", true, false},
 		{"DejaVu Sans", "", true, false},
 		{"Noto Sans CJK SC", "fonts-noto-cjk", true, false},
-		{"Noto Sans Arabic", "fonts-noto-core", true, false},
-		{"Noto Sans Hebrew", "fonts-noto-core", true, false},
-		{"Noto Sans Devanagari", "fonts-noto-core", true, false},
-		{"Noto Sans Thai", "fonts-noto-core", true, false},
+		core("Noto Sans Arabic", true), core("Noto Sans Hebrew", true), core("Noto Sans Devanagari", true),
+		core("Noto Sans Thai", true), core("Noto Sans", true),
+	}
+	tail := []fam{
+		core("Noto Serif Tibetan", true), core("Noto Serif Ahom", false), core("Noto Serif Dogra", false),
+		core("Noto Serif Hmong Nyiakeng", true), core("Noto Serif Tangut", false), core("Noto Serif Yezidi", true),
+		core("Noto Looped Lao", true),
 		{"Noto Color Emoji", "fonts-noto-color-emoji", false, true},
+		core("Noto Sans Symbols", true), core("Noto Sans Symbols2", false), core("Noto Sans Math", false), core("Noto Music", false),
 	}
 	var got []fam
+	faces := 0
 	for _, f := range st.Families() {
 		got = append(got, fam{f.Name, f.Package, f.Bold != nil, f.Color})
+		faces++
 		if f.Regular.Family != f.Name || f.Regular.Bold {
 			t.Errorf("%s: regular face %+v", f.Name, f.Regular)
 		}
-		if f.Bold != nil && (f.Bold.Family != f.Name || !f.Bold.Bold) {
-			t.Errorf("%s: bold face %+v", f.Name, *f.Bold)
+		if f.Bold != nil {
+			faces++
+			if f.Bold.Family != f.Name || !f.Bold.Bold {
+				t.Errorf("%s: bold face %+v", f.Name, *f.Bold)
+			}
 		}
 	}
-	if !slices.Equal(got, want) {
-		t.Errorf("families\n got %v\nwant %v", got, want)
+	if len(got) < len(head)+len(tail)+100 {
+		t.Fatalf("%d families, want well over 100: %v", len(got), got)
 	}
-	if n := len(st.Faces()); n != 15 {
-		t.Errorf("%d faces, want 15", n)
+	if h := got[:len(head)]; !slices.Equal(h, head) {
+		t.Errorf("first families\n got %v\nwant %v", h, head)
+	}
+	if tl := got[len(got)-len(tail):]; !slices.Equal(tl, tail) {
+		t.Errorf("last families\n got %v\nwant %v", tl, tail)
+	}
+	// Between them: one Noto Sans family per script, in file-name order,
+	// regular and (where shipped) bold.
+	mid := st.Families()[len(head) : len(got)-len(tail)]
+	if !slices.IsSortedFunc(mid, func(a, b Family) int { return strings.Compare(a.Regular.File, b.Regular.File) }) {
+		t.Error("the Noto Sans script families are not in file-name order")
+	}
+	for _, want := range []fam{
+		core("Noto Sans Bengali", true), core("Noto Sans Tamil", true), core("Noto Sans Gujarati", true),
+		core("Noto Sans Gurmukhi", true), core("Noto Sans Telugu", true), core("Noto Sans Kannada", true),
+		core("Noto Sans Malayalam", true), core("Noto Sans Sinhala", true), core("Noto Sans Khmer", true),
+		core("Noto Sans Myanmar", true), core("Noto Sans Ethiopic", true), core("Noto Sans Mongolian", false),
+		core("Noto Sans Lao", true), core("Noto Sans Oriya", true), core("Noto Sans Georgian", true),
+		core("Noto Sans Armenian", true), core("Noto Sans Syriac", false), core("Noto Sans Thaana", true),
+		core("Noto Sans Tifinagh", false), core("Noto Sans Adlam", true), core("Noto Sans Yi", false),
+	} {
+		if !slices.Contains(got, want) {
+			t.Errorf("the stack lacks %v", want)
+		}
+	}
+	for _, f := range mid {
+		if !strings.HasPrefix(f.Name, "Noto Sans ") || strings.HasSuffix(f.Name, " UI") ||
+			slices.Contains([]string{"Noto Sans Display", "Noto Sans Mono", "Noto Sans Adlam Unjoined"}, f.Name) ||
+			strings.HasPrefix(f.Name, "Noto Sans Tifinagh ") {
+			t.Errorf("%s (%s) is not a Noto Sans script family the stack takes", f.Name, f.Regular.File)
+		}
+	}
+	if n := len(st.Faces()); n != faces {
+		t.Errorf("%d faces, the families have %d", n, faces)
 	}
 }
 
@@ -67,11 +116,11 @@ func TestFacesAreWhatTheyClaim(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		col, err := sfnt.ParseCollection(b)
+		lds, err := ot.NewLoaders(bytes.NewReader(b))
 		if err != nil {
 			t.Fatalf("%s: %v", f.File, err)
 		}
-		fam, style, err := faceName(col, f.Index)
+		fam, style, err := faceName(lds[f.Index])
 		if err != nil {
 			t.Fatalf("%s: %v", f.File, err)
 		}
@@ -130,9 +179,18 @@ func TestFamiliesIsACopy(t *testing.T) {
 }
 
 func TestCSSFamily(t *testing.T) {
-	want := `'Roboto', 'DejaVu Sans', 'Noto Sans CJK SC', 'Noto Sans Arabic', 'Noto Sans Hebrew', 'Noto Sans Devanagari', 'Noto Sans Thai', 'Noto Color Emoji'`
-	if got := stack(t).CSSFamily(); got != want {
+	st := stack(t)
+	var names []string
+	for _, f := range st.Families() {
+		names = append(names, "'"+f.Name+"'")
+	}
+	got := st.CSSFamily()
+	if want := strings.Join(names, ", "); got != want {
 		t.Errorf("CSSFamily\n got %s\nwant %s", got, want)
+	}
+	if !strings.HasPrefix(got, "'Roboto', 'DejaVu Sans', 'Noto Sans CJK SC', 'Noto Sans Arabic', ") ||
+		!strings.HasSuffix(got, ", 'Noto Color Emoji', 'Noto Sans Symbols', 'Noto Sans Symbols2', 'Noto Sans Math', 'Noto Music'") {
+		t.Errorf("CSSFamily %s", got)
 	}
 }
 
@@ -163,9 +221,27 @@ func TestFindMissing(t *testing.T) {
 		t.Fatal("no error for an empty directory")
 	}
 	for _, s := range []string{"Noto Sans CJK SC (NotoSansCJK-Regular.ttc, NotoSansCJK-Bold.ttc)", "Noto Color Emoji (NotoColorEmoji.ttf)",
+		"; NotoSans-Regular.ttf; ", "; NotoSansBengali-Regular.ttf; ", "; NotoSansMongolian-Regular.ttf; ",
+		"Noto Sans Symbols2 (NotoSansSymbols2-Regular.ttf)", "Noto Serif Tibetan (NotoSerifTibetan-Regular.ttf, NotoSerifTibetan-Bold.ttf)",
 		"apt-get install fonts-noto-cjk fonts-noto-core fonts-noto-color-emoji"} {
 		if !strings.Contains(err.Error(), s) {
 			t.Errorf("error %q does not say %q", err, s)
+		}
+	}
+
+	// A script the stack was extended for is required; other discovered
+	// families are taken when installed, their bold face where shipped.
+	_, err = FindIn([]string{linkDir(t, []string{"NotoSansKhmer-Regular.ttf"}, nil)})
+	if err == nil || !strings.Contains(err.Error(), "NotoSansKhmer-Regular.ttf; install them with: apt-get install fonts-noto-core") {
+		t.Errorf("without Khmer: error %v", err)
+	}
+	st, err := FindIn([]string{linkDir(t, []string{"NotoSansAdlam-Regular.ttf", "NotoSansAdlam-Bold.ttf", "NotoSansBengali-Bold.ttf"}, nil)})
+	if err != nil {
+		t.Fatalf("without Adlam and Bengali bold: %v", err)
+	}
+	for _, f := range st.Families() {
+		if f.Name == "Noto Sans Adlam" || f.Name == "Noto Sans Bengali" && f.Bold != nil {
+			t.Errorf("%s bold=%v is in the stack without its files", f.Name, f.Bold != nil)
 		}
 	}
 
@@ -298,5 +374,74 @@ func TestWriteFontconfig(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, "fonts", name)); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestSkippedFacesAddNothing: the stack covers every character that
+// Debian's Noto packages installed here draw. Each face of every Noto
+// file in DefaultDirs that the stack leaves out (other weights, serif and
+// UI styles, regional variants, the CJK collections' other faces,
+// families whose characters come earlier) has no letter, mark, number,
+// punctuation or symbol that a face of the stack lacks.
+func TestSkippedFacesAddNothing(t *testing.T) {
+	st := stack(t)
+	in := newCoverage()
+	used := map[string]bool{}
+	for _, f := range st.Faces() {
+		file, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		lds, err := ot.NewLoaders(file)
+		if err == nil {
+			_, err = in.add(lds[f.Index])
+		}
+		file.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", f.File, err)
+		}
+		used[fmt.Sprintf("%s#%d", f.Path, f.Index)] = true
+	}
+	files := 0
+	for _, dir := range DefaultDirs() {
+		paths, _ := filepath.Glob(filepath.Join(dir, "Noto*"))
+		for _, p := range paths {
+			fh, err := os.Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lds, err := ot.NewLoaders(fh)
+			if err != nil {
+				fh.Close()
+				continue // not a font file
+			}
+			files++
+			for i, ld := range lds {
+				if used[fmt.Sprintf("%s#%d", p, i)] {
+					continue
+				}
+				face := *in
+				face = slices.Clone(face)
+				if _, err := face.add(ld); err != nil {
+					t.Fatalf("%s face %d: %v", p, i, err)
+				}
+				var extra []rune
+				for k, w := range face {
+					for bit := range 64 {
+						r := rune(k*64 + bit)
+						if w&^(*in)[k]&(1<<bit) != 0 && unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S) {
+							extra = append(extra, r)
+						}
+					}
+				}
+				if len(extra) > 0 {
+					t.Errorf("%s face %d has %d characters the stack lacks: %q", filepath.Base(p), i, len(extra), string(extra[:min(len(extra), 20)]))
+				}
+			}
+			fh.Close()
+		}
+	}
+	if files < 200 {
+		t.Errorf("only %d Noto font files in %v: are Debian's Noto packages installed?", files, DefaultDirs())
 	}
 }

@@ -194,7 +194,7 @@ func goldenPNGs(d *drawing) []goldenPNG {
 	}
 	out = append(out, fileGoldens("issue22", paletteGoldens)...)
 	out = append(out, fileGoldens("issue22", kindGoldens)...)
-	return out
+	return append(out, scriptGoldenPNGs()...)
 }
 
 // itemPNG is the PNG golden of one item golden, kept under dir.

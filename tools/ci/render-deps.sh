@@ -2,12 +2,16 @@
 # Installs, only when missing, what PNG rendering needs: Chromium and the
 # font stack it draws with (libs/fontstack finds the files by path). Both
 # `make run` and `make test` call it; run as root or with sudo.
+# One marker file per package: fonts-noto-cjk (Noto Sans CJK), fonts-noto-core
+# (a Noto Sans face for every other script, the serif faces of the scripts
+# with no sans face, Noto Sans Symbols, Symbols2 and Math, Noto Music) and
+# fonts-noto-color-emoji. fonts-noto-extra adds only other weights.
 set -euo pipefail
 need=()
 [ -x /usr/lib/chromium/chromium ] || command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v fc-list >/dev/null 2>&1 || need+=(fontconfig)
 [ -e /usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc ] || need+=(fonts-noto-cjk)
-[ -e /usr/share/fonts/truetype/noto/NotoSansDevanagari-Bold.ttf ] || need+=(fonts-noto-core)
+[ -e /usr/share/fonts/truetype/noto/NotoSansSymbols2-Regular.ttf ] || need+=(fonts-noto-core)
 [ -e /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf ] || need+=(fonts-noto-color-emoji)
 if [ ${#need[@]} -gt 0 ]; then
   SUDO=""
