@@ -425,6 +425,7 @@ func TestSiteBrowserWalk(t *testing.T) {
 	poll(t, ctx, "the problem gone", fmt.Sprintf(`!document.querySelector('#lint li[data-lint=%q]')`, lintID))
 
 	do(t, ctx, "create an image link", chromedp.Click(chromedp.ID("make-link")), chromedp.WaitVisible(chromedp.ID("image-link")))
+	poll(t, ctx, "the image link made", `!document.getElementById("image-link").getAttribute("href").startsWith("#")`)
 	link := eval[string](t, ctx, `document.getElementById("image-link").href`)
 	if st, ct := fetchStatus(t, link); st != http.StatusOK || ct != "image/png" {
 		t.Fatalf("image link %s: %d %s", link, st, ct)
