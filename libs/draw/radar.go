@@ -152,7 +152,7 @@ func (d *radarChart) draw(c *canvas, area rect) {
 		fs      float64
 		stagger bool
 	}
-	tries := []try{{fs, false}, {fs, true}, {math.Max(fs*0.85, 9), true}, {math.Max(fs*0.75, 8), true}}
+	tries := []try{{fs, false}, {fs, true}, {math.Max(fs*0.85, minText), true}, {math.Max(fs*0.75, minText), true}}
 	var labels []radarLabel
 	var R, cx, cy float64
 	for ti, t := range tries {
