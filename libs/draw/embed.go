@@ -63,22 +63,26 @@ func (f *Fonts) UsedFaces(svg []byte) []FaceText {
 // usage collects the characters each face draws.
 type usage struct {
 	f *Fonts
-	// sets are by face index, two per face: regular, own bold face.
-	sets []runeSet
-	// ownBold marks the faces whose family has a bold face.
-	ownBold []bool
-	runes   []rune
+	// sets are the faces drawn with so far (a chart uses a few of the
+	// stack's faces), keyed by face index times two, plus one for a
+	// family's own bold face.
+	sets  []keyedSet
+	runes []rune
+}
+
+// keyedSet is one face's characters.
+type keyedSet struct {
+	key int
+	set runeSet
 }
 
 // runeSet is a set of characters: Latin-1 in a bitmap, the rest in a map.
 type runeSet struct {
-	used   bool
 	latin1 [4]uint64
 	more   map[rune]struct{}
 }
 
 func (s *runeSet) add(r rune) {
-	s.used = true
 	if r < 256 {
 		s.latin1[r>>6] |= 1 << (r & 63)
 		return
@@ -107,24 +111,36 @@ func (s *runeSet) sorted() []rune {
 	return out
 }
 
-func newUsage(f *Fonts) *usage {
-	n := len(f.regular.faces)
-	u := &usage{f: f, sets: make([]runeSet, 2*n), ownBold: make([]bool, n)}
-	for i := range n {
-		u.ownBold[i] = i < len(f.bold.faces) && f.bold.faces[i] != f.regular.faces[i]
+func newUsage(f *Fonts) *usage { return &usage{f: f} }
+
+// set is the characters of face fi in the weight drawn: a family without
+// a bold face draws bold text with its regular face.
+func (u *usage) set(fi int, bold bool) *runeSet {
+	k := 2 * fi
+	if bold && u.f.bold.faces[fi] != u.f.regular.faces[fi] {
+		k++
 	}
-	return u
+	for i := range u.sets {
+		if u.sets[i].key == k {
+			return &u.sets[i].set
+		}
+	}
+	u.sets = append(u.sets, keyedSet{key: k})
+	return &u.sets[len(u.sets)-1].set
 }
 
 // add counts one run of drawn text (XML-escaped, as in the SVG).
 func (u *usage) add(escaped []byte, bold bool) {
 	m := u.f.face(bold)
+	// The set of the last face used: consecutive characters mostly share
+	// one (it is fetched again, never kept across an append, when the
+	// face changes).
+	lastFace, last := -1, (*runeSet)(nil)
 	set := func(fi int, r rune) {
-		k := 2 * fi
-		if bold && u.ownBold[fi] {
-			k++
+		if fi != lastFace {
+			lastFace, last = fi, u.set(fi, bold)
 		}
-		u.sets[k].add(r)
+		last.add(r)
 	}
 	u.runes = unescapeRunes(u.runes[:0], escaped)
 	simple := true
@@ -167,17 +183,15 @@ func (u *usage) add(escaped []byte, bold bool) {
 
 // faces answers the sets as FaceTexts.
 func (u *usage) faces() []FaceText {
-	var out []FaceText
-	var fams []fontstack.Family
-	for k := range u.sets {
-		s := &u.sets[k]
-		if !s.used {
-			continue
-		}
-		if fams == nil {
-			fams = u.f.stack.Families()
-		}
-		fi, bold := k/2, k%2 == 1
+	if len(u.sets) == 0 {
+		return nil
+	}
+	slices.SortFunc(u.sets, func(a, b keyedSet) int { return a.key - b.key })
+	fams := u.f.stack.Families()
+	out := make([]FaceText, 0, len(u.sets))
+	for _, ks := range u.sets {
+		s := &ks.set
+		fi, bold := ks.key/2, ks.key%2 == 1
 		name := u.f.regular.faces[fi].name
 		i := slices.IndexFunc(fams, func(fam fontstack.Family) bool { return fam.Name == name })
 		if i < 0 {
