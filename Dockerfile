@@ -24,10 +24,12 @@ EXPOSE 8080
 ENTRYPOINT ["/usr/local/bin/chartd"]
 
 FROM debian:bookworm-slim AS render
-# Chromium and the font stack libs/fontstack measures with (DESIGN §7).
+# Chromium and the font stack libs/fontstack measures with (DESIGN §7);
+# HarfBuzz's hb-subset and woff2_compress cut the faces an SVG carries
+# (libs/subset; the Go binary has no cgo, so they run as tools).
 RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       chromium fontconfig fonts-dejavu-core fonts-liberation fonts-noto-core fonts-noto-cjk \
-      fonts-noto-color-emoji ca-certificates \
+      fonts-noto-color-emoji libharfbuzz-bin woff2 ca-certificates \
     && rm -rf /var/lib/apt/lists/* \
     && groupadd -g 65532 nonroot && useradd -u 65532 -g 65532 -d /tmp -s /usr/sbin/nologin -M nonroot
 # Chromium's own sandbox needs user namespaces, which the RuntimeDefault

@@ -1,6 +1,7 @@
 package draw
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"syscall"
@@ -10,6 +11,7 @@ import (
 	"chartd.dev/libs/chartspec"
 	"chartd.dev/libs/dataset"
 	"chartd.dev/libs/fontstack"
+	fontsubset "chartd.dev/libs/subset"
 )
 
 // bar30 is the 30-bar chart of the performance target: axes, a legend
@@ -43,7 +45,44 @@ func benchDraw(b *testing.B, in Input) {
 	}
 }
 
-func BenchmarkBar30(b *testing.B)         { benchDraw(b, bar30(fonts(b))) }
+func BenchmarkBar30(b *testing.B) { benchDraw(b, bar30(fonts(b))) }
+
+// BenchmarkBar30Embedded is the 30-bar chart as an SVG served to clients:
+// drawn, then its fonts embedded from a warm subset cache (budget 0.5 ms).
+func BenchmarkBar30Embedded(b *testing.B) {
+	in, sub := bar30(fonts(b)), subsets(b)
+	benchEmbed(b, in, func() Subsetter { return sub })
+}
+
+// BenchmarkBar30EmbeddedCold is BenchmarkBar30Embedded with an empty
+// cache each time: hb-subset and woff2_compress run for every face.
+func BenchmarkBar30EmbeddedCold(b *testing.B) {
+	in, tool := bar30(fonts(b)), subsetTool(b)
+	benchEmbed(b, in, func() Subsetter { return fontsubset.NewCache(tool, 1<<20, time.Minute) })
+}
+
+func benchEmbed(b *testing.B, in Input, sub func() Subsetter) {
+	ctx := context.Background()
+	svg, err := SVG(in)
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, err := in.Fonts.EmbedFonts(ctx, svg, sub()) // warm
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		svg, err := SVG(in)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := in.Fonts.EmbedFonts(ctx, svg, sub()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(out)-len(svg)), "font-bytes")
+}
 func BenchmarkScatter10000(b *testing.B)  { benchDraw(b, scatterN(fonts(b), 10000)) }
 func BenchmarkScatter100000(b *testing.B) { benchDraw(b, scatterN(fonts(b), 100000)) }
 func BenchmarkLine10000(b *testing.B)     { benchDraw(b, lineN(fonts(b), 10000)) }

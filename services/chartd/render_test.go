@@ -75,13 +75,50 @@ func renderScenario(t *testing.T, in instance) {
 		if a.status != 200 {
 			t.Fatalf("transparent: %d", a.status)
 		}
-		for _, bad := range []string{"render.svg?scale=2", "render.svg?scale=3", "render.gif", "render.svg?transparent=maybe", "render.svg?width=300"} {
+		for _, bad := range []string{"render.svg?scale=2", "render.svg?scale=3", "render.gif", "render.svg?transparent=maybe", "render.svg?width=300", "render.svg?fonts=maybe"} {
 			if a := pro.do("GET", "/api/v1/charts/"+ch.ID+"/"+bad, nil); a.errCode(t) != "invalid_request" {
 				t.Fatalf("%s: %d %s", bad, a.status, a.body)
 			}
 		}
 		if a := free.do("GET", "/api/v1/charts/"+ch.ID+"/render.svg", nil); a.status != 404 || a.errCode(t) != "not_found" {
 			t.Fatalf("another account: %d", a.status)
+		}
+	})
+
+	// An SVG answered to a client carries its fonts (DESIGN §7, "SVG
+	// fonts"); fonts=system leaves them out; both are one picture.
+	t.Run("svg carries its fonts", func(t *testing.T) {
+		const face = `@font-face{font-family:'Roboto';font-weight:400;src:url(data:font/woff2;base64,`
+		a := pro.do("GET", "/api/v1/charts/"+ch.ID+"/render.svg", nil)
+		sys := pro.do("GET", "/api/v1/charts/"+ch.ID+"/render.svg?fonts=system", nil)
+		if a.status != 200 || sys.status != 200 {
+			t.Fatalf("%d %d", a.status, sys.status)
+		}
+		wellFormed(t, a.body)
+		if !bytes.Contains(a.body, []byte(face)) || !bytes.Contains(a.body, []byte(`@font-face{font-family:'Roboto';font-weight:700;`)) {
+			t.Fatalf("no embedded Roboto regular and bold (the title) in %.400s", a.body)
+		}
+		if bytes.Contains(sys.body, []byte("@font-face")) || len(sys.body) >= len(a.body) {
+			t.Fatalf("fonts=system: %d bytes against %d, @font-face %v", len(sys.body), len(a.body), bytes.Contains(sys.body, []byte("@font-face")))
+		}
+		if csp := a.header.Get("Content-Security-Policy"); !strings.Contains(csp, "font-src data:") || !strings.Contains(csp, "sandbox") {
+			t.Errorf("CSP %q: the picture's own fonts must load, nothing else", csp)
+		}
+		if p := pro.do("GET", "/api/v1/charts/"+ch.ID+"/render.png?fonts=system", nil); p.status != 200 || p.header.Get("Content-Type") != "image/png" {
+			t.Errorf("png with fonts=system: %d %s", p.status, p.body)
+		}
+		_, before := accountUsage(t, pro)
+		data := "Team,Goals\nAlpha,3\nBeta,5\nGamma,2\n"
+		b := pro.do("POST", "/api/v1/render", map[string]any{"type": "bar", "data": data, "format": "svg"})
+		bs := pro.do("POST", "/api/v1/render", map[string]any{"type": "bar", "data": data, "format": "svg", "fonts": "system"})
+		if b.status != 200 || bs.status != 200 || !bytes.Contains(b.body, []byte(face)) || bytes.Contains(bs.body, []byte("@font-face")) {
+			t.Fatalf("render_image: %d %d, embedded %v, system %v", b.status, bs.status, bytes.Contains(b.body, []byte(face)), bytes.Contains(bs.body, []byte("@font-face")))
+		}
+		if _, after := accountUsage(t, pro); after != before-1 {
+			t.Errorf("image renders left %d → %d: with and without its fonts an SVG is one picture", before, after)
+		}
+		if e := pro.do("POST", "/api/v1/render", map[string]any{"type": "bar", "data": data, "format": "svg", "fonts": "web"}); e.errCode(t) != "invalid_request" || !strings.Contains(string(e.body), "embedded") {
+			t.Errorf("fonts web: %d %s", e.status, e.body)
 		}
 	})
 

@@ -38,6 +38,8 @@ type imageOptions struct {
 	height      int
 	transparent bool
 	name        string
+	// fonts is embedded or system (see fontsEmbedded).
+	fonts string
 	// svgOnly stops draw at the SVG of a PNG picture: its hash is known
 	// before Chromium is asked (image links answer 304 from it).
 	svgOnly bool
@@ -80,10 +82,17 @@ type BodyOptions struct {
 	Height      *int    `json:"height"`
 	Transparent *bool   `json:"transparent"`
 	Name        *string `json:"name"`
+	Fonts       *string `json:"fonts"`
 }
 
 func (b BodyOptions) options() (imageOptions, error) {
-	o := imageOptions{format: "png", scale: 1, name: "chart"}
+	o := imageOptions{format: "png", scale: 1, name: "chart", fonts: fontsEmbedded}
+	if b.Fonts != nil {
+		o.fonts = *b.Fonts
+	}
+	if err := checkFonts(o.fonts); err != nil {
+		return o, err
+	}
 	if b.Format != nil {
 		o.format = *b.Format
 	}
@@ -121,8 +130,9 @@ type picture struct {
 	body          []byte
 	contentType   string
 	width, height int
-	// svg is the drawing, and cssWidth/cssHeight its size before scale:
-	// what the rasterizer turns into a PNG.
+	// svg is the drawing with system fonts, and cssWidth/cssHeight its
+	// size before scale: what the rasterizer turns into a PNG, and what
+	// identifies the picture (body may carry the fonts besides).
 	svg                 []byte
 	cssWidth, cssHeight int
 	// notices say what the picture simplified (rows aggregated to fit its
@@ -170,15 +180,19 @@ func (s *Service) draw(ctx context.Context, p auth.Principal, spec *chartspec.Sp
 	}
 	pic := picture{body: svg, contentType: "image/svg+xml", width: w * o.scale, height: h * o.scale,
 		svg: svg, cssWidth: w, cssHeight: h, notices: drawn.Notices}
-	if o.format == "png" && !o.svgOnly {
+	if o.svgOnly {
+		return pic, nil
+	}
+	if o.format == "png" {
 		return s.rasterize(ctx, pic, o)
 	}
-	return pic, nil
+	return s.withFonts(ctx, pic, o)
 }
 
 // pictureHash identifies a picture for "each different picture counts once
 // a month": everything that determines the image is in its bytes and format.
-// (transparent is in the SVG bytes). It is also the PNG's key in the
+// (transparent is in the SVG bytes; an SVG with or without its fonts is
+// the same picture). It is also the PNG's key in the
 // image cache.
 func pictureHash(pic picture, o imageOptions) string {
 	h := sha256.New()
@@ -236,10 +250,15 @@ func writePicture(w http.ResponseWriter, r *http.Request, pic picture, o imageOp
 	h.Set("Cache-Control", "private, no-cache")
 	h.Set("X-Content-Type-Options", "nosniff")
 	// A picture is a document of its own: no script, no fetch, ever.
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox")
+	h.Set("Content-Security-Policy", PictureCSP)
 	w.WriteHeader(http.StatusOK)
 	w.Write(pic.body)
 }
+
+// PictureCSP is the Content-Security-Policy of a picture answered as a
+// document of its own: no script and no fetch, only its inline style and
+// the fonts it carries as data: URLs.
+const PictureCSP = "default-src 'none'; style-src 'unsafe-inline'; font-src data:; sandbox"
 
 // HeaderNotices carries what a picture simplified, as the JSON list of
 // notices ({code, message}) that create_chart and set_data answer, written
@@ -324,7 +343,7 @@ func (s *Service) thumbnail(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	o := imageOptions{format: "svg", scale: 1, name: "thumbnail"}
+	o := imageOptions{format: "svg", scale: 1, name: "thumbnail", fonts: fontsEmbedded}
 	o.width, o.height = thumbnailSize(spec)
 	pic, err := s.draw(r.Context(), p, spec, t, o)
 	if err != nil {
@@ -337,14 +356,20 @@ func (s *Service) thumbnail(w http.ResponseWriter, r *http.Request) error {
 // renderChart draws a saved chart (GET /charts/{id}/render.{format}); it
 // counts toward the daily renders.
 func (s *Service) renderChart(w http.ResponseWriter, r *http.Request) error {
-	if err := httpx.CheckQuery(r, "scale", "transparent"); err != nil {
+	if err := httpx.CheckQuery(r, "scale", "transparent", "fonts"); err != nil {
 		return err
 	}
 	p, err := auth.Require(r.Context())
 	if err != nil {
 		return err
 	}
-	o := imageOptions{format: mux.Vars(r)["format"], name: "chart"}
+	o := imageOptions{format: mux.Vars(r)["format"], name: "chart", fonts: fontsEmbedded}
+	if r.URL.Query().Has("fonts") {
+		o.fonts = r.URL.Query().Get("fonts")
+	}
+	if err := checkFonts(o.fonts); err != nil {
+		return err
+	}
 	if err := checkFormat(o.format); err != nil {
 		return err
 	}

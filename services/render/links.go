@@ -344,7 +344,7 @@ func (s *Service) image(w http.ResponseWriter, r *http.Request) error {
 			return errNoImage(err)
 		}
 	}
-	o := imageOptions{format: l.Format, scale: l.Scale, width: l.Width, height: l.Height, transparent: l.Transparent, name: "chart", svgOnly: true}
+	o := imageOptions{format: l.Format, scale: l.Scale, width: l.Width, height: l.Height, transparent: l.Transparent, name: "chart", fonts: fontsEmbedded, svgOnly: true}
 	pic, err := s.draw(r.Context(), p, spec, t, o)
 	if err != nil {
 		return errNoImage(err)
@@ -381,15 +381,18 @@ func (s *Service) image(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	if o.format == "png" {
-		if pic, err = s.rasterize(r.Context(), pic, o); err != nil {
-			return err
-		}
+		pic, err = s.rasterize(r.Context(), pic, o)
+	} else {
+		pic, err = s.withFonts(r.Context(), pic, o)
+	}
+	if err != nil {
+		return err
 	}
 	h.Set("Content-Type", pic.contentType)
 	h.Set("Content-Length", strconv.Itoa(len(pic.body)))
 	h.Set("Content-Disposition", mime.FormatMediaType("inline", map[string]string{"filename": "chart." + o.format}))
 	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox")
+	h.Set("Content-Security-Policy", PictureCSP)
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
 		w.Write(pic.body)

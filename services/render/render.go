@@ -47,6 +47,9 @@ type Config struct {
 	// by their estimate; a render waits for its share up to the raster
 	// deadline, then is refused as busy.
 	DrawBudgetMiB int
+	// FontCacheMiB caps the font subsets kept for SVGs that carry their
+	// fonts, by face and character set.
+	FontCacheMiB int
 	// TrustedProxies are the proxies in front of the service (the ingress
 	// controller's pods, which send /img here): behind one of them the
 	// client address of the image links' per-address limit is read from
@@ -65,6 +68,7 @@ func (c *Config) RegisterFlags(service string, fs *flag.FlagSet) {
 	c.Raster.RegisterFlags(service, fs)
 	fs.IntVar(&c.ImageCacheMiB, service+".image-cache-mib", 512, "size of the PNG cache on disk, in MiB (embedded image store)")
 	c.Links.RegisterFlags(service, fs)
+	fs.IntVar(&c.FontCacheMiB, service+".font-cache-mib", 64, "font subsets kept for SVGs that carry their fonts, in MiB")
 	fs.IntVar(&c.DrawBudgetMiB, service+".draw-budget-mib", 160, "memory the drawings in flight may hold together, by their estimate, in MiB; larger renders wait their turn")
 	fs.Var(&c.TrustedProxies, service+".trusted-proxies", clientip.FlagUsage)
 }
@@ -76,6 +80,9 @@ type Deps struct {
 	Catalog *charts.Catalog
 	Ops     *chartspec.Ops
 	Fonts   *draw.Fonts
+	// Subsets cuts the faces an SVG carries; nil builds hb-subset and
+	// woff2_compress behind a cache of Config.FontCacheMiB.
+	Subsets draw.Subsetter
 	// Charts reads chart aggregates from their owner, the chart service.
 	Charts aggregate.Source
 	// Brand reads the account's brand palette when an op names it.
@@ -116,6 +123,8 @@ type Service struct {
 	writers sync.WaitGroup
 	// admit bounds the memory of the drawings in flight.
 	admit *admission
+	// subsets cuts the faces SVG answers carry, and keeps them.
+	subsets draw.Subsetter
 }
 
 // The counter keys of an account.
@@ -144,7 +153,17 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	if cfg.Raster.Deadline <= 0 {
 		cfg.Raster.Deadline = raster.DefaultConfig().Deadline
 	}
-	svc := &Service{cfg: cfg, deps: deps, charts: loader, metrics: m, puts: make(chan struct{}, 32), errs: cfg.Site.Errors(deps.Log),
+	if cfg.FontCacheMiB <= 0 {
+		cfg.FontCacheMiB = 64
+	}
+	if deps.Subsets == nil {
+		c, err := newSubsets(cfg.FontCacheMiB)
+		if err != nil {
+			return nil, fmt.Errorf("render service: %w", err)
+		}
+		deps.Subsets = c
+	}
+	svc := &Service{subsets: deps.Subsets, cfg: cfg, deps: deps, charts: loader, metrics: m, puts: make(chan struct{}, 32), errs: cfg.Site.Errors(deps.Log),
 		admit: newAdmission(cfg.DrawBudgetMiB, cfg.Raster.Deadline)}
 	if cfg.TrustedProxies.Enabled() {
 		deps.Log.Info("render: image-link client addresses are read from X-Forwarded-For behind these trusted proxies (-render.trusted-proxies)",

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs, only when missing, what PNG rendering needs: Chromium and the
-# font stack it draws with (libs/fontstack finds the files by path). Both
+# Installs, only when missing, what rendering needs: Chromium and the
+# font stack it draws with (libs/fontstack finds the files by path), and
+# the font subsetter and WOFF2 encoder that SVGs carry their fonts with
+# (libs/subset: hb-subset, woff2_compress). Both
 # `make run` and `make test` call it; run as root or with sudo.
 # One marker file per package: fonts-noto-cjk (Noto Sans CJK), fonts-noto-core
 # (a Noto Sans face for every other script, the serif faces of the scripts
@@ -13,10 +15,12 @@ command -v fc-list >/dev/null 2>&1 || need+=(fontconfig)
 [ -e /usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc ] || need+=(fonts-noto-cjk)
 [ -e /usr/share/fonts/truetype/noto/NotoSansSymbols2-Regular.ttf ] || need+=(fonts-noto-core)
 [ -e /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf ] || need+=(fonts-noto-color-emoji)
+command -v hb-subset >/dev/null 2>&1 || need+=(libharfbuzz-bin)
+command -v woff2_compress >/dev/null 2>&1 || need+=(woff2)
 if [ ${#need[@]} -gt 0 ]; then
   SUDO=""
   [ "$(id -u)" -eq 0 ] || SUDO=sudo
-  echo "installing for PNG rendering: ${need[*]} (about a minute)"
+  echo "installing for rendering: ${need[*]} (about a minute)"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
 fi

@@ -386,7 +386,7 @@ func (s *Site) thumbnail(w http.ResponseWriter, r *http.Request) error {
 	h.Set("Cache-Control", "private, max-age=86400")
 	h.Set("Vary", "Cookie")
 	// A picture is a document of its own: no script, no fetch, ever.
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox")
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; font-src data:; sandbox")
 	w.WriteHeader(http.StatusOK)
 	_, err = io.WriteString(w, th.SVG)
 	if err != nil {
