@@ -88,6 +88,9 @@ func numberCases(f *Fonts) []goldenCase {
 		table(txt("c1", "From", "Imported natural gas and liquefied natural gas", "Domestic coal and lignite mining", "Imported natural gas and liquefied natural gas", "Wind, solar and hydroelectric generation", "Electricity from the national grid", "Electricity from the national grid"),
 			txt("c2", "To", "Electricity from the national grid", "Electricity from the national grid", "Residential and commercial heating", "Electricity from the national grid", "Industry and manufacturing", "Households and small businesses"),
 			num("c3", "TWh", 120, 80, 95, 140, 190, 150)), labels, func(in *Input) { in.Width, in.Height = 700, 450 })
+	add("text-radar-long-axes", testSpec("radar", nil, nil),
+		table(txt("c1", "Skill", "Customer communication and empathy", "Technical troubleshooting", "Product knowledge", "Time management and prioritisation", "Written documentation quality", "Team collaboration"),
+			num("c2", "Ana", 8, 6, 9, 7, 5, 8), num("c3", "Ben", 6, 9, 7, 5, 8, 6)), func(in *Input) { in.Width, in.Height = 420, 320 })
 	return cases
 }
 

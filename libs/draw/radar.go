@@ -70,11 +70,16 @@ func (d *radarChart) legend(c *canvas, area rect) rect {
 
 // radarLabel is an axis name placed around the outside.
 type radarLabel struct {
-	text   string
-	x, y   float64 // anchor point, baseline
+	text string
+	// lines are a long name wrapped to two lines (nil: one line, text)
+	lines  []string
+	x, y   float64 // anchor point, baseline of the first line
 	anchor string
 	w      float64
 }
+
+// radarLineH is the line height of a wrapped axis name.
+func radarLineH(fs float64) float64 { return fs * 1.15 }
 
 // box is the label's extent: left, top, right, bottom.
 func (l radarLabel) box(fs float64) (float64, float64, float64, float64) {
@@ -85,7 +90,11 @@ func (l radarLabel) box(fs float64) (float64, float64, float64, float64) {
 	case "end":
 		x0 -= l.w
 	}
-	return x0, l.y - fs*0.8, x0 + l.w, l.y + fs*0.25
+	extra := 0.0
+	if n := len(l.lines); n > 1 {
+		extra = float64(n-1) * radarLineH(fs)
+	}
+	return x0, l.y - fs*0.8, x0 + l.w, l.y + fs*0.25 + extra
 }
 
 // placeLabels puts the axis names outside radius R, anchored away from
@@ -118,8 +127,25 @@ func (d *radarChart) placeLabels(c *canvas, area rect, cx, cy, R, fs float64, st
 		case sin >= -0.3:
 			lb.y += c.mid(fs)
 		}
-		lb.text = c.fonts.Truncate(l, fs, false, math.Max(room, 0))
-		lb.w = c.measure(lb.text, fs, false)
+		// a long name wraps to two lines before it is cut; a word too
+		// wide for the room is cut, never broken
+		lines := c.fitLines(l, fs, false, math.Max(room, 0), 2)
+		if len(lines) > 1 && splitsWord(l, lines) {
+			lines = c.fitLines(l, fs, false, math.Max(room, 0), 1)
+		}
+		if len(lines) > 0 {
+			lb.text = lines[0]
+		}
+		lb.w = c.linesWidth(lines, fs, false)
+		if n := len(lines); n > 1 {
+			lb.lines = lines
+			switch {
+			case sin < -0.3: // above the circle: the block grows upwards
+				lb.y -= float64(n-1) * radarLineH(fs)
+			case sin <= 0.3: // beside it: centred on the spoke
+				lb.y -= float64(n-1) * radarLineH(fs) / 2
+			}
+		}
 		out[i] = lb
 	}
 	return out
@@ -309,7 +335,7 @@ func (d *radarChart) draw(c *canvas, area rect) {
 	}
 	// every ring's value, between the first two spokes and over the
 	// series with a halo, so no shape hides it
-	tickFs := c.fsLabel * 0.95
+	tickFs := math.Max(minText, c.fsLabel*0.95)
 	half := math.Pi / float64(max(d.n, 2))
 	w.s(`<g class="ticks"`)
 	if !c.transparent {
@@ -329,6 +355,10 @@ func (d *radarChart) draw(c *canvas, area rect) {
 	// axis labels around the outside
 	w.s(`<g class="axes">`)
 	for _, l := range labels {
+		if l.lines != nil {
+			c.textLines(l.x, l.y, l.lines, radarLineH(fs), textStyle{size: fs, fill: inkLabel, anchor: l.anchor})
+			continue
+		}
 		c.text(l.x, l.y, l.text, textStyle{size: fs, fill: inkLabel, anchor: l.anchor})
 	}
 	w.s(`</g>`)

@@ -158,6 +158,8 @@ var issue22Goldens = []itemGolden{
 	{"item1-pie-sliver", "a sliver reads 0.04%, not 0%", "numbers-pie-sliver"},
 	{"item6-long-title", "a 230-character title wraps to four lines at 500×400, not cut", "text-long-title-500x400"},
 	{"item6-min-text", "50 rows: 9 px at least, every 2nd row named, the notice says how tall", "bar-50-horizontal-labels"},
+	{"item6-sankey-names", "sankey node names wrap to their node's height instead of being cut", "text-sankey-long-names"},
+	{"item6-radar-names", "radar axis names wrap to two lines before they are cut", "text-radar-long-axes"},
 	{"item8-net-total", "stacked gains and losses: the net-total line named in the legend, its label off the line", "bar-stacked-negatives"},
 	{"item8-footer-source", "a Chinese source keeps its own 来源, no English Source: in front", "footer-source-as-written"},
 	{"item8-scatter-names", "scatter points named by the name column, never overlapping", "scatter-named-points"},
