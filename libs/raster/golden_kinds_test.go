@@ -4,7 +4,7 @@ package raster
 // makes; years and dates) and its small items on histograms and heatmaps,
 // one SVG golden of libs/draw each, drawn to PNG as the render service
 // does (testdata/png/issue22/key-golden.png).
-var kindGoldens = []struct{ key, item, golden string }{
+var kindGoldens = []itemGolden{
 	{"item04a", "a wide table (correlation matrix) is rows × columns", "heatmap-wide-matrix"},
 	{"item04b", "a diverging palette asked for is used, centred on zero", "heatmap-red-blue-asked"},
 	{"item04c", "values on both sides of zero never get a one-hue ramp", "heatmap-mixed-sign"},

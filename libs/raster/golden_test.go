@@ -189,13 +189,11 @@ func goldenPNGs(d *drawing) []goldenPNG {
 	for _, set := range []struct {
 		dir   string
 		items []itemGolden
-	}{{"issue13", itemGoldens}, {"issue22", issue22Goldens}} {
+	}{{"issue13", itemGoldens}, {"issue22", issue22Goldens}, {"issue22", paletteGoldens}, {"issue22", kindGoldens}} {
 		for _, it := range set.items {
 			out = append(out, itemPNG(set.dir, it))
 		}
 	}
-	out = append(out, fileGoldens("issue22", paletteGoldens)...)
-	out = append(out, fileGoldens("issue22", kindGoldens)...)
 	return append(out, scriptGoldenPNGs()...)
 }
 
