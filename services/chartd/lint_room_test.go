@@ -202,14 +202,22 @@ type chartTarget struct {
 	url, token string
 	p          auth.Principal
 	logs       *syncBuffer
+	app        *App
 }
 
 func startChartTarget(t *testing.T, renderURL string, extra ...string) chartTarget {
 	t.Helper()
 	dir := t.TempDir()
 	token := "chart-alone-internal-token-0123456789"
+	// The brand service answers its readiness only: lint calls it not.
+	brandSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/readyz" {
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(brandSrv.Close)
 	args := append([]string{"-target=chart", "-data-dir", dir, "-internal-token", token, "-public-url", "http://127.0.0.1:9",
-		"-brand-url", "http://" + freeAddr(t), "-render-url", renderURL}, extra...)
+		"-brand-url", brandSrv.URL, "-render-url", renderURL}, extra...)
 	cfg, err := ParseConfig(args, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
@@ -234,7 +242,7 @@ func startChartTarget(t *testing.T, renderURL string, extra ...string) chartTarg
 	if err != nil {
 		t.Fatal(err)
 	}
-	return chartTarget{url: srv.URL, token: token, p: auth.Principal{AccountID: a.ID, Plan: "pro"}, logs: logs}
+	return chartTarget{url: srv.URL, token: token, p: auth.Principal{AccountID: a.ID, Plan: "pro"}, logs: logs, app: app}
 }
 
 // call sends a request to the chart service and answers its status, its
@@ -268,9 +276,19 @@ func (c chartTarget) call(t *testing.T, method, path string, body any) (int, []b
 	return resp.StatusCode, data, time.Since(began)
 }
 
+// TestChartTargetNeedsRenderURL: run apart, the chart target is told
+// where render is, as for every service it calls.
+func TestChartTargetNeedsRenderURL(t *testing.T) {
+	_, err := ParseConfig([]string{"-target=chart", "-internal-token=0123456789abcdef0", "-brand-url=http://10.0.0.1:9"}, func(string) string { return "" })
+	if err == nil || !strings.Contains(err.Error(), "-render-url") {
+		t.Fatalf("missing render url not reported: %v", err)
+	}
+}
+
 // TestLintWithoutRender: with the render service unreachable, or there but
-// never answering, lint still answers its other problems, without the
-// layout ones, within the layout timeout, and logs why.
+// never answering, the chart target is ready and lint still answers its
+// other problems, without the layout ones, within the layout timeout, and
+// logs why.
 func TestLintWithoutRender(t *testing.T) {
 	const timeout = 300 * time.Millisecond
 	// Slack for a loaded machine; without the bound the hanging render
@@ -299,6 +317,13 @@ func TestLintWithoutRender(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := startChartTarget(t, tt.renderURL, "-chart.layout-timeout="+timeout.String())
+			// Lint does without render, so the chart target is ready
+			// without it (and render, which calls chart, can start after).
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := c.app.Ready(ctx); err != nil {
+				t.Errorf("the chart target is not ready without render: %v", err)
+			}
 			status, body, took := c.call(t, "POST", "/api/v1/charts", map[string]any{"type": "bar", "data": rowsCSV(50), "ops": []any{horizontal, sizeOp(800, 600)}})
 			if status != 201 {
 				t.Fatalf("create: %d %s", status, body)
