@@ -195,6 +195,12 @@ func TestLintNeedsRoomEmbedded(t *testing.T) {
 	roomScenario(t, startAll(t, "-chart.layout-timeout=20s"))
 }
 
+// TestLintNeedsRoomPostgresRedis: the version lint holds and the version
+// render draws agree on PostgreSQL's timestamps too.
+func TestLintNeedsRoomPostgresRedis(t *testing.T) {
+	roomScenario(t, startAll(t, append(clusterFlags(t), "-chart.layout-timeout=20s")...))
+}
+
 // chartTarget is a chart service run alone (-target=chart) in this
 // process, its render service at renderURL, answering on a loopback
 // server; call sends the internal headers of a pro account in its store.
