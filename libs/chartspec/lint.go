@@ -98,6 +98,7 @@ func Checks() []Check {
 		{CheckTooManySeries, Warn, fmt.Sprintf("more than %d series, more colours than a reader can match to the legend; show fewer, highlight a few, or use small multiples", MaxSeries)},
 		{CheckTooManyCategories, Warn, fmt.Sprintf("a bar chart with more than %d bars", MaxBars)},
 		{CheckLongLabels, Info, fmt.Sprintf("category labels over %d characters under vertical bars; horizontal bars fit them", MaxLabelRunes)},
+		{CheckNeedsRoom, Warn, "text the chart is too small for: a title cut after its lines, or categories named in smaller type or only every nth; the message names the size that holds it (setSize). Found by drawing the chart, so it is left out while the render service is away"},
 		{CheckUnsortedLineX, Info, "line rows not in x order"},
 		{CheckDuplicateLineX, Warn, "a line whose x values repeat, so it zigzags; aggregate per x"},
 		{CheckOverplotting, Warn, "a scatter plot whose points hide each other; lower opacity and point size"},

@@ -193,7 +193,9 @@ func TestLintChecksFireAndStayQuiet(t *testing.T) {
 		})
 	}
 	for id := range ids {
-		if !fired[id] {
+		// needs-room comes from drawing (TestLayoutProblems, and the chartd
+		// tests against a running render service), not from Lint.
+		if !fired[id] && id != CheckNeedsRoom {
 			t.Errorf("no case shows %s firing", id)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"chartd.dev/libs/aggregate"
 	"chartd.dev/libs/auth"
 	"chartd.dev/libs/chartspec"
+	"chartd.dev/libs/dataset"
 	"chartd.dev/libs/store"
 )
 
@@ -116,6 +117,30 @@ func (c Render) Thumbnail(ctx context.Context, p auth.Principal, id string) (Thu
 	}
 	var out Thumbnail
 	err := c.Do(ctx, p, http.MethodGet, "/internal/v1/charts/"+url.PathEscape(id)+"/thumbnail", nil, &out)
+	return out, err
+}
+
+// Layout is what drawing a saved chart at its own size had to cut or
+// shrink: the drawing's notices (draw's codes, such as needs_more_room),
+// which only the render service, holding the fonts, can measure.
+type Layout struct {
+	// UpdatedAt is the version of the chart drawn (its updated_at), so a
+	// caller can tell a layout of the version it holds from a newer one.
+	UpdatedAt time.Time `json:"updated_at"`
+	// Notices are the drawing's notices, in the order it made them; empty
+	// when everything fits.
+	Notices []dataset.Notice `json:"notices"`
+}
+
+// Layout draws one of p's saved charts at its own size, as a render of it
+// would, and answers the drawing's notices; it counts toward none of the
+// account's render allowances. Another account's chart is not_found.
+func (c Render) Layout(ctx context.Context, p auth.Principal, id string) (Layout, error) {
+	if !aggregate.ValidID(id) {
+		return Layout{}, aggregate.NotFound(id)
+	}
+	var out Layout
+	err := c.Do(ctx, p, http.MethodGet, "/internal/v1/charts/"+url.PathEscape(id)+"/layout", nil, &out)
 	return out, err
 }
 

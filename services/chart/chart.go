@@ -5,10 +5,13 @@
 package chart
 
 import (
+	"context"
+	"flag"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/gorilla/mux"
 
@@ -27,7 +30,31 @@ import (
 const Name = "chart"
 
 // Config is the chart service's settings: its flags are -chart.*.
-type Config = aggregate.ReaderConfig
+type Config struct {
+	aggregate.ReaderConfig
+	// LayoutTimeout bounds the wait for the render service's layout of a
+	// chart in lint (Deps.Layouts); past it, or with the render service
+	// away, lint answers its other problems without the layout ones.
+	LayoutTimeout time.Duration
+}
+
+// DefaultLayoutTimeout is LayoutTimeout when none is set: a drawing takes
+// milliseconds, so a second means the render service is away or swamped.
+const DefaultLayoutTimeout = time.Second
+
+// RegisterFlags declares the service's flags under its name.
+func (c *Config) RegisterFlags(service string, fs *flag.FlagSet) {
+	c.ReaderConfig.RegisterFlags(service, fs)
+	fs.DurationVar(&c.LayoutTimeout, service+".layout-timeout", DefaultLayoutTimeout,
+		"how long lint waits for the render service to draw a chart for its layout problems (text cut or shrunk); past it lint answers without them")
+}
+
+// Layouts draws saved charts and answers what each drawing cut or shrank:
+// the render service's internal API (clients.Render), which alone holds
+// the fonts that measure text.
+type Layouts interface {
+	Layout(ctx context.Context, p auth.Principal, id string) (clients.Layout, error)
+}
 
 // Deps are the parts the service is built from.
 type Deps struct {
@@ -39,7 +66,10 @@ type Deps struct {
 	Docs *docsite.Site
 	// Brand reads the account's brand palette when an op names it.
 	Brand clients.Brand
-	Log   *slog.Logger
+	// Layouts draws a saved chart for lint's layout problems (needs-room);
+	// nil leaves them out.
+	Layouts Layouts
+	Log     *slog.Logger
 }
 
 // Service is the chart service.
@@ -58,6 +88,9 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	loader, err := aggregate.NewLoader(aggregate.Store{Charts: deps.Charts}, cfg.Tables)
 	if err != nil {
 		return nil, fmt.Errorf("chart service: %w", err)
+	}
+	if cfg.LayoutTimeout <= 0 {
+		cfg.LayoutTimeout = DefaultLayoutTimeout
 	}
 	return &Service{cfg: cfg, deps: deps, siteURL: strings.TrimRight(cfg.PublicURL, "/"), charts: loader}, nil
 }

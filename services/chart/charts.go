@@ -138,7 +138,7 @@ func (s *Service) create(w http.ResponseWriter, r *http.Request) error {
 		return fmt.Errorf("create chart: %w", err)
 	}
 	s.charts.Remember(p.AccountID, c.ID, spec.DataVersion, format, table)
-	warnings, err := s.lint(r.Context(), spec, table)
+	warnings, err := s.lint(r.Context(), saved{p: p, id: c.ID, updatedAt: c.UpdatedAt}, spec, table)
 	if err != nil {
 		return err
 	}
@@ -241,7 +241,7 @@ func (s *Service) get(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	st, err := s.state(r.Context(), l)
+	st, err := s.state(r.Context(), p, l)
 	if err != nil {
 		return err
 	}

@@ -68,7 +68,7 @@ func (s *Service) applyOps(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	warnings, err := s.lint(r.Context(), spec, after)
+	warnings, err := s.lint(r.Context(), saved{p: p, id: c.ID, updatedAt: c.UpdatedAt}, spec, after)
 	if err != nil {
 		return err
 	}
@@ -88,7 +88,7 @@ func (s *Service) lintChart(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	problems, err := s.lint(r.Context(), l.Spec, afterSteps(l.Spec, l.Table))
+	problems, err := s.lint(r.Context(), saved{p: p, id: l.Stored.ID, updatedAt: l.Stored.UpdatedAt}, l.Spec, afterSteps(l.Spec, l.Table))
 	if err != nil {
 		return err
 	}

@@ -91,7 +91,7 @@ func (s *Service) setData(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	s.charts.Remember(p.AccountID, c.ID, version, format, table)
-	warnings, err := s.lint(r.Context(), rb.Spec, afterSteps(rb.Spec, table))
+	warnings, err := s.lint(r.Context(), saved{p: p, id: c.ID, updatedAt: c.UpdatedAt}, rb.Spec, afterSteps(rb.Spec, table))
 	if err != nil {
 		return err
 	}

@@ -1,12 +1,15 @@
 package chart
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"chartd.dev/libs/aggregate"
+	"chartd.dev/libs/auth"
 	"chartd.dev/libs/chartspec"
 	"chartd.dev/libs/dataset"
 )
@@ -35,13 +38,13 @@ type State struct {
 
 // state builds the chart state; it stops once ctx ends (the client has
 // gone), between the steps, the roles and the lint.
-func (s *Service) state(ctx context.Context, l *aggregate.Chart) (State, error) {
+func (s *Service) state(ctx context.Context, p auth.Principal, l *aggregate.Chart) (State, error) {
 	after := afterSteps(l.Spec, l.Table)
 	if err := ctx.Err(); err != nil {
 		return State{}, fmt.Errorf("chart state: %w", err)
 	}
 	roles := s.roles(l.Spec, after)
-	warnings, err := s.lint(ctx, l.Spec, after)
+	warnings, err := s.lint(ctx, saved{p: p, id: l.Stored.ID, updatedAt: l.Stored.UpdatedAt}, l.Spec, after)
 	if err != nil {
 		return State{}, err
 	}
@@ -109,17 +112,33 @@ func (s *Service) roles(spec *chartspec.Spec, t *dataset.Table) []string {
 	return out
 }
 
-// lint answers the chart's readability problems, never nil, or ctx's
-// error once the client has gone.
-func (s *Service) lint(ctx context.Context, spec *chartspec.Spec, after *dataset.Table) ([]Problem, error) {
+// lint answers the readability problems of v, the saved chart whose spec
+// and data after steps are given: chartspec's checks and, from the render
+// service's drawing of v, the layout ones (startLayout), warns first;
+// never nil. It fails only with ctx's error once the client has gone.
+func (s *Service) lint(ctx context.Context, v saved, spec *chartspec.Spec, after *dataset.Table) ([]Problem, error) {
+	layout := s.startLayout(ctx, v)
 	p, err := chartspec.LintContext(ctx, spec, after, chartspec.LintEnv{Catalog: s.deps.Catalog})
 	if err != nil {
+		layout()
 		return nil, err
+	}
+	if drawn := layout(); len(drawn) > 0 {
+		p = append(p, drawn...)
+		slices.SortStableFunc(p, func(a, b Problem) int { return cmp.Compare(infoRank(a), infoRank(b)) })
 	}
 	if p == nil {
 		return []Problem{}, nil
 	}
 	return p, nil
+}
+
+// infoRank orders warns before everything else.
+func infoRank(p Problem) int {
+	if p.Level == chartspec.Warn {
+		return 0
+	}
+	return 1
 }
 
 // FullSpec is the `spec` member of get_chart?include=spec (DESIGN §7).

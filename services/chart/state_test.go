@@ -9,6 +9,7 @@ import (
 
 	"chartd.dev/charts"
 	"chartd.dev/libs/aggregate"
+	"chartd.dev/libs/auth"
 	"chartd.dev/libs/chartspec"
 	"chartd.dev/libs/dataset"
 )
@@ -81,7 +82,7 @@ func TestStateStopsWhenTheClientHasGone(t *testing.T) {
 			if tt.cancel {
 				cancel()
 			}
-			st, err := s.state(ctx, l)
+			st, err := s.state(ctx, auth.Principal{}, l)
 			if !errors.Is(err, tt.wantErr) || (err == nil && (st.ColumnCount != 50 || len(st.Roles) != 2)) {
 				t.Fatalf("state answered %+v, %v", st.Roles, err)
 			}

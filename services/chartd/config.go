@@ -168,7 +168,7 @@ func (c Config) Validate() error {
 		// an oversized request gets.
 		bad("-gateway.max-header-bytes %d: want %d to %d", c.Gateway.MaxHeaderBytes, 4<<10, serverMaxHeaderBytes/2)
 	}
-	for _, name := range calls(c.Target) {
+	for _, name := range urlsNeeded(c.Target) {
 		v := c.URLs[name]
 		if u, err := url.Parse(v); v == "" || err != nil || u.Host == "" {
 			bad("-%s-url %q: -target=%s calls the %s service and needs its URL", name, v, c.Target, name)

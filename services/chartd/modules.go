@@ -77,8 +77,15 @@ type service struct {
 	routes []route.Route
 	// needs are the modules the service is built on.
 	needs []string
-	// calls are the services it calls; in split mode each needs a URL.
+	// calls are the services it calls; in split mode each needs a URL and
+	// is part of its readiness.
 	calls []string
+	// degradedWithout are services it calls for a part of its answers it
+	// gives without them while they are away (the chart service's lint
+	// asks the render service for layout problems): in split mode each
+	// needs a URL, but is no part of its readiness (render calls chart, so
+	// readiness checks both ways would never turn ready).
+	degradedWithout []string
 	// flags registers the service's own prefixed flags on the config.
 	flags func(c *Config, fs *flag.FlagSet)
 	// init builds the service's handler.
@@ -89,7 +96,7 @@ type service struct {
 // to all the others.
 func services() []service {
 	return []service{
-		{name: chart.Name, routes: chart.Routes(), needs: []string{modStore, modCatalog, modOps, modDocs}, calls: []string{brand.Name},
+		{name: chart.Name, routes: chart.Routes(), needs: []string{modStore, modCatalog, modOps, modDocs}, calls: []string{brand.Name}, degradedWithout: []string{render.Name},
 			flags: func(c *Config, fs *flag.FlagSet) { c.Chart.RegisterFlags(chart.Name, fs) }, init: (*App).initChart},
 		{name: data.Name, routes: data.Routes(), calls: []string{chart.Name},
 			flags: func(c *Config, fs *flag.FlagSet) { c.Data.RegisterFlags(data.Name, fs) }, init: (*App).initData},
@@ -121,10 +128,18 @@ func targetNames() []string {
 }
 
 // calls lists the services a target calls over the network when it runs
-// alone (in -target=all every call stays in the process).
+// alone and needs ready to be ready itself (in -target=all every call
+// stays in the process).
 func calls(target string) []string {
 	s, _ := serviceNamed(target)
 	return s.calls
+}
+
+// urlsNeeded lists the services whose URL a target needs when it runs
+// alone: those it calls, needed or not.
+func urlsNeeded(target string) []string {
+	s, _ := serviceNamed(target)
+	return append(slices.Clone(s.calls), s.degradedWithout...)
 }
 
 // moduleDeps declares, for every module and target, what must be built
@@ -474,7 +489,7 @@ func (a *App) initChart(ctx context.Context) (http.Handler, error) {
 	cfg := a.cfg.Chart
 	cfg.Site = a.site()
 	s, err := chart.New(cfg, chart.Deps{Charts: a.store, Catalog: a.catalog, Log: a.tel.Log, Ops: a.ops, Docs: a.docs,
-		Brand: clients.Brand{Base: a.client(brand.Name)}})
+		Brand: clients.Brand{Base: a.client(brand.Name)}, Layouts: clients.Render{Base: a.client(render.Name)}})
 	if err != nil {
 		return nil, err
 	}

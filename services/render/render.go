@@ -187,6 +187,7 @@ func Endpoints() []route.Endpoint[*Service] {
 		{Route: route.Route{Op: "get_image", Method: http.MethodGet, Path: imageRoute, Access: route.Direct}, Handle: (*Service).image},
 		{Route: route.Route{Op: "render_usage", Method: http.MethodGet, Path: "/internal/v1/usage", Access: route.Internal}, Handle: (*Service).usage},
 		{Route: route.Route{Op: "render_thumbnail", Method: http.MethodGet, Path: "/internal/v1/charts/{id}/thumbnail", Access: route.Internal}, Handle: (*Service).thumbnail},
+		{Route: route.Route{Op: "render_layout", Method: http.MethodGet, Path: "/internal/v1/charts/{id}/layout", Access: route.Internal}, Handle: (*Service).layout},
 	}
 }
 

@@ -102,7 +102,7 @@ livenessProbe:
       {{- include "chartd.selectorLabels" . | nindent 6 }}
 {{- end -}}
 
-{{/* What each service needs and calls; keep in line with services() in services/chartd/modules.go. */}}
+{{/* What each service needs and calls (calls and degradedWithout); keep in line with services() in services/chartd/modules.go. */}}
 {{- define "chartd.topology" -}}
 needs:
   gateway: [postgres, redis]
@@ -112,7 +112,7 @@ needs:
   render: [postgres, redis, s3]
 calls:
   gateway: [chart, data, brand, render]
-  chart: [brand]
+  chart: [brand, render]
   data: [chart]
   brand: []
   render: [chart, brand]
