@@ -202,6 +202,8 @@ func TestSiteEditorDownloadAndEmbed(t *testing.T) {
 			t.Errorf("copied %q, shown %q", copied, code)
 		}
 
+		axeCheck(t, ctx, "the editor with the embed code")
+
 		// A fresh browser context: no cookie, no session.
 		fresh, cancel := chromedp.NewContext(ctx, chromedp.WithNewBrowserContext())
 		defer cancel()
@@ -268,7 +270,8 @@ func TestSiteEditorDownloadAndEmbed(t *testing.T) {
 			{`error({code: "invalid_ops", message: 'ops[0].palette: no preset palette "x"; the presets are okabe-ito (Okabe-Ito), or "brand" for the account\'s brand palette'})`, `Palette: No preset palette "x".`},
 			{`error({code: "render_limit_reached", message: "daily renders used up; see get_account"})`, "You have drawn as many charts today"},
 			{`error({code: "invalid_request", message: 'data: send {"data": "..."} with set_data'})`, "That change cannot be made to this chart."},
-			{`error({message: "Failed to fetch"})`, "Failed to fetch."},
+			{`error(new TypeError("Failed to fetch"))`, "The server could not be reached."},
+			{`error(new Error("the server answered 502"))`, "The server answered 502."},
 			{`notice({code: "roles_repicked", message: "the new data lacks some of the chart's columns by name, so its roles were picked again; check them with get_chart"})`, "were picked again. Look at the preview."},
 			{`notice({code: "mixed_values", message: 'column Kg was read as text: row 3 holds "x", which is not a number'})`, `Column Kg was read as text: row 3 holds "x", which is not a number.`},
 			{`lint({id: "no-such-check", message: 'Something odd. Fix it with {"op":"setTitle"}.'})`, "Something odd."},

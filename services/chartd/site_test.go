@@ -368,6 +368,7 @@ func TestSiteBrowserWalk(t *testing.T) {
 		chromedp.Submit(chromedp.ID("key-name")),
 		chromedp.WaitVisible(chromedp.ID("new-key")),
 	)
+	axeCheck(t, ctx, "the account page with a new key")
 	key := strings.TrimSpace(eval[string](t, ctx, `document.getElementById("new-key").textContent`))
 	if !strings.HasPrefix(key, "chd_") {
 		t.Fatalf("new key %q", key)

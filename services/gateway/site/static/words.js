@@ -135,7 +135,8 @@ window.chartdWords = (function () {
       if (t) return t;
       var m = /^ops\[\d+\]\.(\w+)/.exec(e.message || "");
       var f = fields[e.field] || (m && fields[m[1]]);
-      var said = plain(e.message, e.code ? "That change cannot be made to this chart." : "The server could not be reached. Try again.");
+      if (!e.code && !/^the server answered/.test(e.message || "")) return "The server could not be reached. Check the connection and try again.";
+      var said = plain(e.message, "That change cannot be made to this chart.");
       return f ? f + ": " + said : said;
     },
     fixLabel: fixLabel,
