@@ -203,6 +203,11 @@ func TestSiteEditorDownloadAndEmbed(t *testing.T) {
 		}
 
 		axeCheck(t, ctx, "the editor with the embed code")
+		do(t, ctx, "phone", chromedp.EmulateViewport(360, 740))
+		if w := eval[int](t, ctx, `document.documentElement.scrollWidth`); w > 360 {
+			t.Errorf("the editor with the embed code is %d px wide on a 360 px phone", w)
+		}
+		do(t, ctx, "desktop", chromedp.EmulateViewport(1280, 900))
 
 		// A fresh browser context: no cookie, no session.
 		fresh, cancel := chromedp.NewContext(ctx, chromedp.WithNewBrowserContext())
