@@ -454,6 +454,10 @@ func (s *Server) issue(ctx context.Context, g store.OAuthGrant) (Tokens, error) 
 	if err := s.st.CreateOAuthToken(ctx, store.OAuthToken{Hash: rh, GrantID: g.ID, Kind: store.OAuthRefresh, ExpiresAt: now.Add(s.refreshTTL)}); err != nil {
 		return Tokens{}, s.issueErr(err)
 	}
+	// The first tokens make the grant a connection the account page lists.
+	if err := s.st.TouchOAuthGrant(ctx, g.ID, now); err != nil {
+		return Tokens{}, s.issueErr(err)
+	}
 	return Tokens{AccessToken: access, TokenType: "Bearer", ExpiresIn: int(s.accessTTL / time.Second), RefreshToken: refresh, Scope: strings.Join(g.Scopes, " ")}, nil
 }
 
@@ -483,7 +487,20 @@ func (s *Server) Verify(ctx context.Context, token string) (store.OAuthGrant, st
 
 // Connections lists the account's connected apps.
 func (s *Server) Connections(ctx context.Context, accountID string) ([]store.OAuthGrant, error) {
-	return s.st.ListOAuthGrants(ctx, accountID)
+	all, err := s.st.ListOAuthGrants(ctx, accountID)
+	if err != nil {
+		return nil, err
+	}
+	// A consent whose code was never exchanged (the exchange failed, or
+	// the app never came back) connected nothing: its grant has had no
+	// tokens, so no use, and is not listed.
+	out := all[:0]
+	for _, g := range all {
+		if g.LastUsedAt != nil {
+			out = append(out, g)
+		}
+	}
+	return out, nil
 }
 
 // Disconnect revokes one of the account's grants: its access token stops

@@ -317,10 +317,19 @@ func newBrowser(t *testing.T) context.Context {
 func await(p *runtime.EvaluateParams) { p.AwaitPromise = new(true) }
 
 // poll waits until the JavaScript condition holds.
+// A poll begun while the page navigates (after a reload, say) can lose
+// its script context; it is begun again in the new page.
 func poll(t *testing.T, ctx context.Context, what, cond string) {
 	t.Helper()
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](cond, chromedp.WithPollingTimeout(30*time.Second))); err != nil {
-		t.Fatalf("waiting for %s (%s): %v", what, cond, err)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, err := chromedp.Run(ctx, chromedp.Poll[bool](cond, chromedp.WithPollingTimeout(time.Until(deadline))))
+		if err == nil {
+			return
+		}
+		if !strings.Contains(err.Error(), "Cannot find context with specified id") || time.Now().After(deadline) {
+			t.Fatalf("waiting for %s (%s): %v", what, cond, err)
+		}
 	}
 }
 
@@ -359,6 +368,7 @@ func TestSiteBrowserWalk(t *testing.T) {
 		chromedp.Submit(chromedp.ID("key-name")),
 		chromedp.WaitVisible(chromedp.ID("new-key")),
 	)
+	axeCheck(t, ctx, "the account page with a new key")
 	key := strings.TrimSpace(eval[string](t, ctx, `document.getElementById("new-key").textContent`))
 	if !strings.HasPrefix(key, "chd_") {
 		t.Fatalf("new key %q", key)
@@ -416,6 +426,9 @@ func TestSiteBrowserWalk(t *testing.T) {
 	do(t, ctx, "paste CSV",
 		chromedp.SetValue(chromedp.ID("csv"), "Year,Sales\n2024,9\n2022,3\n2023,4\n"),
 		chromedp.Click(chromedp.ID("set-data")),
+		// The chart has a title: the editor asks whether it fits the new data.
+		chromedp.WaitVisible(chromedp.ID("title-keep")),
+		chromedp.Click(chromedp.ID("title-keep")),
 	)
 	poll(t, ctx, "the new data", fmt.Sprintf(`window.chartdEditor.previews > %d && document.getElementById("data-table").textContent.includes("2024")`, before))
 

@@ -89,6 +89,12 @@ if [ "$kube_have" != "$KUBE_VERSION" ]; then
     mv "$TOOLS/kube-apiserver.tmp" "$TOOLS/kube-apiserver"
   )
 fi
+# axe-core, pinned in tools/axe, which the site's browser tests inject.
+AXE_DIR="$(cd "$(dirname "$0")/../axe" && pwd)"
+if [ ! -f "$AXE_DIR/node_modules/axe-core/axe.min.js" ]; then
+  echo "installing axe-core (npm ci in tools/axe)"
+  (cd "$AXE_DIR" && npm ci --no-audit --no-fund >/dev/null)
+fi
 # ------------------------------------------------------------------------
 # Package installs may start system copies; the tests start their own.
 exit 0

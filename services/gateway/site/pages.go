@@ -176,7 +176,8 @@ func (s *Site) account(w http.ResponseWriter, r *http.Request) error {
 	if err != nil || !ok {
 		return err
 	}
-	return s.showAccount(w, r, v, accountData{})
+	f := s.takeFlash(w, r)
+	return s.showAccount(w, r, v, accountData{NewKey: f.Key, NewName: f.Name, Notice: f.Notice})
 }
 
 // showAccount renders the account page with the account's current usage
@@ -259,13 +260,17 @@ func (s *Site) createKey(w http.ResponseWriter, r *http.Request) error {
 	}
 	name := strings.TrimSpace(r.PostFormValue("name"))
 	if name == "" || len([]rune(name)) > maxKeyName {
-		return s.showAccount(w, r, v, accountData{Notice: fmt.Sprintf("Name the key (1 to %d characters), for example after where it is used.", maxKeyName)})
+		s.setFlash(w, keyFlash{Notice: fmt.Sprintf("Name the key (1 to %d characters), for example after where it is used.", maxKeyName)})
+		http.Redirect(w, r, "/account#api-keys", http.StatusSeeOther)
+		return nil
 	}
 	key, prefix, hash := auth.NewKey()
 	if _, err := s.deps.Store.CreateAPIKey(r.Context(), v.account.ID, name, prefix, hash); err != nil {
 		return fmt.Errorf("create api key: %w", err)
 	}
-	return s.showAccount(w, r, v, accountData{NewKey: key, NewName: name})
+	s.setFlash(w, keyFlash{Key: key, Name: name})
+	http.Redirect(w, r, "/account#api-keys", http.StatusSeeOther)
+	return nil
 }
 
 func (s *Site) revokeKey(w http.ResponseWriter, r *http.Request) error {
@@ -399,6 +404,8 @@ func (s *Site) thumbnail(w http.ResponseWriter, r *http.Request) error {
 // from the API.
 type editorData struct {
 	ID, Name string
+	// Heading is the chart's title, or its name when it shows none.
+	Heading string
 }
 
 func (s *Site) editor(w http.ResponseWriter, r *http.Request) error {
@@ -418,6 +425,6 @@ func (s *Site) editor(w http.ResponseWriter, r *http.Request) error {
 		return fmt.Errorf("load chart: %w", err)
 	}
 	s.render(w, r, http.StatusOK, "editor", view{Title: c.Name, SignedIn: true, Email: v.user.Email, CSRF: people.CSRFToken(v.token),
-		Data: editorData{ID: c.ID, Name: c.Name}})
+		Data: editorData{ID: c.ID, Name: c.Name, Heading: chartHeading(c.Spec, c.Name)}})
 	return nil
 }

@@ -169,6 +169,8 @@ func endpoints() []route.Endpoint[*Site] {
 	return []route.Endpoint[*Site]{
 		e("site_home", get, "/", (*Site).home),
 		e("site_static", get, "/static/{file}", (*Site).serveStatic),
+		e("site_favicon", get, "/favicon.svg", (*Site).serveFavicon),
+		e("site_favicon_ico", get, "/favicon.ico", (*Site).serveFavicon),
 		e("site_signup_form", get, "/signup", (*Site).signupForm),
 		e("site_signup", post, "/signup", (*Site).signup),
 		e("site_signin_form", get, "/signin", (*Site).signinForm),
@@ -178,6 +180,7 @@ func endpoints() []route.Endpoint[*Site] {
 		e("site_signout", post, "/signout", (*Site).signout),
 		e("site_account", get, "/account", (*Site).account),
 		e("site_key_create", post, "/account/keys", (*Site).createKey),
+		e("site_keys", get, "/account/keys", (*Site).keysPage),
 		e("site_key_revoke", post, "/account/keys/{id}/revoke", (*Site).revokeKey),
 		e("site_signing_rotate", post, "/account/signing-keys/rotate", (*Site).rotateSigning),
 		e("site_signing_revoke", post, "/account/signing-keys/{kid}/revoke", (*Site).revokeSigning),

@@ -8,7 +8,8 @@
   var id = root.getAttribute("data-id");
   var csrf = document.querySelector('meta[name="csrf-token"]').getAttribute("content");
   var api = "/api/v1";
-  var cur = { chart: null, state: null, spec: null, types: [] };
+  var cur = { chart: null, state: null, spec: null, types: [], palettes: [] };
+  var words = window.chartdWords;
   var previewURL = null;
   // Exposed for tests and measurement: how the last change went.
   var probe = window.chartdEditor = { ready: false, previews: 0, lastPreviewMs: 0, version: "" };
@@ -38,20 +39,23 @@
     });
   }
 
-  function say(msg, isError) {
-    var s = $("status");
+  // say writes a message into a status line: the page's, or (where) the
+  // one beside the control that caused it.
+  function say(msg, isError, where) {
+    var s = $(where || "status");
     s.textContent = msg;
     s.className = isError ? "error" : "";
   }
 
-  function fail(e) {
-    if (e.code === "conflict") {
-      say("The chart changed elsewhere; it has been reloaded. Make your change again.", true);
-      refresh();
-      return;
-    }
-    say(e.message, true);
+  // failAt answers a refusal handler that says, in the site's words and
+  // beside the control that caused it, what went wrong.
+  function failAt(where) {
+    return function (e) {
+      say(words.error(e), true, where);
+      if (e.code === "conflict") refresh();
+    };
   }
+  var fail = failAt("status");
 
   // preview draws the chart as SVG into an image (an image runs no
   // script), and records how long since t0 the new picture took.
@@ -65,6 +69,7 @@
           previewURL = url;
           probe.previews++;
           probe.svg = blob;
+          showAlt();
           probe.lastPreviewMs = performance.now() - t0;
           img.setAttribute("data-version", String(probe.previews));
           ok();
@@ -97,7 +102,8 @@
     $("x-title").value = style.xAxisTitle && style.xAxisTitle.text || "";
     $("y-title").value = style.yAxisTitle && style.yAxisTitle.text || "";
     $("type").value = st.type;
-    $("chart-name").textContent = cur.chart.name;
+    $("chart-name").textContent = heading();
+    fillPalette();
     $("rename").value = cur.chart.name;
     document.title = cur.chart.name + " · chartd";
     var fs = $("series");
@@ -124,6 +130,31 @@
     });
   }
 
+  // heading is the chart's title when it shows one, else its name.
+  function heading() {
+    var t = cur.state && cur.state.style && cur.state.style.title;
+    return t && t.show !== false && t.text ? t.text : cur.chart.name;
+  }
+
+  // paletteOf finds the preset whose colours the chart uses, or "".
+  function paletteOf(colors) {
+    var key = (colors || []).join(",").toUpperCase();
+    if (!key) return "";
+    var hit = cur.palettes.filter(function (p) { return p.colors.join(",").toUpperCase() === key; })[0];
+    return hit ? hit.id : "";
+  }
+
+  // fillPalette selects the palette in use; colours of no preset (set one
+  // by one, or the brand palette) are "Current colours".
+  function fillPalette() {
+    var id = paletteOf(cur.state.style && cur.state.style.palette);
+    cur.palette = id;
+    $("palette-current").hidden = id !== "";
+    $("palette").value = id;
+  }
+
+  function rowsText(n) { return n === 1 ? "1 row" : n + " rows"; }
+
   function fillData() {
     var table = $("data-table");
     table.textContent = "";
@@ -146,7 +177,7 @@
       body.appendChild(r);
     });
     table.appendChild(body);
-    $("rows-note").textContent = rows.length > 100 ? "Showing 100 of " + rows.length + " rows." : rows.length + " rows.";
+    $("rows-note").textContent = rows.length > 100 ? "Showing 100 of " + rows.length + " rows." : rowsText(rows.length) + ".";
   }
 
   // fixOf finds the first op a lint message suggests as JSON, skipping
@@ -184,16 +215,24 @@
     }
     problems.forEach(function (p) {
       var li = document.createElement("li");
+      var w = words.lint(p);
       li.setAttribute("data-lint", p.id);
       li.appendChild(text("strong", p.level === "warn" ? "Warning: " : "Suggestion: "));
-      li.appendChild(text("span", p.message));
+      li.appendChild(text("span", w.text + (w.todo ? " " + w.todo : "")));
       var fix = fixOf(p.message);
+      var b = null;
       if (fix) {
-        var b = text("button", "Apply fix");
-        b.type = "button";
+        b = text("button", words.fixLabel(fix));
         b.className = "secondary fix";
-        b.setAttribute("aria-label", "Apply the suggested fix: " + JSON.stringify(fix));
-        b.addEventListener("click", function () { apply([fix], "Fix applied."); });
+        b.addEventListener("click", function () { apply([fix], "Fix applied.", "lint-status"); });
+      } else if (w.field && $(w.field)) {
+        var lab = document.querySelector('label[for="' + w.field + '"]');
+        b = text("button", "Go to " + (lab ? lab.textContent : w.field));
+        b.className = "secondary";
+        b.addEventListener("click", function () { $(w.field).focus(); });
+      }
+      if (b) {
+        b.type = "button";
         li.appendChild(document.createTextNode(" "));
         li.appendChild(b);
       }
@@ -218,10 +257,11 @@
 
   // apply sends ops with the version the page shows: a chart changed
   // elsewhere meanwhile is a conflict, never overwritten.
-  function apply(ops, done) {
-    if (!ops.length) { say("Nothing to change."); return Promise.resolve(); }
+  function apply(ops, done, where) {
+    where = where || "apply-status";
+    if (!ops.length) { say("Nothing to change.", false, where); return Promise.resolve(); }
     var t0 = performance.now();
-    say("Saving…");
+    say("Saving…", false, where);
     return call("POST", "/charts/" + id + "/ops", { ops: ops, expected_updated_at: cur.chart.updated_at })
       .then(function (j) {
         cur.chart = j.chart;
@@ -231,7 +271,7 @@
           fillForm(); fillData(); fillLint(g.state.warnings);
         })]);
       })
-      .then(function () { say(done || "Saved."); }, fail);
+      .then(function () { say(done || "Saved.", false, where); }, failAt(where));
   }
 
   function num(v) { return v.trim() === "" ? null : Number(v); }
@@ -255,7 +295,7 @@
     });
     if (footerChanged) ops.push({ op: "setFooter", footer: footer });
     if ($("type").value !== st.type) ops.push({ op: "setType", type: $("type").value });
-    if ($("palette").value) ops.push({ op: "setPalette", palette: $("palette").value });
+    if ($("palette").value && $("palette").value !== cur.palette) ops.push({ op: "setPalette", palette: $("palette").value });
     [].forEach.call(document.querySelectorAll("[data-series]"), function (inp) {
       if (inp.value !== inp.getAttribute("data-was")) ops.push({ op: "setSeriesColor", series: inp.getAttribute("data-series"), color: inp.value.toUpperCase() });
     });
@@ -272,34 +312,68 @@
         ops.push(ax);
       }
     }
-    $("palette").value = "";
     apply(ops);
   });
 
-  $("data-form").addEventListener("submit", function (e) {
-    e.preventDefault();
-    var csv = $("csv").value;
-    if (!csv.trim()) { say("Paste CSV with a header row first.", true); return; }
+  // shownText is a title or subtitle as drawn, or "".
+  function shownText(t) { return t && t.show !== false ? t.text || "" : ""; }
+
+  // replaceData sends the pasted data; clearTitle also clears the title
+  // and subtitle, which were about the old data.
+  function replaceData(csv, clearTitle) {
     var t0 = performance.now();
-    say("Replacing the data…");
+    $("title-ask").hidden = true;
+    say("Replacing the data…", false, "data-status");
     call("PUT", "/charts/" + id + "/data", { data: csv, format: "csv" }).then(function (j) {
       var ul = $("notices");
       ul.textContent = "";
-      (j.notices || []).forEach(function (n) { ul.appendChild(text("li", n.message)); });
-      if (!j.mapping_kept) ul.appendChild(text("li", "The columns changed, so the chart's roles were picked again."));
+      var repicked = false;
+      (j.notices || []).forEach(function (n) {
+        repicked = repicked || n.code === "roles_repicked";
+        ul.appendChild(text("li", words.notice(n)));
+      });
+      if (!j.mapping_kept && !repicked) ul.appendChild(text("li", "The columns changed, so the columns the chart draws were picked again."));
       $("csv").value = "";
-      return Promise.all([preview(t0), call("GET", "/charts/" + id + "?include=spec").then(function (g) {
-        cur.chart = g.chart; cur.state = g.state; cur.spec = g.spec;
-        fillForm(); fillData(); fillLint(g.state.warnings);
-      })]).then(function () { say("Data replaced: " + j.rows + " rows."); });
-    }).catch(fail);
+      cur.chart = j.chart;
+      var ops = [];
+      if (clearTitle) {
+        ops.push({ op: "setTitle", title: { text: "" } });
+        if (shownText(cur.state.style && cur.state.style.subtitle)) ops.push({ op: "setSubtitle", subtitle: { text: "" } });
+      }
+      var styled = ops.length ? call("POST", "/charts/" + id + "/ops", { ops: ops, expected_updated_at: j.chart.updated_at }) : Promise.resolve();
+      return styled.then(function () {
+        return Promise.all([preview(t0), call("GET", "/charts/" + id + "?include=spec").then(function (g) {
+          cur.chart = g.chart; cur.state = g.state; cur.spec = g.spec;
+          fillForm(); fillData(); fillLint(g.state.warnings);
+        })]);
+      }).then(function () {
+        say("Data replaced: " + rowsText(j.rows) + "." + (clearTitle ? " The title was cleared; give the chart a new one." : ""), false, "data-status");
+        if (clearTitle) $("title").focus();
+      });
+    }).catch(failAt("data-status"));
+  }
+
+  // A title written for the old data (a sample's, say) would sit over the
+  // new data: ask before keeping it.
+  $("data-form").addEventListener("submit", function (e) {
+    e.preventDefault();
+    var csv = $("csv").value;
+    if (!csv.trim()) { say("Paste data with a header row first.", true, "data-status"); return; }
+    var title = shownText(cur.state.style && cur.state.style.title);
+    if (!title) { replaceData(csv, false); return; }
+    $("title-ask-title").textContent = "“" + title + "”";
+    $("title-ask").hidden = false;
+    say("", false, "data-status");
+    $("title-keep").focus();
   });
+  $("title-keep").addEventListener("click", function () { replaceData($("csv").value, false); });
+  $("title-clear").addEventListener("click", function () { replaceData($("csv").value, true); });
 
   $("rename-form").addEventListener("submit", function (e) {
     e.preventDefault();
     call("PATCH", "/charts/" + id, { name: $("rename").value }).then(function (j) {
       cur.chart = j.chart;
-      $("chart-name").textContent = j.chart.name;
+      $("chart-name").textContent = heading();
       document.title = j.chart.name + " · chartd";
       say("Renamed.");
     }, fail);
@@ -314,34 +388,95 @@
     call("DELETE", "/charts/" + id).then(function () { window.location.assign("/charts"); }, fail);
   });
 
-  $("download-form").addEventListener("submit", function (e) {
-    e.preventDefault();
-    var fmt = $("dl-format").value;
-    var body = { format: fmt, width: Number($("dl-width").value), height: Number($("dl-height").value), name: cur.chart.name };
-    if (fmt === "png") body.scale = Number($("dl-scale").value);
-    say("Drawing…");
-    call("POST", "/charts/" + id + "/render", body).then(function (blob) {
+  // fileName is the chart's name made safe as a file name.
+  function fileName(suffix) {
+    return (cur.chart.name || "chart").replace(/[\\/:*?"<>|]+/g, "-") + suffix;
+  }
+
+  // download draws the saved chart (render_chart: the chart as it is
+  // saved, at its own size) and hands the file to the browser.
+  function download(btn) {
+    var fmt = btn.getAttribute("data-format"), scale = btn.getAttribute("data-scale");
+    var path = "/charts/" + id + "/render." + fmt + (fmt === "png" ? "?scale=" + scale : "");
+    var name = fileName((scale === "2" ? "@2x" : "") + "." + fmt);
+    say("Drawing " + name + "…", false, "dl-status");
+    return call("GET", path).then(function (blob) {
       var a = document.createElement("a");
       a.href = URL.createObjectURL(blob);
-      a.download = (cur.chart.name || "chart").replace(/[\\/:*?"<>|]+/g, "-") + "." + fmt;
+      a.download = name;
+      a.hidden = true;
       document.body.appendChild(a);
       a.click();
+      probe.download = { url: api + path, name: name, type: blob.type, size: blob.size };
       setTimeout(function () { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
-      say("Downloaded.");
-    }, fail);
+      say("Downloaded " + name + ".", false, "dl-status");
+    }, failAt("dl-status"));
+  }
+  ["dl-png", "dl-png2", "dl-svg"].forEach(function (b) {
+    $(b).addEventListener("click", function () { download($(b)); });
   });
+
+  // described reads the picture's own title and description (the SVG's
+  // <title> and <desc>) for the alt text.
+  function described() {
+    if (!probe.svg) return Promise.resolve({ alt: cur.chart.name });
+    return probe.svg.text().then(function (src) {
+      var doc = new DOMParser().parseFromString(src, "image/svg+xml"), svg = doc.documentElement;
+      var t = svg.querySelector("title"), d = svg.querySelector("desc");
+      var title = t ? t.textContent.trim() : "", desc = d ? d.textContent.trim() : "";
+      var alt = desc && title && desc.indexOf(title) !== 0 ? title + ". " + desc : desc || title || cur.chart.name;
+      return { alt: alt, width: svg.getAttribute("width"), height: svg.getAttribute("height") };
+    });
+  }
+
+  function attr(v) { return String(v).replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;"); }
+  function mdText(v) { return String(v).replace(/[\\\[\]]/g, "\\$&").replace(/\s+/g, " "); }
+
+  // embed holds the last links and picture facts; writeEmbed redraws the
+  // code from them and the alt text field.
+  var embed = null;
+  function writeEmbed() {
+    if (!embed) return;
+    var alt = $("alt-text").value.trim() || embed.alt;
+    var size = embed.width && embed.height ? ' width="' + attr(embed.width) + '" height="' + attr(embed.height) + '"' : "";
+    $("embed-html").textContent = '<img src="' + attr(embed.url1) + '" srcset="' + attr(embed.url1) + " 1x, " + attr(embed.url2) + ' 2x"' + size + ' alt="' + attr(alt) + '">';
+    $("embed-link").textContent = embed.url1;
+    $("embed-md").textContent = "![" + mdText(alt) + "](" + embed.url1.replace(/\)/g, "%29") + ")";
+    probe.embed = { html: $("embed-html").textContent, link: embed.url1, markdown: $("embed-md").textContent };
+  }
+  $("alt-text").addEventListener("input", writeEmbed);
+
+  function showAlt() {
+    return described().then(function (d) {
+      $("alt-auto").textContent = d.alt;
+      if (embed && (embed.alt !== d.alt)) {
+        embed.alt = d.alt;
+        writeEmbed();
+      }
+      return d;
+    });
+  }
 
   $("link-form").addEventListener("submit", function (e) {
     e.preventDefault();
-    var body = { id: id };
+    var body = { id: id, format: "png" };
     if ($("link-expiry").value) body.expires_in = Number($("link-expiry").value);
-    call("POST", "/image-urls", body).then(function (j) {
+    var at2 = JSON.parse(JSON.stringify(body));
+    at2.scale = 2;
+    body.scale = 1;
+    say("Making the links…", false, "link-status");
+    // One after the other: the first link may make the account's signing
+    // key, and the second is then signed with the same one.
+    call("POST", "/image-urls", body).then(function (one) {
+      return Promise.all([one, call("POST", "/image-urls", at2), showAlt()]);
+    }).then(function (r) {
+      embed = { url1: r[0].url, url2: r[1].url, alt: r[2].alt, width: r[2].width, height: r[2].height };
+      writeEmbed();
       var a = $("image-link");
-      a.href = j.url;
-      a.textContent = j.url;
+      a.href = r[0].url;
       $("link-row").hidden = false;
-      say(j.expires_at ? "Link made; it expires " + j.expires_at + "." : "Link made; it lasts until the signing key is rotated.");
-    }, fail);
+      say(r[0].expires_at ? "Embed code made; its links expire " + new Date(r[0].expires_at).toUTCString() + "." : "Embed code made; its links last until the signing key is rotated.", false, "link-status");
+    }, failAt("link-status"));
   });
 
   // First load: the reference lists, the chart and its picture at once.
@@ -353,6 +488,7 @@
       o.value = t.type;
       $("type").appendChild(o);
     });
+    cur.palettes = r[1].palettes;
     r[1].palettes.forEach(function (p) {
       var o = text("option", p.name);
       o.value = p.id;
@@ -364,6 +500,7 @@
     fillForm();
     fillData();
     fillLint(r[2].state.warnings);
+    showAlt();
     probe.readyAt = performance.now();
     probe.ready = true;
     say("");
