@@ -25,6 +25,7 @@ window.chartdWords = (function () {
     "line-duplicate-x": { say: "Some x values occur more than once, so the line jumps up and down.", todo: "Add the values up for each x, or put each series in its own column." },
     "scatter-overplotting": { keep: true, todo: "Make the points smaller and see-through." },
     "radar-too-many-axes": { keep: true, todo: "Keep the largest spokes, or compare the values as bars." },
+    "needs-room": { keep: true, todo: "Shorten the text or show fewer rows, or draw the chart at the size named." },
     "sankey-cycle": { say: "Some flows loop back, and a sankey can only flow one way.", todo: "Remove the looping flow from the data, or show the flows as a heatmap." },
     "histogram-bins": { keep: true, todo: "Use the suggested number of bins." },
     "histogram-outlier": { say: "A few values lie so far from the rest that the other bars are squeezed together.", todo: "Leave the far values out and say so in the footer notes, or show the spread as a box plot." },
