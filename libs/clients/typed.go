@@ -10,6 +10,7 @@ import (
 	"chartd.dev/libs/aggregate"
 	"chartd.dev/libs/auth"
 	"chartd.dev/libs/chartspec"
+	"chartd.dev/libs/gallery"
 	"chartd.dev/libs/store"
 )
 
@@ -117,6 +118,17 @@ func (c Render) Thumbnail(ctx context.Context, p auth.Principal, id string) (Thu
 	var out Thumbnail
 	err := c.Do(ctx, p, http.MethodGet, "/internal/v1/charts/"+url.PathEscape(id)+"/thumbnail", nil, &out)
 	return out, err
+}
+
+// Gallery answers the pictures of every example and style-op pair, drawn
+// once by the render service with its font stack, for the docs and the
+// home page.
+func (c Render) Gallery(ctx context.Context) (*gallery.Gallery, error) {
+	var out gallery.Gallery
+	if err := c.Do(ctx, auth.Principal{}, http.MethodGet, "/internal/v1/gallery", nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // Brand is the brand service's internal API.
