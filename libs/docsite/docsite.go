@@ -23,6 +23,9 @@ type Site struct {
 	bySlug   map[string]int
 	index    []byte
 	search   *searchIndex
+	// what it was built from, for WithPictures
+	cat                       *charts.Catalog
+	docsURL, baseURL, siteURL string
 }
 
 // renderedPage is one page, ready to serve.
@@ -49,7 +52,7 @@ func build(cat *charts.Catalog, docsURL, baseURL, siteURL string, with func(slug
 	if err != nil || docsURL == "" {
 		return nil, fmt.Errorf("docs site: docs URL %q is not a URL", docsURL)
 	}
-	s := &Site{docsPath: strings.TrimRight(u.Path, "/"), bySlug: map[string]int{}}
+	s := &Site{docsPath: strings.TrimRight(u.Path, "/"), bySlug: map[string]int{}, cat: cat, docsURL: docsURL, baseURL: baseURL, siteURL: siteURL}
 	subst := strings.NewReplacer("{docs_url}", strings.TrimRight(docsURL, "/"), "{base_url}", baseURL, "{site_url}", siteURL)
 	md := newMarkdown()
 	pages := cat.Pages()

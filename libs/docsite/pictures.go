@@ -37,6 +37,12 @@ func NewPictured(cat *charts.Catalog, docsURL, baseURL, siteURL string, g *galle
 	}, g.Fonts)
 }
 
+// WithPictures answers the site built again with g's pictures (see
+// NewPictured).
+func (s *Site) WithPictures(g *gallery.Gallery) (*Site, error) {
+	return NewPictured(s.cat, s.docsURL, s.baseURL, s.siteURL, g)
+}
+
 // pictureTypes puts each type's picture after its heading and each
 // example's in its list item; a type or example the page does not show,
 // or one without a picture, is an error (the docs must show them all).

@@ -15,6 +15,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"chartd.dev/charts"
 	"chartd.dev/libs/chartspec"
@@ -168,4 +169,33 @@ func FontBlock(ctx context.Context, fonts *draw.Fonts, sub draw.Subsetter, svgs 
 	}
 	added := out[len(head) : len(out)-(len(doc)-len(head))]
 	return string(head) + string(added) + tail, nil
+}
+
+// Source fetches a gallery once and keeps it: pages that show pictures
+// ask it, and only the first successful fetch is made (a failed one is
+// tried again on the next ask). Its zero value needs Fetch.
+type Source struct {
+	// Fetch draws or fetches the gallery, such as clients.Render.Gallery.
+	Fetch func(context.Context) (*Gallery, error)
+
+	mu sync.Mutex
+	g  *Gallery
+}
+
+// Get answers the gallery, fetching it the first time.
+func (s *Source) Get(ctx context.Context) (*Gallery, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.g != nil {
+		return s.g, nil
+	}
+	if s.Fetch == nil {
+		return nil, fmt.Errorf("gallery: no source")
+	}
+	g, err := s.Fetch(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("gallery: %w", err)
+	}
+	s.g = g
+	return g, nil
 }

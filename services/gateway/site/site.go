@@ -23,6 +23,7 @@ import (
 
 	"chartd.dev/libs/clientip"
 	"chartd.dev/libs/clients"
+	"chartd.dev/libs/gallery"
 	"chartd.dev/libs/oauth"
 	"chartd.dev/libs/people"
 	"chartd.dev/libs/quota"
@@ -71,6 +72,9 @@ type Deps struct {
 	// (-gateway.trusted-proxies): the sign-in throttle's client address
 	// is read behind them. None: the connection's address.
 	Proxies clientip.Proxies
+	// Gallery, when set, has the example pictures the home page shows,
+	// drawn by the render service.
+	Gallery *gallery.Source
 }
 
 // Site serves the pages.
