@@ -131,6 +131,29 @@ func (c Render) Gallery(ctx context.Context) (*gallery.Gallery, error) {
 	return &out, nil
 }
 
+// TryRequest is a drawing of pasted data for the home page's try-it box:
+// a chart type and the data, as create_chart reads them.
+type TryRequest struct {
+	Type       string          `json:"type"`
+	Data       json.RawMessage `json:"data"`
+	DataFormat *string         `json:"data_format,omitempty"`
+}
+
+// TryAnswer is the try-it picture: an SVG carrying its fonts, and its
+// description for alt text.
+type TryAnswer struct {
+	SVG         string `json:"svg"`
+	Description string `json:"description"`
+}
+
+// Try draws pasted data for a visitor who has not signed in; the render
+// service counts it toward no account (the site limits it per address).
+func (c Render) Try(ctx context.Context, req TryRequest) (TryAnswer, error) {
+	var out TryAnswer
+	err := c.Do(ctx, auth.Principal{}, http.MethodPost, "/internal/v1/try", req, &out)
+	return out, err
+}
+
 // Brand is the brand service's internal API.
 type Brand struct{ Base }
 

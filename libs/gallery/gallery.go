@@ -15,6 +15,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 
 	"chartd.dev/charts"
@@ -198,4 +199,15 @@ func (s *Source) Get(ctx context.Context) (*Gallery, error) {
 	}
 	s.g = g
 	return g, nil
+}
+
+// FontCSS is the font block's @font-face rules as a style sheet, for a
+// page whose policy takes styles from files only.
+func (g *Gallery) FontCSS() string {
+	_, rest, ok := strings.Cut(g.Fonts, "<style>")
+	if !ok {
+		return ""
+	}
+	css, _, _ := strings.Cut(rest, "</style>")
+	return css
 }

@@ -221,3 +221,83 @@ func last(s []string) string {
 	}
 	return s[len(s)-1]
 }
+
+// TestSiteHomeTry walks the home page in a real browser: the example
+// charts the service drew, the try-it box drawing pasted data without a
+// session, its own allowance answering 429 with Retry-After past it (and
+// the box saying so), and axe on /, /charts and /docs/chart-types/.
+func TestSiteHomeTry(t *testing.T) {
+	in := startAll(t)
+	ctx := newBrowser(t)
+	do(t, ctx, "open the home page", chromedp.Navigate(in.url+"/"))
+	poll(t, ctx, "the page", `document.readyState === "complete"`)
+	if n := eval[int](t, ctx, `document.querySelectorAll(".examples svg[role=img] title").length`); n != 3 {
+		t.Errorf("the home page shows %d example charts, want 3", n)
+	}
+	if !eval[bool](t, ctx, `fetch("/home/fonts.css").then(r => r.text()).then(t => t.includes("@font-face") && t.includes("base64,"))`) {
+		t.Error("the examples' fonts are not served")
+	}
+	poll(t, ctx, "the examples' fonts loaded", `document.fonts.status === "loaded" && [...document.fonts].some(f => f.status === "loaded")`)
+	axeClean(t, ctx, "the home page")
+
+	do(t, ctx, "draw pasted data",
+		chromedp.SetValue(chromedp.ID("try-type"), "bar"),
+		chromedp.SetValue(chromedp.ID("try-data"), "Team,Goals\nReds,12\nBlues,9\nGreens,15\n"),
+		chromedp.Click(chromedp.ID("try-draw")))
+	poll(t, ctx, "the picture", `window.chartdTry.drawn === 1`)
+	if w := eval[int](t, ctx, `document.getElementById("try-picture").naturalWidth`); w != 640 {
+		t.Errorf("the picture is %d px wide, want 640", w)
+	}
+	if alt := eval[string](t, ctx, `document.getElementById("try-picture").alt`); !strings.Contains(alt, "Greens") {
+		t.Errorf("alt text %q does not describe the data", alt)
+	}
+	if s := eval[string](t, ctx, `document.getElementById("try-status").textContent`); s != "Drawn." {
+		t.Errorf("status %q", s)
+	}
+	axeClean(t, ctx, "the home page with a drawing")
+
+	// The allowance: 20 an hour per address; one is used.
+	out := eval[string](t, ctx, `(async () => { const s = [];
+		for (let i = 0; i < 20; i++) { const r = await fetch("/try", {method: "POST", headers: {"Content-Type": "application/json"},
+			body: JSON.stringify({type: "pie", data: "a,b\nx,1\ny,2\n"})}); const j = await r.json();
+			s.push(r.status + ":" + (r.headers.get("Retry-After") || "") + ":" + (j.error ? j.error.code : "")); }
+		return s.join(" ") })()`)
+	got := strings.Fields(out)
+	for i, g := range got {
+		want200 := i < 19
+		if want200 && !strings.HasPrefix(g, "200::") {
+			t.Errorf("try %d: %s, want 200 within the allowance", i+2, g)
+		}
+		if !want200 {
+			parts := strings.Split(g, ":")
+			if parts[0] != "429" || parts[1] == "" || parts[1] == "0" || parts[2] != "rate_limited" {
+				t.Errorf("try %d: %s, want 429 rate_limited with Retry-After", i+2, g)
+			}
+		}
+	}
+	do(t, ctx, "draw once more", chromedp.Click(chromedp.ID("try-draw")))
+	poll(t, ctx, "the refusal beside the button", `window.chartdTry.failed === 1`)
+	if s := eval[string](t, ctx, `document.getElementById("try-status").textContent`); !strings.Contains(s, "try again in") || strings.Contains(s, "rate_limited") {
+		t.Errorf("the box says %q past the allowance", s)
+	}
+
+	do(t, ctx, "sign up",
+		chromedp.Navigate(in.url+"/signup"),
+		chromedp.SetValue(chromedp.ID("email"), "home@example.com"),
+		chromedp.SetValue(chromedp.ID("password"), "a long enough password"),
+		chromedp.Submit(chromedp.ID("password")),
+		chromedp.WaitVisible(chromedp.ID("api-keys")))
+	for _, name := range []string{"Apples", "Pears"} {
+		eval[string](t, ctx, fmt.Sprintf(`(%s)("POST", "/charts", {type: "bar", name: %q}).then(j => j.chart.id)`, apiFromPage, name))
+	}
+	do(t, ctx, "search the chart list", chromedp.Navigate(in.url+"/charts"), chromedp.SetValue(chromedp.ID("chart-search"), "pear"),
+		chromedp.Submit(chromedp.ID("chart-search")), chromedp.WaitVisible(chromedp.CSS(`.listbar a[href="/charts"]`)))
+	poll(t, ctx, "the search result", `location.search.includes("q=pear") && document.querySelectorAll(".card").length === 1`)
+	if v := eval[string](t, ctx, `document.getElementById("chart-search").value`); v != "pear" {
+		t.Errorf("the search field shows %q after the search", v)
+	}
+	axeClean(t, ctx, "the chart list")
+	do(t, ctx, "open the chart types", chromedp.Navigate(in.url+"/docs/chart-types/"))
+	poll(t, ctx, "the pictures", `document.readyState === "complete" && document.querySelectorAll("figure svg").length >= 30`)
+	axeClean(t, ctx, "the chart types page")
+}

@@ -191,6 +191,7 @@ func Endpoints() []route.Endpoint[*Service] {
 		{Route: route.Route{Op: "render_usage", Method: http.MethodGet, Path: "/internal/v1/usage", Access: route.Internal}, Handle: (*Service).usage},
 		{Route: route.Route{Op: "render_thumbnail", Method: http.MethodGet, Path: "/internal/v1/charts/{id}/thumbnail", Access: route.Internal}, Handle: (*Service).thumbnail},
 		{Route: route.Route{Op: "render_gallery", Method: http.MethodGet, Path: "/internal/v1/gallery", Access: route.Internal}, Handle: (*Service).gallery},
+		{Route: route.Route{Op: "render_try", Method: http.MethodPost, Path: "/internal/v1/try", Access: route.Internal}, Handle: (*Service).try},
 	}
 }
 

@@ -21,19 +21,6 @@ import (
 	"chartd.dev/libs/store"
 )
 
-func (s *Site) home(w http.ResponseWriter, r *http.Request) error {
-	v, ok, err := s.visitor(r)
-	if err != nil {
-		return err
-	}
-	var csrf string
-	if ok {
-		csrf = people.CSRFToken(v.token)
-	}
-	s.render(w, r, http.StatusOK, "home", view{Title: "Charts from your data", SignedIn: ok, Email: v.user.Email, CSRF: csrf})
-	return nil
-}
-
 func (s *Site) signupForm(w http.ResponseWriter, r *http.Request) error {
 	s.render(w, r, http.StatusOK, "signup", view{Title: "Sign up", CSRF: s.preToken(w, r)})
 	return nil

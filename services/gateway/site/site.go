@@ -172,6 +172,8 @@ func endpoints() []route.Endpoint[*Site] {
 	}
 	return []route.Endpoint[*Site]{
 		e("site_home", get, "/", (*Site).home),
+		e("site_home_fonts", get, "/home/fonts.css", (*Site).homeFonts),
+		e("site_try", post, "/try", (*Site).try),
 		e("site_static", get, "/static/{file}", (*Site).serveStatic),
 		e("site_signup_form", get, "/signup", (*Site).signupForm),
 		e("site_signup", post, "/signup", (*Site).signup),
@@ -199,7 +201,7 @@ func Routes() []route.Route { return route.Routes(endpoints()) }
 
 // csp allows only the site's own files: no inline script or style, no
 // framing, forms posting only here; previews are blob: images.
-const csp = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob: data:; connect-src 'self'; " +
+const csp = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob: data:; font-src data:; connect-src 'self'; " +
 	"form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
 // headers sets the security headers of every site answer.
