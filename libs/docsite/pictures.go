@@ -63,7 +63,7 @@ func pictureTypes(cat *charts.Catalog, g *gallery.Gallery, body []byte) ([]byte,
 			return nil, fmt.Errorf("docs site: section %s: heading not closed", ct.Type)
 		}
 		end += at + len("</h2>")
-		fig := figure("type-picture", renameIDs(svg, "t"), "A "+ct.Label+" drawn by chartd from the example "+id+".")
+		fig := figure("type-picture", renameIDs(svg, "t"), "Drawn by chartd from the example "+id+".")
 		out = out[:end] + "\n" + fig + out[end:]
 		for _, ex := range cat.Examples(ct.Type) {
 			svg := g.Examples[ex.ID]
