@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"chartd.dev/charts"
+	"chartd.dev/libs/quota"
 	"chartd.dev/libs/store"
 )
 
@@ -59,8 +60,14 @@ var exampleItem = regexp.MustCompile(`(?s)<li><code>([a-z0-9-]+)</code>(.*?)</li
 // /docs/chart-types/ has its picture, an inline SVG the service drew,
 // and the style ops on /docs/ops/ a before/after pair; one font block per
 // page carries the faces, and the page's CSP lets it load them.
-func TestDocsPictures(t *testing.T) {
-	in := startAll(t)
+func TestDocsPictures(t *testing.T) { docsPicturesScenario(t, startAll(t)) }
+
+// TestDocsPicturesSplit: in split mode the gateway, without fonts of its
+// own, shows the pictures the render service drew, and the try-it box
+// draws through it.
+func TestDocsPicturesSplit(t *testing.T) { docsPicturesScenario(t, startSplit(t)) }
+
+func docsPicturesScenario(t *testing.T, in instance) {
 	cat, err := charts.Load()
 	if err != nil {
 		t.Fatal(err)
@@ -110,6 +117,29 @@ func TestDocsPictures(t *testing.T) {
 	}
 	if strings.Count(ops.body, `aria-hidden="true" focusable="false"`) != 1 {
 		t.Error("the ops page carries its font block not exactly once")
+	}
+	t.Logf("chart types page %d bytes, ops page %d bytes (pictures and one font block included)", len(p.body), len(ops.body))
+	home := c.get("/")
+	if n := strings.Count(home.body, `<svg xmlns`); n != 3 {
+		t.Errorf("the home page shows %d pictures, want 3", n)
+	}
+	if css := c.get("/home/fonts.css"); css.status != http.StatusOK || !strings.Contains(css.body, "@font-face") || !strings.HasPrefix(css.header.Get("Content-Type"), "text/css") {
+		t.Errorf("/home/fonts.css: %d %s", css.status, css.header.Get("Content-Type"))
+	}
+	req, _ := http.NewRequest(http.MethodPost, in.url+"/try", strings.NewReader(`{"type":"line","data":"Year,Rain\n2020,3\n2021,5\n2022,4\n"}`))
+	req.Header.Set("Content-Type", "application/json")
+	tried := c.send(req)
+	var ans struct{ SVG, Description string }
+	answer{body: []byte(tried.body)}.json(t, &ans)
+	if tried.status != http.StatusOK || !strings.Contains(ans.SVG, "@font-face") || !strings.Contains(ans.Description, "Rain") {
+		t.Errorf("try: %d %.300s", tried.status, tried.body)
+	}
+	if tried.header.Get(quota.HeaderRemaining) != "19" {
+		t.Errorf("try: %s %q, want 19 of 20", quota.HeaderRemaining, tried.header.Get(quota.HeaderRemaining))
+	}
+	bad, _ := http.NewRequest(http.MethodPost, in.url+"/try", strings.NewReader(`{"type":"pie","data":"just words"}`))
+	if p := c.send(bad); p.status != http.StatusBadRequest || !strings.Contains(p.body, "cannot be drawn") {
+		t.Errorf("try with data that cannot be drawn: %d %.300s", p.status, p.body)
 	}
 }
 
