@@ -11,6 +11,7 @@ import (
 	"chartd.dev/libs/auth"
 	"chartd.dev/libs/chartspec"
 	"chartd.dev/libs/dataset"
+	"chartd.dev/libs/gallery"
 	"chartd.dev/libs/store"
 )
 
@@ -141,6 +142,40 @@ func (c Render) Layout(ctx context.Context, p auth.Principal, id string) (Layout
 	}
 	var out Layout
 	err := c.Do(ctx, p, http.MethodGet, "/internal/v1/charts/"+url.PathEscape(id)+"/layout", nil, &out)
+	return out, err
+}
+
+// Gallery answers the pictures of every example and style-op pair, drawn
+// once by the render service with its font stack, for the docs and the
+// home page.
+func (c Render) Gallery(ctx context.Context) (*gallery.Gallery, error) {
+	var out gallery.Gallery
+	if err := c.Do(ctx, auth.Principal{}, http.MethodGet, "/internal/v1/gallery", nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// TryRequest is a drawing of pasted data for the home page's try-it box:
+// a chart type and the data, as create_chart reads them.
+type TryRequest struct {
+	Type       string          `json:"type"`
+	Data       json.RawMessage `json:"data"`
+	DataFormat *string         `json:"data_format,omitempty"`
+}
+
+// TryAnswer is the try-it picture: an SVG carrying its fonts, and its
+// description for alt text.
+type TryAnswer struct {
+	SVG         string `json:"svg"`
+	Description string `json:"description"`
+}
+
+// Try draws pasted data for a visitor who has not signed in; the render
+// service counts it toward no account (the site limits it per address).
+func (c Render) Try(ctx context.Context, req TryRequest) (TryAnswer, error) {
+	var out TryAnswer
+	err := c.Do(ctx, auth.Principal{}, http.MethodPost, "/internal/v1/try", req, &out)
 	return out, err
 }
 

@@ -23,6 +23,9 @@ type Site struct {
 	bySlug   map[string]int
 	index    []byte
 	search   *searchIndex
+	// what it was built from, for WithPictures
+	cat                       *charts.Catalog
+	docsURL, baseURL, siteURL string
 }
 
 // renderedPage is one page, ready to serve.
@@ -35,6 +38,13 @@ type renderedPage struct {
 // New renders every page of the catalog with the placeholders {docs_url},
 // {base_url} and {site_url} replaced, and indexes the sections for search.
 func New(cat *charts.Catalog, docsURL, baseURL, siteURL string) (*Site, error) {
+	return build(cat, docsURL, baseURL, siteURL, nil, "")
+}
+
+// build is New, with each page's HTML body passed through with when set
+// (NewPictured adds pictures this way); a page with an inline SVG gets
+// fonts, the block of @font-face rules its pictures draw with, once.
+func build(cat *charts.Catalog, docsURL, baseURL, siteURL string, with func(slug string, body []byte) ([]byte, error), fonts string) (*Site, error) {
 	if cat == nil {
 		return nil, fmt.Errorf("docs site: no catalog")
 	}
@@ -42,7 +52,7 @@ func New(cat *charts.Catalog, docsURL, baseURL, siteURL string) (*Site, error) {
 	if err != nil || docsURL == "" {
 		return nil, fmt.Errorf("docs site: docs URL %q is not a URL", docsURL)
 	}
-	s := &Site{docsPath: strings.TrimRight(u.Path, "/"), bySlug: map[string]int{}}
+	s := &Site{docsPath: strings.TrimRight(u.Path, "/"), bySlug: map[string]int{}, cat: cat, docsURL: docsURL, baseURL: baseURL, siteURL: siteURL}
 	subst := strings.NewReplacer("{docs_url}", strings.TrimRight(docsURL, "/"), "{base_url}", baseURL, "{site_url}", siteURL)
 	md := newMarkdown()
 	pages := cat.Pages()
@@ -55,13 +65,22 @@ func New(cat *charts.Catalog, docsURL, baseURL, siteURL string) (*Site, error) {
 		if err != nil {
 			return nil, fmt.Errorf("docs site: render %s: %w", p.Slug, err)
 		}
+		if with != nil {
+			if body, err = with(p.Slug, body); err != nil {
+				return nil, err
+			}
+		}
 		s.bySlug[p.Slug] = len(s.pages)
 		s.pages = append(s.pages, renderedPage{slug: p.Slug, title: p.Title, sections: p.Sections(), html: body})
 	}
 	for i := range s.pages {
-		s.pages[i].html = s.layout(s.pages[i].title, s.pages[i].slug, s.pages[i].html)
+		f := ""
+		if bytes.Contains(s.pages[i].html, []byte("<svg")) {
+			f = fonts
+		}
+		s.pages[i].html = s.layout(s.pages[i].title, s.pages[i].slug, s.pages[i].html, f)
 	}
-	s.index = s.layout("chartd API reference", "", s.contents())
+	s.index = s.layout("chartd API reference", "", s.contents(), "")
 	s.search = buildIndex(s.pages, strings.TrimRight(docsURL, "/"))
 	return s, nil
 }
@@ -117,7 +136,7 @@ func (s *Site) contents() []byte {
 
 // layout wraps a page body in the site's HTML: a nav of all pages (the
 // current one with its sections) and inline styles, no external assets.
-func (s *Site) layout(title, current string, body []byte) []byte {
+func (s *Site) layout(title, current string, body []byte, fonts string) []byte {
 	var b bytes.Buffer
 	b.WriteString("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
 	b.WriteString("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
@@ -141,6 +160,7 @@ func (s *Site) layout(title, current string, body []byte) []byte {
 		b.WriteString("</li>\n")
 	}
 	b.WriteString("</ul>\n</nav>\n<main>\n")
+	b.WriteString(fonts)
 	b.Write(body)
 	b.WriteString("</main>\n</body>\n</html>\n")
 	return b.Bytes()
@@ -163,5 +183,8 @@ code{font:.9em ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:#
 pre{background:#f1f3f5;padding:.8rem 1rem;border-radius:6px;overflow-x:auto;line-height:1.45}pre code{background:none;padding:0}
 table{border-collapse:collapse;margin:1rem 0;display:block;overflow-x:auto}th,td{border:1px solid #d9dde2;padding:.35rem .6rem;text-align:left;vertical-align:top}th{background:#f7f8fa}
 ul.toc{columns:2;font-size:.95rem}
+figure{margin:.8rem 0 1.2rem}figure svg{display:block;max-width:100%;height:auto;border:1px solid #e3e6ea;border-radius:4px}
+figcaption{font-size:.88rem;color:#4a5560;margin-top:.3rem}
+.pair-pics{display:flex;flex-wrap:wrap;gap:1rem}.pair-label{margin:0 0 .2rem;font-size:.85rem;font-weight:600;color:#4a5560}
 @media (max-width:50rem){body{display:block}nav{min-height:0;border-right:0;border-bottom:1px solid #e3e6ea}ul.toc{columns:1}}
 `

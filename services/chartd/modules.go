@@ -27,6 +27,7 @@ import (
 	"chartd.dev/libs/draw"
 	"chartd.dev/libs/fetch"
 	"chartd.dev/libs/fontstack"
+	"chartd.dev/libs/gallery"
 	"chartd.dev/libs/httpx"
 	"chartd.dev/libs/lifecycle"
 	"chartd.dev/libs/oauth"
@@ -553,10 +554,13 @@ func (a *App) initGateway(ctx context.Context) (http.Handler, error) {
 	cfg := a.cfg.Gateway
 	cfg.Site = a.site()
 	ppl := people.New(people.Config{}, a.store, a.limiter, nil)
+	// The docs' and home page's pictures are drawn where the font stack
+	// is, by the render service, and fetched once (docs/decisions.md).
+	pictures := &gallery.Source{Fetch: clients.Render{Base: a.client(render.Name)}.Gallery}
 	az := oauth.New(a.store, oauth.Config{AccessTTL: cfg.OAuthAccessTTL}, nil, a.tel.Log)
 	pages, err := site.New(a.site(), site.Deps{People: ppl, Store: a.store, Limiter: a.limiter, Box: a.box, Log: a.tel.Log,
 		Charts: clients.Chart{Base: a.client(chart.Name)}, Renders: clients.Render{Base: a.client(render.Name)}, OAuth: az,
-		Proxies: cfg.TrustedProxies})
+		Proxies: cfg.TrustedProxies, Gallery: pictures})
 	if err != nil {
 		return nil, err
 	}
@@ -578,6 +582,7 @@ func (a *App) initGateway(ctx context.Context) (http.Handler, error) {
 		Tel:        a.tel,
 		Ready:      a.Ready,
 		Docs:       a.docs,
+		Gallery:    pictures,
 	})
 	if err != nil {
 		return nil, err

@@ -26,6 +26,7 @@ import (
 	"chartd.dev/libs/clientip"
 	"chartd.dev/libs/clients"
 	"chartd.dev/libs/docsite"
+	"chartd.dev/libs/gallery"
 	"chartd.dev/libs/httpx"
 	"chartd.dev/libs/lifecycle"
 	"chartd.dev/libs/oauth"
@@ -89,6 +90,10 @@ type Deps struct {
 	Ready func(ctx context.Context) error
 	// Docs is the documentation site served at {docs_url}.
 	Docs *docsite.Site
+	// Gallery, when set, has the pictures of the examples and style ops,
+	// drawn by the render service: the docs are served with them once it
+	// answers, and without them (logged) while it does not.
+	Gallery *gallery.Source
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 	// People, when set, lets a site session (its cookie, plus the CSRF
@@ -123,6 +128,11 @@ type Gateway struct {
 	errs    httpx.Errors
 	keys    *keyCache
 	openapi []byte
+	// pictured is Docs with the gallery's pictures, built once.
+	pictured struct {
+		mu   sync.Mutex
+		site *docsite.Site
+	}
 	// router is the core (auth, limits, routing) without telemetry.
 	router  http.Handler
 	handler http.Handler
@@ -541,10 +551,11 @@ func (g *Gateway) docsPage(w http.ResponseWriter, r *http.Request) error {
 		return apierr.New(apierr.NotFound, "no documentation is served here")
 	}
 	slug := r.PathValue("slug")
-	page := g.deps.Docs.Index()
+	docs := g.docs(r.Context())
+	page := docs.Index()
 	if slug != "" {
 		var ok bool
-		if page, ok = g.deps.Docs.Page(slug); !ok {
+		if page, ok = docs.Page(slug); !ok {
 			return apierr.New(apierr.NotFound, "no documentation page %q; the index is at %s/", slug, g.docsURL)
 		}
 	}
@@ -562,10 +573,35 @@ func (g *Gateway) docsPage(w http.ResponseWriter, r *http.Request) error {
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Content-Length", strconv.Itoa(len(page)))
 	h.Set("Cache-Control", "public, max-age=300")
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:")
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:")
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.Write(page)
 	return nil
+}
+
+// docs answers the docs site with the gallery's pictures, built on the
+// first ask the gallery answers, or the plain site until then.
+func (g *Gateway) docs(ctx context.Context) *docsite.Site {
+	if g.deps.Gallery == nil {
+		return g.deps.Docs
+	}
+	g.pictured.mu.Lock()
+	defer g.pictured.mu.Unlock()
+	if g.pictured.site != nil {
+		return g.pictured.site
+	}
+	gal, err := g.deps.Gallery.Get(ctx)
+	if err != nil {
+		g.log.WarnContext(ctx, "gateway: the docs are served without pictures", "err", err)
+		return g.deps.Docs
+	}
+	site, err := g.deps.Docs.WithPictures(gal)
+	if err != nil {
+		g.log.ErrorContext(ctx, "gateway: the docs are served without pictures", "err", err)
+		return g.deps.Docs
+	}
+	g.pictured.site = site
+	return site
 }
 
 func (g *Gateway) getOpenAPI(w http.ResponseWriter, r *http.Request) error {

@@ -125,6 +125,9 @@ type Service struct {
 	admit *admission
 	// subsets cuts the faces SVG answers carry, and keeps them.
 	subsets draw.Subsetter
+	// pictures is the docs' and home page's gallery, drawn once (see
+	// gallery.go).
+	pictures galleryOnce
 }
 
 // The counter keys of an account.
@@ -188,6 +191,8 @@ func Endpoints() []route.Endpoint[*Service] {
 		{Route: route.Route{Op: "render_usage", Method: http.MethodGet, Path: "/internal/v1/usage", Access: route.Internal}, Handle: (*Service).usage},
 		{Route: route.Route{Op: "render_thumbnail", Method: http.MethodGet, Path: "/internal/v1/charts/{id}/thumbnail", Access: route.Internal}, Handle: (*Service).thumbnail},
 		{Route: route.Route{Op: "render_layout", Method: http.MethodGet, Path: "/internal/v1/charts/{id}/layout", Access: route.Internal}, Handle: (*Service).layout},
+		{Route: route.Route{Op: "render_gallery", Method: http.MethodGet, Path: "/internal/v1/gallery", Access: route.Internal}, Handle: (*Service).gallery},
+		{Route: route.Route{Op: "render_try", Method: http.MethodPost, Path: "/internal/v1/try", Access: route.Internal}, Handle: (*Service).try},
 	}
 }
 

@@ -1,6 +1,7 @@
 package site
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -19,19 +20,6 @@ import (
 	"chartd.dev/libs/signing"
 	"chartd.dev/libs/store"
 )
-
-func (s *Site) home(w http.ResponseWriter, r *http.Request) error {
-	v, ok, err := s.visitor(r)
-	if err != nil {
-		return err
-	}
-	var csrf string
-	if ok {
-		csrf = people.CSRFToken(v.token)
-	}
-	s.render(w, r, http.StatusOK, "home", view{Title: "Charts from your data", SignedIn: ok, Email: v.user.Email, CSRF: csrf})
-	return nil
-}
 
 func (s *Site) signupForm(w http.ResponseWriter, r *http.Request) error {
 	s.render(w, r, http.StatusOK, "signup", view{Title: "Sign up", CSRF: s.preToken(w, r)})
@@ -333,26 +321,44 @@ func (s *Site) revokeSigning(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// chartsData is the chart list page.
+// chartsData is the chart list page: the query, one page of charts, and
+// the links to the pages before and after it.
 type chartsData struct {
+	Query  chartQuery
 	Charts []store.Chart
+	First  int
+	Last   int
+	Prev   string
 	Next   string
 }
 
+// charts is the chart list (GET /charts?q=&sort=&page=), of the session's
+// account only: its charts by title search, in either order, fifty a page.
 func (s *Site) charts(w http.ResponseWriter, r *http.Request) error {
 	v, ok, err := s.mustVisit(w, r)
 	if err != nil || !ok {
 		return err
 	}
-	list, next, err := s.deps.Store.ListCharts(r.Context(), v.account.ID, 48, r.URL.Query().Get("cursor"))
-	if errors.Is(err, store.ErrBadCursor) {
-		return notFound()
+	q, err := parseChartQuery(r.URL.Query())
+	if err != nil {
+		return &pageError{status: http.StatusBadRequest, msg: err.Error()}
 	}
+	list := func(ctx context.Context, limit int, cursor string) ([]store.Chart, string, error) {
+		return s.deps.Store.ListCharts(ctx, v.account.ID, limit, cursor)
+	}
+	pg, err := listCharts(r.Context(), list, q)
 	if err != nil {
 		return fmt.Errorf("list charts: %w", err)
 	}
+	d := chartsData{Query: q, Charts: pg.Charts, First: pg.First, Last: pg.First + len(pg.Charts) - 1}
+	if q.Page > 1 {
+		d.Prev = q.Link(q.Page - 1)
+	}
+	if pg.More {
+		d.Next = q.Link(q.Page + 1)
+	}
 	s.render(w, r, http.StatusOK, "charts", view{Title: "Charts", SignedIn: true, Email: v.user.Email, CSRF: people.CSRFToken(v.token),
-		Data: chartsData{Charts: list, Next: next}})
+		Data: d})
 	return nil
 }
 

@@ -23,6 +23,7 @@ import (
 
 	"chartd.dev/libs/clientip"
 	"chartd.dev/libs/clients"
+	"chartd.dev/libs/gallery"
 	"chartd.dev/libs/oauth"
 	"chartd.dev/libs/people"
 	"chartd.dev/libs/quota"
@@ -71,6 +72,9 @@ type Deps struct {
 	// (-gateway.trusted-proxies): the sign-in throttle's client address
 	// is read behind them. None: the connection's address.
 	Proxies clientip.Proxies
+	// Gallery, when set, has the example pictures the home page shows,
+	// drawn by the render service.
+	Gallery *gallery.Source
 }
 
 // Site serves the pages.
@@ -168,6 +172,8 @@ func endpoints() []route.Endpoint[*Site] {
 	}
 	return []route.Endpoint[*Site]{
 		e("site_home", get, "/", (*Site).home),
+		e("site_home_fonts", get, "/home/fonts.css", (*Site).homeFonts),
+		e("site_try", post, "/try", (*Site).try),
 		e("site_static", get, "/static/{file}", (*Site).serveStatic),
 		e("site_favicon", get, "/favicon.svg", (*Site).serveFavicon),
 		e("site_favicon_ico", get, "/favicon.ico", (*Site).serveFavicon),
@@ -198,7 +204,7 @@ func Routes() []route.Route { return route.Routes(endpoints()) }
 
 // csp allows only the site's own files: no inline script or style, no
 // framing, forms posting only here; previews are blob: images.
-const csp = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob: data:; connect-src 'self'; " +
+const csp = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob: data:; font-src data:; connect-src 'self'; " +
 	"form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
 // headers sets the security headers of every site answer.

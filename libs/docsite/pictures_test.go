@@ -1,0 +1,71 @@
+package docsite
+
+import (
+	"strings"
+	"testing"
+
+	"chartd.dev/charts"
+	"chartd.dev/libs/gallery"
+)
+
+// fakeGallery has a marked SVG for every example and pair, leaving out
+// the example skip.
+func fakeGallery(cat *charts.Catalog, skip string) *gallery.Gallery {
+	g := &gallery.Gallery{Examples: map[string]string{}, Types: map[string]string{}, Fonts: `<svg id="font-block"></svg>`}
+	for _, ex := range cat.Examples("") {
+		if ex.ID != skip {
+			g.Examples[ex.ID] = `<svg role="img" data-ex="` + ex.ID + `"><title id="chartd-` + strings.ReplaceAll(ex.ID, "-", "") + `-title">t</title></svg>`
+		}
+	}
+	for _, ct := range cat.Types() {
+		g.Types[ct.Type] = cat.Sample(ct.Type).ID
+	}
+	for _, op := range []string{"setPalette", "setLabels", "setVariants", "setFooter"} {
+		g.Pairs = append(g.Pairs, gallery.Pair{Op: op, JSON: `{"op":"` + op + `"}`, Example: "bar-gdp-by-country",
+			Before: `<svg data-before="` + op + `"></svg>`, After: `<svg data-after="` + op + `"></svg>`})
+	}
+	return g
+}
+
+func TestPicturedPages(t *testing.T) {
+	cat, err := charts.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewPictured(cat, "https://x.test/docs", "https://x.test/v1", "https://x.test", fakeGallery(cat, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := s.Page("chart-types")
+	p := string(page)
+	for _, ex := range cat.Examples("") {
+		if !strings.Contains(p, `data-ex="`+ex.ID+`"`) {
+			t.Errorf("example %s has no picture", ex.ID)
+		}
+	}
+	for _, ct := range cat.Types() {
+		sec := p[strings.Index(p, `<h2 id="`+ct.Type+`">`):]
+		if i := strings.Index(sec, `<figure class="type-picture">`); i < 0 || i != strings.Index(sec, "</h2>")+len("</h2>\n") {
+			t.Errorf("type %s: no picture right under its heading", ct.Type)
+		}
+	}
+	if strings.Count(p, `id="chartd-bargdpbycountry-title"`) != 1 || !strings.Contains(p, `id="chartd-bargdpbycountryt-title"`) {
+		t.Errorf("the type's copy of its sample picture keeps the ids apart")
+	}
+	if strings.Count(p, `id="font-block"`) != 1 {
+		t.Errorf("the font block is on the page once")
+	}
+	ops, _ := s.Page("ops")
+	for _, op := range []string{"setPalette", "setLabels", "setVariants", "setFooter"} {
+		if !strings.Contains(string(ops), `data-before="`+op+`"`) || !strings.Contains(string(ops), `data-after="`+op+`"`) {
+			t.Errorf("op %s has no before/after pair", op)
+		}
+	}
+	limits, _ := s.Page("limits")
+	if strings.Contains(string(limits), "font-block") {
+		t.Errorf("a page without pictures carries no fonts")
+	}
+	if _, err := NewPictured(cat, "https://x.test/docs", "https://x.test/v1", "https://x.test", fakeGallery(cat, "pie-household-budget")); err == nil || !strings.Contains(err.Error(), "pie-household-budget") {
+		t.Errorf("an example without a picture: err = %v, want it named", err)
+	}
+}

@@ -1,0 +1,213 @@
+// Package gallery draws the pictures the docs and the home page show:
+// every example of the catalog (the first of a type, its sample, stands
+// for the type) and a before/after pair for the style ops. It is drawn
+// once, where the font stack is (the render service), and handed to the
+// pages as data: the SVGs name their fonts, and Fonts is one block that
+// carries the faces all of them draw with, cut to the characters drawn.
+//
+// One block and not one per picture: @font-face rules in an inline SVG
+// apply to the whole HTML page, so pictures carrying their own subsets of
+// the same family would replace each other's faces and lose glyphs.
+package gallery
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"chartd.dev/charts"
+	"chartd.dev/libs/chartspec"
+	"chartd.dev/libs/dataset"
+	"chartd.dev/libs/draw"
+)
+
+// Picture sizes in CSS pixels: examples at a card's size, pairs smaller.
+const (
+	ExampleWidth, ExampleHeight = 480, 300
+	PairWidth, PairHeight       = 320, 200
+)
+
+// Pair is a style op drawn before and after it applies to one example.
+type Pair struct {
+	// Op is the op's name, such as "setPalette"; JSON the op as applied.
+	Op   string `json:"op"`
+	JSON string `json:"json"`
+	// Example is the example both pictures draw.
+	Example string `json:"example"`
+	// Before and After are the SVGs (system fonts, see Gallery.Fonts).
+	Before string `json:"before"`
+	After  string `json:"after"`
+}
+
+// Gallery is every picture, ready to put inline in a page.
+type Gallery struct {
+	// Examples maps an example id to its SVG.
+	Examples map[string]string `json:"examples"`
+	// Types maps a chart type to its sample example's id.
+	Types map[string]string `json:"types"`
+	// Pairs are the style ops' before/after pictures.
+	Pairs []Pair `json:"pairs"`
+	// Fonts is a hidden inline <svg> whose style holds one @font-face per
+	// face the pictures draw with; put it once in a page that shows any.
+	Fonts string `json:"fonts"`
+}
+
+// pairOps are the style ops drawn as pairs, each on the example it shows
+// best on.
+func pairOps() []struct{ example, op string } {
+	return []struct{ example, op string }{
+		{"bar-quarterly-revenue-by-region", `{"op":"setPalette","palette":"okabe-ito"}`},
+		{"bar-gdp-by-country", `{"op":"setLabels","show":true}`},
+		{"bar-gdp-by-country", `{"op":"setVariants","variants":{"bar":{"orientation":"horizontal"}}}`},
+		{"pie-browser-share", `{"op":"setFooter","footer":{"source":"StatCounter","byline":"Data desk"}}`},
+	}
+}
+
+// Draw draws every example and pair with fonts, and embeds the faces they
+// use with sub. It is meant to run once, at start.
+func Draw(ctx context.Context, cat *charts.Catalog, ops *chartspec.Ops, fonts *draw.Fonts, sub draw.Subsetter) (*Gallery, error) {
+	if cat == nil || ops == nil || fonts == nil || sub == nil {
+		return nil, fmt.Errorf("gallery: catalog, ops, fonts and subsetter are required")
+	}
+	g := &Gallery{Examples: map[string]string{}, Types: map[string]string{}}
+	var all [][]byte
+	for _, ct := range cat.Types() {
+		g.Types[ct.Type] = cat.Sample(ct.Type).ID
+		for _, ex := range cat.Examples(ct.Type) {
+			svg, err := drawExample(cat, ops, ct, ex, "", ExampleWidth, ExampleHeight, fonts)
+			if err != nil {
+				return nil, err
+			}
+			g.Examples[ex.ID] = string(svg)
+			all = append(all, svg)
+		}
+	}
+	for _, po := range pairOps() {
+		ex, ok := cat.Example(po.example)
+		if !ok {
+			return nil, fmt.Errorf("gallery: pair example %s is not in the catalog", po.example)
+		}
+		ct, _ := cat.Type(ex.Type)
+		before, err := drawExample(cat, ops, ct, ex, "", PairWidth, PairHeight, fonts)
+		if err != nil {
+			return nil, err
+		}
+		after, err := drawExample(cat, ops, ct, ex, po.op, PairWidth, PairHeight, fonts)
+		if err != nil {
+			return nil, err
+		}
+		var name struct{ Op string }
+		if err := json.Unmarshal([]byte(po.op), &name); err != nil {
+			return nil, fmt.Errorf("gallery: pair op %s: %w", po.op, err)
+		}
+		g.Pairs = append(g.Pairs, Pair{Op: name.Op, JSON: po.op, Example: ex.ID, Before: string(before), After: string(after)})
+		all = append(all, before, after)
+	}
+	block, err := FontBlock(ctx, fonts, sub, all)
+	if err != nil {
+		return nil, err
+	}
+	g.Fonts = block
+	return g, nil
+}
+
+// PairFor answers the pair of op, if the gallery has one.
+func (g *Gallery) PairFor(op string) (Pair, bool) {
+	for _, p := range g.Pairs {
+		if p.Op == op {
+			return p, true
+		}
+	}
+	return Pair{}, false
+}
+
+// drawExample draws example ex of type ct at w×h, after op when set.
+func drawExample(cat *charts.Catalog, ops *chartspec.Ops, ct charts.ChartType, ex charts.Example, op string, w, h int, fonts *draw.Fonts) ([]byte, error) {
+	ec, err := chartspec.Example(cat, ct, ex)
+	if err != nil {
+		return nil, fmt.Errorf("gallery: %w", err)
+	}
+	spec := ec.Spec
+	if op != "" {
+		if spec, err = ops.Apply(spec, []json.RawMessage{json.RawMessage(op)}, chartspec.Env{Table: ec.Table}); err != nil {
+			return nil, fmt.Errorf("gallery: %s on %s: %w", op, ex.ID, err)
+		}
+	}
+	var steps []dataset.Step
+	for i, raw := range spec.Steps {
+		st, err := dataset.DecodeStep(raw)
+		if err != nil {
+			return nil, fmt.Errorf("gallery: %s step %d: %w", ex.ID, i, err)
+		}
+		steps = append(steps, st)
+	}
+	t, err := dataset.ApplyAll(ec.Table, steps, dataset.Defaults{ValueColumn: spec.ValueColumn()})
+	if err != nil {
+		return nil, fmt.Errorf("gallery: %s steps: %w", ex.ID, err)
+	}
+	out, err := draw.Render(draw.Input{Spec: spec, Table: t, Width: w, Height: h, Fonts: fonts})
+	if err != nil {
+		return nil, fmt.Errorf("gallery: draw %s: %w", ex.ID, err)
+	}
+	return out.SVG, nil
+}
+
+// FontBlock answers a hidden inline <svg> holding the @font-face rules of
+// every face the given SVGs draw text with, each cut to the characters
+// all of them draw: draw.Fonts.EmbedFonts on one document that holds them
+// all, keeping only what it adds.
+func FontBlock(ctx context.Context, fonts *draw.Fonts, sub draw.Subsetter, svgs [][]byte) (string, error) {
+	head := []byte(`<svg xmlns="http://www.w3.org/2000/svg" width="0" height="0" aria-hidden="true" focusable="false" style="position:absolute;width:0;height:0;overflow:hidden"><desc></desc>`)
+	const tail = `</svg>`
+	doc := bytes.Join(append([][]byte{head}, svgs...), nil)
+	doc = append(doc, tail...)
+	out, err := fonts.EmbedFonts(ctx, doc, sub)
+	if err != nil {
+		return "", fmt.Errorf("gallery: embed fonts: %w", err)
+	}
+	added := out[len(head) : len(out)-(len(doc)-len(head))]
+	return string(head) + string(added) + tail, nil
+}
+
+// Source fetches a gallery once and keeps it: pages that show pictures
+// ask it, and only the first successful fetch is made (a failed one is
+// tried again on the next ask). Its zero value needs Fetch.
+type Source struct {
+	// Fetch draws or fetches the gallery, such as clients.Render.Gallery.
+	Fetch func(context.Context) (*Gallery, error)
+
+	mu sync.Mutex
+	g  *Gallery
+}
+
+// Get answers the gallery, fetching it the first time.
+func (s *Source) Get(ctx context.Context) (*Gallery, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.g != nil {
+		return s.g, nil
+	}
+	if s.Fetch == nil {
+		return nil, fmt.Errorf("gallery: no source")
+	}
+	g, err := s.Fetch(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("gallery: %w", err)
+	}
+	s.g = g
+	return g, nil
+}
+
+// FontCSS is the font block's @font-face rules as a style sheet, for a
+// page whose policy takes styles from files only.
+func (g *Gallery) FontCSS() string {
+	_, rest, ok := strings.Cut(g.Fonts, "<style>")
+	if !ok {
+		return ""
+	}
+	css, _, _ := strings.Cut(rest, "</style>")
+	return css
+}

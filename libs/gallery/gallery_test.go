@@ -1,0 +1,78 @@
+package gallery
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"chartd.dev/charts"
+	"chartd.dev/libs/chartspec"
+	"chartd.dev/libs/draw"
+	"chartd.dev/libs/fontstack"
+	"chartd.dev/libs/subset"
+)
+
+func drawn(t *testing.T) (*charts.Catalog, *Gallery) {
+	t.Helper()
+	cat, err := charts.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := chartspec.NewOps(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := fontstack.Find()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fonts, err := draw.LoadFonts(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool, err := subset.NewTool(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Draw(context.Background(), cat, ops, fonts, subset.NewCache(tool, 16<<20, 30*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat, g
+}
+
+// TestDrawEveryExample: every example and type has a picture, each pair's
+// op changes its picture, and the font block carries faces.
+func TestDrawEveryExample(t *testing.T) {
+	cat, g := drawn(t)
+	for _, ex := range cat.Examples("") {
+		if svg := g.Examples[ex.ID]; !strings.HasPrefix(svg, "<svg") || !strings.Contains(svg, "</svg>") {
+			t.Errorf("example %s: no SVG picture (%.40q)", ex.ID, svg)
+		}
+	}
+	for _, ct := range cat.Types() {
+		if _, ok := g.Examples[g.Types[ct.Type]]; !ok {
+			t.Errorf("type %s: no picture", ct.Type)
+		}
+	}
+	for _, op := range []string{"setPalette", "setLabels", "setVariants", "setFooter"} {
+		p, ok := g.PairFor(op)
+		switch {
+		case !ok:
+			t.Errorf("%s: no pair", op)
+		case p.Before == p.After:
+			t.Errorf("%s: after is the same picture as before", op)
+		}
+	}
+	if n := strings.Count(g.Fonts, "@font-face"); n == 0 || !strings.Contains(g.Fonts, "base64,") {
+		t.Errorf("font block has %d faces: %.200q", n, g.Fonts)
+	}
+	if strings.Contains(g.Fonts, "<desc>x") || !strings.HasSuffix(g.Fonts, "</svg>") || strings.Count(g.Fonts, "<svg") != 1 {
+		t.Errorf("font block is not one hidden svg: %.200q …", g.Fonts)
+	}
+	p, _ := g.PairFor("setFooter")
+	if !strings.Contains(p.After, "StatCounter") || strings.Contains(p.Before, "StatCounter") {
+		t.Errorf("setFooter pair: the source shows only after")
+	}
+}
