@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -17,28 +15,6 @@ import (
 	"chartd.dev/libs/quota"
 	"chartd.dev/libs/store"
 )
-
-// axeScriptFile is axe-core from npm (tools/axe: npm ci there installs it).
-func axeScriptFile(t *testing.T) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "tools", "axe", "node_modules", "axe-core", "axe.min.js"))
-	if err != nil {
-		t.Fatalf("axe-core: %v (run npm ci in tools/axe)", err)
-	}
-	return string(b)
-}
-
-// axeClean injects axe-core into the open page and fails on every serious
-// or critical violation.
-func axeClean(t *testing.T, ctx context.Context, what string) {
-	t.Helper()
-	do(t, ctx, "inject axe-core", chromedp.Evaluate[chromedp.Void](axeScriptFile(t)))
-	out := eval[string](t, ctx, `axe.run(document).then(r => JSON.stringify(r.violations.filter(v => v.impact === "serious" || v.impact === "critical")
-		.map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.map(n => n.target.join(" ")).slice(0, 5)}))))`)
-	if out != "[]" {
-		t.Errorf("axe on %s: serious or critical violations: %s", what, out)
-	}
-}
 
 // sectionOf cuts a page's HTML from the heading with id to the next
 // level-2 heading.
@@ -268,7 +244,7 @@ func TestSiteHomeTry(t *testing.T) {
 		t.Error("the examples' fonts are not served")
 	}
 	poll(t, ctx, "the examples' fonts loaded", `document.fonts.status === "loaded" && [...document.fonts].some(f => f.status === "loaded")`)
-	axeClean(t, ctx, "the home page")
+	axeCheck(t, ctx, "the home page")
 
 	do(t, ctx, "draw pasted data",
 		chromedp.SetValue(chromedp.ID("try-type"), "bar"),
@@ -284,7 +260,7 @@ func TestSiteHomeTry(t *testing.T) {
 	if s := eval[string](t, ctx, `document.getElementById("try-status").textContent`); s != "Drawn." {
 		t.Errorf("status %q", s)
 	}
-	axeClean(t, ctx, "the home page with a drawing")
+	axeCheck(t, ctx, "the home page with a drawing")
 
 	// The allowance: 20 an hour per address; one is used.
 	out := eval[string](t, ctx, `(async () => { const s = [];
@@ -326,8 +302,8 @@ func TestSiteHomeTry(t *testing.T) {
 	if v := eval[string](t, ctx, `document.getElementById("chart-search").value`); v != "pear" {
 		t.Errorf("the search field shows %q after the search", v)
 	}
-	axeClean(t, ctx, "the chart list")
+	axeCheck(t, ctx, "the chart list")
 	do(t, ctx, "open the chart types", chromedp.Navigate(in.url+"/docs/chart-types/"))
 	poll(t, ctx, "the pictures", `document.readyState === "complete" && document.querySelectorAll("figure svg").length >= 30`)
-	axeClean(t, ctx, "the chart types page")
+	axeCheck(t, ctx, "the chart types page")
 }
