@@ -187,6 +187,8 @@ func Endpoints() []route.Endpoint[*Service] {
 		{Route: route.Route{Op: "get_image", Method: http.MethodGet, Path: imageRoute, Access: route.Direct}, Handle: (*Service).image},
 		{Route: route.Route{Op: "render_usage", Method: http.MethodGet, Path: "/internal/v1/usage", Access: route.Internal}, Handle: (*Service).usage},
 		{Route: route.Route{Op: "render_thumbnail", Method: http.MethodGet, Path: "/internal/v1/charts/{id}/thumbnail", Access: route.Internal}, Handle: (*Service).thumbnail},
+		{Route: route.Route{Op: "render_sketch", Method: http.MethodPost, Path: "/internal/v1/sketch", Access: route.Internal}, Handle: (*Service).sketch},
+		{Route: route.Route{Op: "render_preview", Method: http.MethodPost, Path: "/internal/v1/charts/{id}/preview", Access: route.Internal}, Handle: (*Service).preview},
 	}
 }
 
