@@ -126,6 +126,8 @@ type Sketch struct {
 	SVG string `json:"svg"`
 	// Mapping is the roles the chart was given (sketches of new data).
 	Mapping chartspec.Mapping `json:"mapping,omitempty"`
+	// Warnings are the lint problems of the chart sketched.
+	Warnings []chartspec.Problem `json:"warnings,omitempty"`
 }
 
 // Sketch draws data as a chart of type typ with ops, small, for the

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -69,6 +70,23 @@ func writeWorkbook(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// screenshot saves the page as PNG in $CHARTD_SCREENSHOTS, when set (the
+// README tour's pictures).
+func screenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	dir := os.Getenv("CHARTD_SCREENSHOTS")
+	if dir == "" {
+		return
+	}
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // chartState reads a chart's type, title and mapping with the session.
@@ -151,6 +169,15 @@ func TestNewChartBrowser(t *testing.T) {
 			t.Fatal("bar is not the first type picked for category and numbers")
 		}
 		checkAxe(t, ctx, axe, "the new-chart page with data and types")
+		checks := eval[[]string](t, ctx, `[...document.querySelectorAll("#checks li")].map(li => li.textContent)`)
+		if len(checks) == 0 {
+			t.Fatal("the chosen type shows no checks")
+		}
+		t.Logf("checks of the bar chart: %q", checks)
+		if page := eval[string](t, ctx, `document.getElementById("newchart").textContent`); strings.Contains(page, `{"op"`) || strings.Contains(page, "get_chart") || regexp.MustCompile(`\(c[0-9]+\)`).MatchString(page) {
+			t.Fatalf("the page speaks to the API, not to people:\n%s", page)
+		}
+		screenshot(t, ctx, "new-chart.png")
 
 		do(t, ctx, "swap rows and columns", chromedp.Click(chromedp.ID("transpose")))
 		poll(t, ctx, "the swapped data drawn", `window.chartdNew.sketches === 2`)
@@ -176,13 +203,13 @@ func TestNewChartBrowser(t *testing.T) {
 		poll(t, ctx, "bar redrawn with Sales only", fmt.Sprintf(`window.chartdNew.drawn > %d`, drawn))
 
 		do(t, ctx, "create",
-			chromedp.SetValue(chromedp.ID("new-name"), "Nordic sales"),
+			chromedp.SetValue(chromedp.ID("new-title"), "Nordic sales"),
 			chromedp.Click(chromedp.ID("create")),
 		)
 		pastedID = editorID(t, ctx)
-		typ, _, mapping, _ := chartState(t, ctx, pastedID)
-		if typ != "bar" || fmt.Sprint(mapping["values"]) != "[c2]" || mapping["category"] != "c1" {
-			t.Fatalf("created %s with mapping %v", typ, mapping)
+		typ, title, mapping, _ := chartState(t, ctx, pastedID)
+		if typ != "bar" || title != "Nordic sales" || fmt.Sprint(mapping["values"]) != "[c2]" || mapping["category"] != "c1" {
+			t.Fatalf("created %s titled %q with mapping %v", typ, title, mapping)
 		}
 		if name := eval[string](t, ctx, `document.getElementById("chart-name").textContent`); name != "Nordic sales" {
 			t.Fatalf("created chart named %q", name)
@@ -194,7 +221,7 @@ func TestNewChartBrowser(t *testing.T) {
 		editorID(t, ctx)
 		checkAxe(t, ctx, axe, "the editor")
 		before := eval[int](t, ctx, `window.chartdEditor.previews`)
-		do(t, ctx, "type a title", chromedp.SendKeys(chromedp.ID("title"), "Live title"))
+		do(t, ctx, "type a title", chromedp.SetValue(chromedp.ID("title"), ""), chromedp.SendKeys(chromedp.ID("title"), "Live title"))
 		poll(t, ctx, "the preview with the typed title", fmt.Sprintf(`window.chartdEditor.previews > %d && document.getElementById("preview-msg").textContent.includes("Unsaved")`, before))
 		poll(t, ctx, "the last keystroke drawn", `window.chartdEditor.svg.text().then(s => s.includes("Live title"))`)
 		if !eval[bool](t, ctx, `window.chartdEditor.svg.text().then(s => s.includes("@font-face"))`) {
@@ -240,6 +267,7 @@ func TestNewChartBrowser(t *testing.T) {
 			t.Fatalf("after reload the form shows %q", v)
 		}
 		poll(t, ctx, "the saved preview", `window.chartdEditor.svg.text().then(s => s.includes("Live title") && s.includes("Line chart"))`)
+		screenshot(t, ctx, "editor.png")
 	})
 
 	t.Run("uploaded XLSX", func(t *testing.T) {

@@ -26,7 +26,7 @@ type SketchRequest struct {
 
 // sketch draws data as a chart of one type, small and as SVG, for the
 // site's new-chart page (which type suits this data?), and answers the
-// roles the chart was given. Like a thumbnail it counts toward no
+// roles the chart was given and its lint problems. Like a thumbnail it counts toward no
 // allowance: choosing a type is not drawing charts; the gateway limits
 // the site's calls per client address.
 func (s *Service) sketch(w http.ResponseWriter, r *http.Request) error {
@@ -63,7 +63,13 @@ func (s *Service) sketch(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpx.WriteJSON(w, http.StatusOK, clients.Sketch{SVG: string(pic.body), Mapping: spec.Mapping})
+	// The checks the chart would get on create_chart (no steps yet, so
+	// the table as read is the table drawn).
+	warnings, err := chartspec.LintContext(r.Context(), spec, t, chartspec.LintEnv{Catalog: s.deps.Catalog})
+	if err != nil {
+		return err
+	}
+	httpx.WriteJSON(w, http.StatusOK, clients.Sketch{SVG: string(pic.body), Mapping: spec.Mapping, Warnings: warnings})
 	return nil
 }
 

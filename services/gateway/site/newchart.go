@@ -267,6 +267,15 @@ type sketchAnswer struct {
 	Mapping chartspec.Mapping `json:"mapping,omitempty"`
 	Roles   []sketchRole      `json:"roles"`
 	Error   string            `json:"error,omitempty"`
+	// Checks are the chart's lint problems in people's words, as the
+	// editor's Checks will list them once it is made.
+	Checks []sketchCheck `json:"checks"`
+}
+
+// sketchCheck is one lint problem of a sketched chart.
+type sketchCheck struct {
+	Level   string `json:"level"`
+	Message string `json:"message"`
 }
 
 // sketchRequest is data to draw as every chart type, or as one type with
@@ -306,7 +315,7 @@ func (s *Site) sketchNew(w http.ResponseWriter, r *http.Request) error {
 		if !ok {
 			return siteErr(http.StatusBadRequest, "Choose one of the chart types shown.")
 		}
-		a := sketchAnswer{Type: typ, Label: ct.Label}
+		a := sketchAnswer{Type: typ, Label: ct.Label, Checks: []sketchCheck{}}
 		for _, role := range ct.Roles {
 			sr := sketchRole{Role: role.Role, Label: role.Label, Required: role.Required, Multi: role.Multi, Columns: []string{}}
 			for _, c := range t.Columns {
@@ -331,6 +340,9 @@ func (s *Site) sketchNew(w http.ResponseWriter, r *http.Request) error {
 				return fmt.Errorf("sketch %s: %w", typ, err)
 			default:
 				out[i].SVG, out[i].Mapping = sk.SVG, sk.Mapping
+				for _, w := range sk.Warnings {
+					out[i].Checks = append(out[i].Checks, sketchCheck{Level: w.Level, Message: Speak(w.Message)})
+				}
 			}
 			return nil
 		})

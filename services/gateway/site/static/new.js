@@ -132,6 +132,19 @@
     }).catch(function (e) { say("data-msg", e.message, true); });
   }
 
+  // showChecks lists the chart's readability checks, as the editor will.
+  function showChecks(checks) {
+    var ul = $("checks");
+    ul.textContent = "";
+    if (!checks || !checks.length) { ul.appendChild(text("li", "No problems found.")); return; }
+    checks.forEach(function (c) {
+      var li = document.createElement("li");
+      li.appendChild(text("strong", c.level === "warn" ? "Warning: " : "Suggestion: "));
+      li.appendChild(text("span", c.message));
+      ul.appendChild(li);
+    });
+  }
+
   function sketchOf(type) { return st.sketches.filter(function (s) { return s.type === type; })[0]; }
 
   function colName(id) {
@@ -185,6 +198,7 @@
       box.appendChild(div);
     });
     $("roles").hidden = !s.roles.length;
+    showChecks(s.checks);
   }
 
   // rolesChanged redraws the chosen type with the roles as now set.
@@ -211,6 +225,8 @@
         return;
       }
       lab.querySelector("img").src = svgURL(type, n.svg);
+      s.checks = n.checks;
+      showChecks(n.checks);
       probe.drawn++;
       say("create-msg", "");
     }).catch(function (e) { say("create-msg", e.message, true); });
@@ -275,9 +291,10 @@
     e.preventDefault();
     var body = { type: st.type, data: st.send };
     if (typeof st.send === "string" && st.sendFormat) body.format = st.sendFormat;
-    var name = $("new-name").value.trim();
-    if (name) body.name = name;
-    if (!same(st.mapping, st.autoMapping)) body.ops = [{ op: "setMapping", mapping: st.mapping }];
+    var ops = [], title = $("new-title").value.trim();
+    if (!same(st.mapping, st.autoMapping)) ops.push({ op: "setMapping", mapping: st.mapping });
+    if (title) ops.push({ op: "setTitle", title: { text: title } });
+    if (ops.length) body.ops = ops;
     say("create-msg", "Creating…");
     call("POST", "/api/v1/charts", body).then(function (j) {
       window.location.assign("/charts/" + j.chart.id);
