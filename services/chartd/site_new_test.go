@@ -221,7 +221,7 @@ func TestNewChartBrowser(t *testing.T) {
 		editorID(t, ctx)
 		checkAxe(t, ctx, axe, "the editor")
 		before := eval[int](t, ctx, `window.chartdEditor.previews`)
-		do(t, ctx, "type a title", chromedp.SetValue(chromedp.ID("title"), ""), chromedp.SendKeys(chromedp.ID("title"), "Live title"))
+		do(t, ctx, "type a title", chromedp.Evaluate[chromedp.Void](`document.getElementById("title").value = ""`), chromedp.SendKeys(chromedp.ID("title"), "Live title"))
 		poll(t, ctx, "the preview with the typed title", fmt.Sprintf(`window.chartdEditor.previews > %d && document.getElementById("preview-msg").textContent.includes("Unsaved")`, before))
 		poll(t, ctx, "the last keystroke drawn", `window.chartdEditor.svg.text().then(s => s.includes("Live title"))`)
 		if !eval[bool](t, ctx, `window.chartdEditor.svg.text().then(s => s.includes("@font-face"))`) {
