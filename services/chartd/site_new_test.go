@@ -202,8 +202,9 @@ func TestNewChartBrowser(t *testing.T) {
 		do(t, ctx, "leave Profit out", chromedp.Click(chromedp.CSS(`input[data-role="values"][value="c3"]`)))
 		poll(t, ctx, "bar redrawn with Sales only", fmt.Sprintf(`window.chartdNew.drawn > %d`, drawn))
 
+		do(t, ctx, "type a title", chromedp.SendKeys(chromedp.ID("new-title"), "Nordic sales"))
+		poll(t, ctx, "the title check answered", `![...document.querySelectorAll("#checks li")].some(li => li.textContent.includes("no title"))`)
 		do(t, ctx, "create",
-			chromedp.SetValue(chromedp.ID("new-title"), "Nordic sales"),
 			chromedp.Click(chromedp.ID("create")),
 		)
 		pastedID = editorID(t, ctx)

@@ -274,6 +274,7 @@ type sketchAnswer struct {
 
 // sketchCheck is one lint problem of a sketched chart.
 type sketchCheck struct {
+	ID      string `json:"id"`
 	Level   string `json:"level"`
 	Message string `json:"message"`
 }
@@ -341,7 +342,7 @@ func (s *Site) sketchNew(w http.ResponseWriter, r *http.Request) error {
 			default:
 				out[i].SVG, out[i].Mapping = sk.SVG, sk.Mapping
 				for _, w := range sk.Warnings {
-					out[i].Checks = append(out[i].Checks, sketchCheck{Level: w.Level, Message: Speak(w.Message)})
+					out[i].Checks = append(out[i].Checks, sketchCheck{ID: w.ID, Level: w.Level, Message: Speak(w.Message)})
 				}
 			}
 			return nil

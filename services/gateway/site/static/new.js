@@ -133,9 +133,11 @@
   }
 
   // showChecks lists the chart's readability checks, as the editor will.
+  // The title typed here answers the missing-title check.
   function showChecks(checks) {
     var ul = $("checks");
     ul.textContent = "";
+    if ($("new-title").value.trim()) checks = (checks || []).filter(function (c) { return c.id !== "missing-title"; });
     if (!checks || !checks.length) { ul.appendChild(text("li", "No problems found.")); return; }
     checks.forEach(function (c) {
       var li = document.createElement("li");
@@ -286,6 +288,8 @@
     $("transpose").setAttribute("aria-pressed", String(st.transpose));
     read("data-msg");
   });
+
+  $("new-title").addEventListener("input", function () { if (st.type) showChecks(sketchOf(st.type).checks); });
 
   $("create-form").addEventListener("submit", function (e) {
     e.preventDefault();
