@@ -177,7 +177,7 @@ func TestNewChartBrowser(t *testing.T) {
 		if page := eval[string](t, ctx, `document.getElementById("newchart").textContent`); strings.Contains(page, `{"op"`) || strings.Contains(page, "get_chart") || regexp.MustCompile(`\(c[0-9]+\)`).MatchString(page) {
 			t.Fatalf("the page speaks to the API, not to people:\n%s", page)
 		}
-		screenshot(t, ctx, "new-chart.png")
+		screenshot(t, ctx, "site-new-chart.png")
 
 		do(t, ctx, "swap rows and columns", chromedp.Click(chromedp.ID("transpose")))
 		poll(t, ctx, "the swapped data drawn", `window.chartdNew.sketches === 2`)
@@ -268,7 +268,7 @@ func TestNewChartBrowser(t *testing.T) {
 			t.Fatalf("after reload the form shows %q", v)
 		}
 		poll(t, ctx, "the saved preview", `window.chartdEditor.svg.text().then(s => s.includes("Live title") && s.includes("Line chart"))`)
-		screenshot(t, ctx, "editor.png")
+		screenshot(t, ctx, "site-editor.png")
 	})
 
 	t.Run("uploaded XLSX", func(t *testing.T) {

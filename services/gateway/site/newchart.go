@@ -428,6 +428,8 @@ func (s *Site) readXLSX(w http.ResponseWriter, r *http.Request) error {
 }
 
 var (
+	opPath    = regexp.MustCompile(`^(?:ops|steps)\[[0-9]+\][\w.\[\]]*: `)
+	idNamed   = regexp.MustCompile(`\bc[0-9]+ \(([^)]*)\)`)
 	columnIDs = regexp.MustCompile(`\s*\(c[0-9]+\)`)
 	opJSON    = regexp.MustCompile(`\s*(?:with |e\.g\. |as |use )?\{"op".*?\}(?:\s*\})*`)
 	toolNames = regexp.MustCompile(`\b(?:with |see |check (?:them|it) with |use )?(?:get_chart|apply_ops|set_data|create_chart|render_template|describe_data|query_data|updateTransform|removeTransform)\b`)
@@ -436,6 +438,8 @@ var (
 // Speak turns an API message into words for a person on the site: no
 // column ids, no op JSON, no operation names, a capital and a full stop.
 func Speak(msg string) string {
+	msg = opPath.ReplaceAllString(msg, "")
+	msg = idNamed.ReplaceAllString(msg, "$1")
 	msg = columnIDs.ReplaceAllString(msg, "")
 	msg = opJSON.ReplaceAllString(msg, "")
 	msg = toolNames.ReplaceAllString(msg, "")

@@ -131,6 +131,7 @@ func TestSpeak(t *testing.T) {
 		{`column "Sales" (c2) was read as text: row 3 holds "n/a", which is not a number`, `Column "Sales" was read as text: row 3 holds "n/a", which is not a number.`},
 		{`Say what it shows with {"op":"setTitle","title":{"text":"…"}}`, `Say what it shows.`},
 		{`the columns changed; check them with get_chart`, `The columns changed.`},
+		{`ops[0].mapping.values: c1 (Country) is a text column; values takes number columns: c2 (Sales)`, `Country is a text column; values takes number columns: Sales.`},
 		{"Already fine.", "Already fine."},
 		{"", ""},
 	}

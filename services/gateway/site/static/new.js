@@ -22,10 +22,22 @@
     }
     return fetch(path, opts).then(function (r) {
       return r.json().catch(function () { return {}; }).then(function (j) {
-        if (!r.ok) throw new Error(j.error && j.error.message ? j.error.message : "The server answered " + r.status + "; try again.");
+        if (!r.ok) throw new Error(j.error && j.error.message ? speak(j.error.message) : "The server answered " + r.status + "; try again.");
         return j;
       });
     });
+  }
+
+  // speak words an API refusal for a person, as the site's own answers
+  // are (site.Speak): no column ids, op JSON or operation names.
+  function speak(msg) {
+    msg = msg.replace(/^(?:ops|steps)\[[0-9]+\][\w.\[\]]*: /, "").replace(/\bc[0-9]+ \(([^)]*)\)/g, "$1").replace(/\s*\(c[0-9]+\)/g, "")
+      .replace(/\s*(?:with |e\.g\. |as |use )?\{"op".*?\}(?:\s*\})*/g, "")
+      .replace(/\b(?:with |see |check (?:them|it) with |use )?(?:get_chart|apply_ops|set_data|create_chart|render_template|describe_data|query_data|updateTransform|removeTransform)\b/g, "")
+      .replace(/\s+/g, " ").replace(/[ ;:,]+$/, "").trim();
+    if (!msg) return msg;
+    msg = msg.charAt(0).toUpperCase() + msg.slice(1);
+    return /[.?!]$/.test(msg) ? msg : msg + ".";
   }
 
   function say(id, msg, isError) {
