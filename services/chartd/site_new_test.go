@@ -148,6 +148,8 @@ func TestNewChartBrowser(t *testing.T) {
 		t.Error("the navigation has no New chart link")
 	}
 	checkAxe(t, ctx, axe, "the new-chart page")
+	allowance := `fetch("/api/v1/account").then(r => r.json()).then(a => a.renders.left + "/" + a.image_renders.left)`
+	left := eval[string](t, ctx, allowance)
 
 	var pastedID string
 	t.Run("pasted CSV", func(t *testing.T) {
@@ -268,6 +270,9 @@ func TestNewChartBrowser(t *testing.T) {
 			t.Fatalf("after reload the form shows %q", v)
 		}
 		poll(t, ctx, "the saved preview", `window.chartdEditor.svg.text().then(s => s.includes("Live title") && s.includes("Line chart"))`)
+		if got := eval[string](t, ctx, allowance); got != left {
+			t.Fatalf("type pictures and live previews counted renders: renders/image renders left %s → %s", left, got)
+		}
 		screenshot(t, ctx, "site-editor.png")
 	})
 
@@ -297,6 +302,13 @@ func TestNewChartBrowser(t *testing.T) {
 		}
 		do(t, ctx, "upload a file that is not a workbook", chromedp.SetUploadFiles(chromedp.ID("file"), []string{bad}))
 		poll(t, ctx, "the refusal beside the upload", `document.getElementById("file-msg").className.includes("error") && document.getElementById("file-msg").textContent.includes("cannot be read as an Excel workbook")`)
+
+		rows := filepath.Join(t.TempDir(), "rows.json")
+		if err := os.WriteFile(rows, []byte(`[{"City":"Oslo","Rain":763},{"City":"Bergen","Rain":2250}]`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		do(t, ctx, "upload JSON rows", chromedp.SetUploadFiles(chromedp.ID("file"), []string{rows}))
+		poll(t, ctx, "the JSON rows read", `window.chartdNew.reads === 1 && [...document.querySelectorAll("#parsed th")].map(th => th.getAttribute("data-kind")).join() === "text,number"`)
 	})
 
 	t.Run("example and copy", func(t *testing.T) {
