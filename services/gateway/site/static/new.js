@@ -282,7 +282,8 @@
     st.transpose = false;
     $("transpose").setAttribute("aria-pressed", "false");
     $("sheet-row").hidden = true;
-    if (f.size > 5 * 1024 * 1024) { say("file-msg", "This file is over 5 MB; save a smaller part of it, or paste the rows you need.", true); return; }
+    // The gateway takes bodies of up to 5 MiB, form fields included.
+    if (f.size > 5 * 1024 * 1024 - 65536) { say("file-msg", "This file is over 5 MB; save a smaller part of it, or paste the rows you need.", true); return; }
     var name = f.name.toLowerCase();
     if (/\.xlsx$/.test(name)) { st.file = f; upload(""); return; }
     if (/\.(xls|ods|numbers)$/.test(name)) { say("file-msg", "Save this file as .xlsx or CSV first; it cannot be read as it is.", true); return; }
