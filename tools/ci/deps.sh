@@ -89,6 +89,12 @@ if [ "$kube_have" != "$KUBE_VERSION" ]; then
     mv "$TOOLS/kube-apiserver.tmp" "$TOOLS/kube-apiserver"
   )
 fi
+# axe-core for the site's accessibility checks (services/chartd), pinned in
+# tools/axe/package-lock.json.
+if [ ! -f "$(dirname "$0")/../axe/node_modules/axe-core/axe.min.js" ]; then
+  command -v npm >/dev/null 2>&1 || { echo "npm is needed for axe-core (apt-get install npm)"; exit 1; }
+  npm ci --prefix "$(dirname "$0")/../axe" --no-audit --no-fund >/dev/null
+fi
 # ------------------------------------------------------------------------
 # Package installs may start system copies; the tests start their own.
 exit 0
