@@ -179,6 +179,47 @@ func (c Render) Try(ctx context.Context, req TryRequest) (TryAnswer, error) {
 	return out, err
 }
 
+// Sketch is a chart drawn as SVG for the site and not saved: a new
+// chart's type picture, or the editor's live preview.
+type Sketch struct {
+	// SVG is the picture, with its fonts embedded.
+	SVG string `json:"svg"`
+	// Mapping is the roles the chart was given (sketches of new data).
+	Mapping chartspec.Mapping `json:"mapping,omitempty"`
+	// Warnings are the lint problems of the chart sketched.
+	Warnings []chartspec.Problem `json:"warnings,omitempty"`
+}
+
+// Sketch draws data as a chart of type typ with ops, small, for the
+// site's new-chart page; nothing is saved and no allowance counts. data
+// is the API's data value (a string of CSV or TSV, or rows).
+func (c Render) Sketch(ctx context.Context, p auth.Principal, typ string, data any, format string, ops []any) (Sketch, error) {
+	in := map[string]any{"type": typ, "data": data}
+	if format != "" {
+		in["data_format"] = format
+	}
+	if len(ops) > 0 {
+		in["ops"] = ops
+	}
+	var out Sketch
+	err := c.Do(ctx, p, http.MethodPost, "/internal/v1/sketch", in, &out)
+	return out, err
+}
+
+// Preview draws one of p's charts with ops applied, at its own size,
+// without saving them, for the editor's live preview; no allowance counts.
+func (c Render) Preview(ctx context.Context, p auth.Principal, id string, ops []any) (Sketch, error) {
+	if !aggregate.ValidID(id) {
+		return Sketch{}, aggregate.NotFound(id)
+	}
+	if ops == nil {
+		ops = []any{}
+	}
+	var out Sketch
+	err := c.Do(ctx, p, http.MethodPost, "/internal/v1/charts/"+url.PathEscape(id)+"/preview", map[string]any{"ops": ops}, &out)
+	return out, err
+}
+
 // Brand is the brand service's internal API.
 type Brand struct{ Base }
 

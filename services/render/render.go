@@ -193,6 +193,8 @@ func Endpoints() []route.Endpoint[*Service] {
 		{Route: route.Route{Op: "render_layout", Method: http.MethodGet, Path: "/internal/v1/charts/{id}/layout", Access: route.Internal}, Handle: (*Service).layout},
 		{Route: route.Route{Op: "render_gallery", Method: http.MethodGet, Path: "/internal/v1/gallery", Access: route.Internal}, Handle: (*Service).gallery},
 		{Route: route.Route{Op: "render_try", Method: http.MethodPost, Path: "/internal/v1/try", Access: route.Internal}, Handle: (*Service).try},
+		{Route: route.Route{Op: "render_sketch", Method: http.MethodPost, Path: "/internal/v1/sketch", Access: route.Internal}, Handle: (*Service).sketch},
+		{Route: route.Route{Op: "render_preview", Method: http.MethodPost, Path: "/internal/v1/charts/{id}/preview", Access: route.Internal}, Handle: (*Service).preview},
 	}
 }
 

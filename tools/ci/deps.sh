@@ -89,9 +89,11 @@ if [ "$kube_have" != "$KUBE_VERSION" ]; then
     mv "$TOOLS/kube-apiserver.tmp" "$TOOLS/kube-apiserver"
   )
 fi
-# axe-core, pinned in tools/axe, which the site's browser tests inject.
+# axe-core, pinned in tools/axe (package-lock.json), which the site's
+# browser tests inject.
 AXE_DIR="$(cd "$(dirname "$0")/../axe" && pwd)"
 if [ ! -f "$AXE_DIR/node_modules/axe-core/axe.min.js" ]; then
+  command -v npm >/dev/null 2>&1 || { echo "npm is needed for axe-core (apt-get install npm)"; exit 1; }
   echo "installing axe-core (npm ci in tools/axe)"
   (cd "$AXE_DIR" && npm ci --no-audit --no-fund >/dev/null)
 fi

@@ -21,6 +21,7 @@ import (
 	"strings"
 	"time"
 
+	"chartd.dev/charts"
 	"chartd.dev/libs/clientip"
 	"chartd.dev/libs/clients"
 	"chartd.dev/libs/gallery"
@@ -86,6 +87,8 @@ type Site struct {
 	pages  map[string]*template.Template
 	static http.Handler
 	mux    *http.ServeMux
+	// catalog is the chart types, for the new-chart page's roles.
+	catalog *charts.Catalog
 }
 
 // New builds the site for the public URL in cfg.
@@ -104,12 +107,15 @@ func New(cfg route.Site, deps Deps) (*Site, error) {
 		return nil, fmt.Errorf("site: public url %q: %v", cfg.PublicURL, err)
 	}
 	s := &Site{cfg: cfg, deps: deps, secure: u.Scheme == "https", origin: u.Scheme + "://" + u.Host, pages: map[string]*template.Template{}}
-	for _, name := range []string{"home", "signin", "signup", "link", "account", "charts", "editor", "error", "consent"} {
+	for _, name := range []string{"home", "signin", "signup", "link", "account", "charts", "editor", "error", "consent", "new"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("site template %s: %w", name, err)
 		}
 		s.pages[name] = t
+	}
+	if s.catalog, err = charts.Load(); err != nil {
+		return nil, fmt.Errorf("site chart catalog: %w", err)
 	}
 	sub, err := fs.Sub(staticFS, "static")
 	if err != nil {
@@ -191,6 +197,11 @@ func endpoints() []route.Endpoint[*Site] {
 		e("site_signing_rotate", post, "/account/signing-keys/rotate", (*Site).rotateSigning),
 		e("site_signing_revoke", post, "/account/signing-keys/{kid}/revoke", (*Site).revokeSigning),
 		e("site_charts", get, "/charts", (*Site).charts),
+		e("site_new_chart", get, "/charts/new", (*Site).newChart),
+		e("site_new_read", post, "/charts/new/read", jsonHandler((*Site).readNew)),
+		e("site_new_xlsx", post, "/charts/new/xlsx", jsonHandler((*Site).readXLSX)),
+		e("site_new_sketches", post, "/charts/new/sketches", jsonHandler((*Site).sketchNew)),
+		e("site_preview", post, "/charts/{id}/preview.svg", jsonHandler((*Site).previewChart)),
 		e("site_editor", get, "/charts/{id}", (*Site).editor),
 		e("site_thumbnail", get, "/charts/{id}/thumbnail.svg", (*Site).thumbnail),
 		e("site_oauth_consent", get, "/oauth/authorize", (*Site).authorize),

@@ -59,8 +59,25 @@
 
   // preview draws the chart as SVG into an image (an image runs no
   // script), and records how long since t0 the new picture took.
+  // It draws the saved chart with the form's unsaved edits (ops not yet
+  // saved) through the site's preview, which counts no render; a reply
+  // older than one already shown is dropped.
+  var previewSeq = 0, previewShown = 0;
   function preview(t0) {
-    return call("GET", "/charts/" + id + "/render.svg").then(function (blob) {
+    var seq = ++previewSeq;
+    var ops = cur.state ? pendingOps() : [];
+    return fetch("/charts/" + id + "/preview.svg", { method: "POST", credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf }, body: JSON.stringify({ ops: ops }) }).then(function (r) {
+      if (!r.ok) {
+        return r.json().catch(function () { return {}; }).then(function (j) {
+          throw new Error(j.error && j.error.message ? j.error.message : "The preview could not be drawn (" + r.status + ").");
+        });
+      }
+      return r.blob();
+    }).then(function (blob) {
+      if (seq < previewShown) return;
+      previewShown = seq;
+      showUnsaved(ops.length > 0, "");
       var img = $("preview");
       var url = URL.createObjectURL(blob);
       return new Promise(function (ok) {
@@ -266,18 +283,20 @@
       .then(function (j) {
         cur.chart = j.chart;
         fillLint(j.warnings);
-        return Promise.all([preview(t0), call("GET", "/charts/" + id + "?include=spec").then(function (g) {
+        // The state first, so the preview sends no edit already saved.
+        return call("GET", "/charts/" + id + "?include=spec").then(function (g) {
           cur.chart = g.chart; cur.state = g.state; cur.spec = g.spec;
           fillForm(); fillData(); fillLint(g.state.warnings);
-        })]);
+          return preview(t0);
+        });
       })
       .then(function () { say(done || "Saved.", false, where); }, failAt(where));
   }
 
   function num(v) { return v.trim() === "" ? null : Number(v); }
 
-  $("ops-form").addEventListener("submit", function (e) {
-    e.preventDefault();
+  // pendingOps are the form's edits not yet saved, as ops.
+  function pendingOps() {
     var st = cur.state, style = st.style || {}, ops = [];
     var title = $("title").value, sub = $("subtitle").value;
     var oldTitle = style.title && style.title.show !== false ? style.title.text || "" : "";
@@ -312,6 +331,37 @@
         ops.push(ax);
       }
     }
+    return ops;
+  }
+
+  // showUnsaved says whether the form holds edits not yet saved (the
+  // preview shows them), or why the preview could not draw them.
+  function showUnsaved(dirty, problem) {
+    var m = $("preview-msg");
+    m.textContent = problem || (dirty ? "Unsaved changes: the preview shows them; Save keeps them." : "");
+    m.className = problem ? "error" : "hint";
+  }
+
+  // Live preview: an edit redraws the preview after a short pause in
+  // typing (debounced), before Save; focus stays where it is.
+  var liveTimer = 0;
+  function live() {
+    clearTimeout(liveTimer);
+    var t0 = performance.now();
+    liveTimer = setTimeout(function () {
+      preview(t0).catch(function (e) { showUnsaved(true, e.message); });
+    }, LIVE_DELAY_MS);
+  }
+  var LIVE_DELAY_MS = 100;
+  $("ops-form").addEventListener("input", live);
+  $("ops-form").addEventListener("change", live);
+  window.addEventListener("beforeunload", function (e) {
+    if (cur.state && pendingOps().length) { e.preventDefault(); e.returnValue = ""; }
+  });
+
+  $("ops-form").addEventListener("submit", function (e) {
+    e.preventDefault();
+    var ops = pendingOps();
     apply(ops);
   });
 
@@ -341,11 +391,13 @@
         if (shownText(cur.state.style && cur.state.style.subtitle)) ops.push({ op: "setSubtitle", subtitle: { text: "" } });
       }
       var styled = ops.length ? call("POST", "/charts/" + id + "/ops", { ops: ops, expected_updated_at: j.chart.updated_at }) : Promise.resolve();
+      // the state first, so the preview sends no edit already saved
       return styled.then(function () {
-        return Promise.all([preview(t0), call("GET", "/charts/" + id + "?include=spec").then(function (g) {
+        return call("GET", "/charts/" + id + "?include=spec").then(function (g) {
           cur.chart = g.chart; cur.state = g.state; cur.spec = g.spec;
           fillForm(); fillData(); fillLint(g.state.warnings);
-        })]);
+          return preview(t0);
+        });
       }).then(function () {
         say("Data replaced: " + rowsText(j.rows) + "." + (clearTitle ? " The title was cleared; give the chart a new one." : ""), false, "data-status");
         if (clearTitle) $("title").focus();
