@@ -260,7 +260,7 @@ func TestNewChartBrowser(t *testing.T) {
 		}
 		before = eval[int](t, ctx, `window.chartdEditor.previews`)
 		do(t, ctx, "save", chromedp.Click(chromedp.ID("apply")))
-		poll(t, ctx, "saved", fmt.Sprintf(`window.chartdEditor.previews > %d && document.getElementById("status").textContent === "Saved." && document.getElementById("preview-msg").textContent === ""`, before))
+		poll(t, ctx, "saved", fmt.Sprintf(`window.chartdEditor.previews > %d && document.getElementById("apply-status").textContent === "Saved." && document.getElementById("preview-msg").textContent === ""`, before))
 		if typ, title, _, _ := chartState(t, ctx, pastedID); typ != "line" || title != "Live title" {
 			t.Fatalf("saved chart: %s %q", typ, title)
 		}
@@ -324,8 +324,10 @@ func TestNewChartBrowser(t *testing.T) {
 		poll(t, ctx, "the new-chart page", `window.chartdNew && window.chartdNew.ready`)
 		do(t, ctx, "copy a chart", chromedp.Click(chromedp.ID("use-dup")))
 		editorID(t, ctx)
-		if name := eval[string](t, ctx, `document.getElementById("chart-name").textContent`); name != "Copy of Nordic sales" {
-			t.Fatalf("copy named %q", name)
+		// the heading shows the chart's title (copied too); the name is the page's title
+		poll(t, ctx, "the copy's name", `document.title === "Copy of Nordic sales · chartd"`)
+		if heading := eval[string](t, ctx, `document.getElementById("chart-name").textContent`); heading != "Live title" {
+			t.Fatalf("the copy's heading reads %q, want its copied title", heading)
 		}
 	})
 }
