@@ -131,7 +131,8 @@ func TestSiteEditorDownloadAndEmbed(t *testing.T) {
 		// Another palette, saved and reloaded.
 		before := eval[int](t, ctx, `window.chartdEditor.previews`)
 		do(t, ctx, "choose a palette", chromedp.SetValue(chromedp.ID("palette"), "tableau-10"), chromedp.Click(chromedp.ID("apply")))
-		poll(t, ctx, "the new preview", fmt.Sprintf(`window.chartdEditor.previews > %d && document.getElementById("apply-status").textContent === "Saved."`, before))
+		poll(t, ctx, "the save", `document.getElementById("apply-status").textContent === "Saved."`)
+		poll(t, ctx, "the new preview", fmt.Sprintf(`window.chartdEditor.previews > %d`, before))
 		do(t, ctx, "reload", chromedp.Reload())
 		poll(t, ctx, "the editor", `window.chartdEditor && window.chartdEditor.ready`)
 		if p := eval[string](t, ctx, `document.getElementById("palette").value`); p != "tableau-10" {
