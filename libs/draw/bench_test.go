@@ -83,6 +83,7 @@ func benchEmbed(b *testing.B, in Input, sub func() Subsetter) {
 	}
 	b.ReportMetric(float64(len(out)-len(svg)), "font-bytes")
 }
+
 func BenchmarkScatter10000(b *testing.B)  { benchDraw(b, scatterN(fonts(b), 10000)) }
 func BenchmarkScatter100000(b *testing.B) { benchDraw(b, scatterN(fonts(b), 100000)) }
 func BenchmarkLine10000(b *testing.B)     { benchDraw(b, lineN(fonts(b), 10000)) }

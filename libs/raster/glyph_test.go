@@ -190,18 +190,9 @@ func TestGlyphsMatchMeasurement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := raster.DefaultConfig()
-	cfg.Browsers, cfg.Tabs, cfg.Deadline = 1, 2, 20*time.Second
-	cfg.FontConfig, cfg.TempDir = conf, t.TempDir()
-	pool, err := raster.New(cfg, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if err := pool.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	pool := fontsPool(t, ctx, conf)
 	defer pool.Close()
 	render := func(svg []byte, h int) image.Image {
 		t.Helper()
@@ -287,4 +278,21 @@ func TestGlyphsMatchMeasurement(t *testing.T) {
 		}
 	}
 	t.Logf("font size %d px unless named, measured by libs/draw vs drawn by Chromium:\n%s", glyphSize, strings.Join(report, "\n"))
+}
+
+// fontsPool starts a one-browser pool drawing with the fontconfig file
+// conf, as the render service does; the caller closes it.
+func fontsPool(t *testing.T, ctx context.Context, conf string) *raster.Pool {
+	t.Helper()
+	cfg := raster.DefaultConfig()
+	cfg.Browsers, cfg.Tabs, cfg.Deadline = 1, 2, 20*time.Second
+	cfg.FontConfig, cfg.TempDir = conf, t.TempDir()
+	pool, err := raster.New(cfg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pool.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return pool
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"image"
 	"image/png"
-	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -280,18 +279,9 @@ func TestScriptLabelsDrawn(t *testing.T) {
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	cfg := raster.DefaultConfig()
-	cfg.Browsers, cfg.Tabs, cfg.Deadline = 1, 2, 20*time.Second
-	cfg.FontConfig, cfg.TempDir = conf, t.TempDir()
-	pool, err := raster.New(cfg, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	if err := pool.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	pool := fontsPool(t, ctx, conf)
 	defer pool.Close()
 
 	var mu sync.Mutex

@@ -72,22 +72,10 @@ func (s *Service) try(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.DecodeJSON(r, &req); err != nil {
 		return err
 	}
-	ct, ok := s.deps.Catalog.Type(req.Type)
-	if !ok {
-		return apierr.New(apierr.InvalidRequest, "type %q is not a chart type", req.Type)
-	}
-	format, err := dataset.CheckFormat("data_format", req.DataFormat)
+	spec, t, err := s.newFromData(r.Context(), req.Type, req.Data, req.DataFormat)
 	if err != nil {
 		return err
 	}
-	if !httpx.Present(req.Data) {
-		return apierr.New(apierr.InvalidRequest, "data is required")
-	}
-	t, _, err := dataset.ParseRequestContext(r.Context(), req.Data, format)
-	if err != nil {
-		return err
-	}
-	spec := chartspec.New(ct, t, s.deps.Catalog.DefaultPalette().Colors)
 	o := imageOptions{format: "svg", scale: 1, width: tryWidth, height: tryHeight, name: "try", fonts: fontsEmbedded}
 	pic, err := s.draw(r.Context(), auth.Principal{Plan: plan.Free}, spec, t, o)
 	if err != nil {
@@ -95,6 +83,28 @@ func (s *Service) try(w http.ResponseWriter, r *http.Request) error {
 	}
 	httpx.WriteJSON(w, http.StatusOK, clients.TryAnswer{SVG: string(pic.body), Description: svgDescription(pic.svg)})
 	return nil
+}
+
+// newFromData is a new chart of type typ on pasted data, as create_chart
+// makes one (the API's roles and default palette), for the site's drawings
+// of data not saved: the try-it box and the new-chart page's sketches.
+func (s *Service) newFromData(ctx context.Context, typ string, data []byte, dataFormat *string) (*chartspec.Spec, *dataset.Table, error) {
+	ct, ok := s.deps.Catalog.Type(typ)
+	if !ok {
+		return nil, nil, apierr.New(apierr.InvalidRequest, "type %q is not a chart type", typ)
+	}
+	format, err := dataset.CheckFormat("data_format", dataFormat)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !httpx.Present(data) {
+		return nil, nil, apierr.New(apierr.InvalidRequest, "data is required")
+	}
+	t, _, err := dataset.ParseRequestContext(ctx, data, format)
+	if err != nil {
+		return nil, nil, err
+	}
+	return chartspec.New(ct, t, s.deps.Catalog.DefaultPalette().Colors), t, nil
 }
 
 // svgDescription is the text of the drawing's <desc>.

@@ -7,11 +7,9 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/gorilla/mux"
 
-	"chartd.dev/libs/apierr"
 	"chartd.dev/libs/auth"
 	"chartd.dev/libs/chartspec"
 	"chartd.dev/libs/clients"
-	"chartd.dev/libs/dataset"
 	"chartd.dev/libs/httpx"
 )
 
@@ -38,22 +36,10 @@ func (s *Service) sketch(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.DecodeJSON(r, &req); err != nil {
 		return err
 	}
-	ct, ok := s.deps.Catalog.Type(req.Type)
-	if !ok {
-		return apierr.New(apierr.InvalidRequest, "type %q is not a chart type", req.Type)
-	}
-	format, err := dataset.CheckFormat("data_format", req.DataFormat)
+	spec, t, err := s.newFromData(r.Context(), req.Type, req.Data, req.DataFormat)
 	if err != nil {
 		return err
 	}
-	if !httpx.Present(req.Data) {
-		return apierr.New(apierr.InvalidRequest, "data is required")
-	}
-	t, _, err := dataset.ParseRequest(req.Data, format)
-	if err != nil {
-		return err
-	}
-	spec := chartspec.New(ct, t, s.deps.Catalog.DefaultPalette().Colors)
 	if spec, err = s.deps.Ops.ApplyRequest(r.Context(), spec, req.Ops, t, s.deps.Brand.PaletteOf(p)); err != nil {
 		return err
 	}
