@@ -36,6 +36,6 @@ func (o *Ops) CatalogText() string {
 	}
 	b.WriteString("\nSteps (addTransform transform): sort {column, direction?:\"asc\"|\"desc\"}; topN {n, column?} keeps the n largest and sums the rest into \"Other\"; " +
 		"filter {column, operator:eq|ne|gt|gte|lt|lte|contains|in, value}; aggregate {groupBy?:[ids], measures:[{column, fn:sum|mean|median|count|min|max}]}; limit {n}; " +
-		"unpivot {columns:[ids], nameColumn?, valueColumn?}; dateBucket {column, unit:day|week|month|quarter|year}.\n")
+		"unpivot {columns:[ids], nameColumn?, valueColumn?}; dateBucket {column, unit:day|week|month|quarter|year}; kind {column, kind:text|number|date} reads a column again as another kind.\n")
 	return b.String()
 }

@@ -351,7 +351,7 @@ func defSetMapping(cat *charts.Catalog) opDef {
 
 // stepTypes are the data step types (libs/dataset), for the schemas.
 func stepTypes() []string {
-	return []string{"sort", "topN", "filter", "aggregate", "limit", "unpivot", "dateBucket"}
+	return []string{"sort", "topN", "filter", "aggregate", "limit", "unpivot", "dateBucket", "kind"}
 }
 
 // transformSchema is a step object; its own fields are checked by the

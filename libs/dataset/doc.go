@@ -2,7 +2,7 @@
 // (CSV/TSV text, JSON text, rows as objects or arrays) into column-wise
 // tables, detects column kinds (text, number, date), applies pure
 // table → table steps (sort, topN, filter, aggregate, limit, unpivot,
-// dateBucket) and summarizes tables for describe_data and query_data.
+// dateBucket, kind) and summarizes tables for describe_data and query_data.
 //
 // Decisions the spec leaves open, taken here:
 //

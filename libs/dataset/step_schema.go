@@ -67,5 +67,9 @@ func StepSchemas() []StepSchema {
 			"column": str("a date column id such as c1"),
 			"unit":   enum("the unit to round to", bucketUnits()...),
 		}),
+		step("kind", "Reads a column again as another kind (text, number or date), from its cells as they show; a cell that does not read as that kind is named in the error.", []string{"column", "kind"}, map[string]any{
+			"column": str("a column id such as c1"),
+			"kind":   enum("the kind to read the column as", kindNames()...),
+		}),
 	}
 }

@@ -62,6 +62,8 @@ func sampleValue(typ, field string) any {
 		return "x"
 	case "unit":
 		return "month"
+	case "kind":
+		return "text"
 	case "groupBy", "columns":
 		return []string{"c1"}
 	case "measures":

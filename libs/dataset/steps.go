@@ -17,7 +17,7 @@ type Defaults struct {
 }
 
 // Step is one pure table → table transform (sort, topN, filter, aggregate,
-// limit, unpivot, dateBucket). Steps never change their input; the output
+// limit, unpivot, dateBucket, kind). Steps never change their input; the output
 // may share unchanged column storage with it, so treat tables as values and
 // Clone one before changing its cells.
 type Step interface {
@@ -32,7 +32,7 @@ type Step interface {
 }
 
 // stepTypeList is the allowed values of "type", for messages.
-const stepTypeList = "sort, topN, filter, aggregate, limit, unpivot, dateBucket"
+const stepTypeList = "sort, topN, filter, aggregate, limit, unpivot, dateBucket, kind"
 
 // maxStepN bounds n of topN and limit.
 const maxStepN = 100_000_000
@@ -141,6 +141,18 @@ func decodeFields(r *fieldReader) (Step, error) {
 				return err
 			}
 			s.Unit, err = r.enum("unit", true, bucketUnits()...)
+			return err
+		})
+		return s, err
+	case "kind":
+		s := &KindStep{Type: typ}
+		err = r.check(typ, []string{"type", "column", "kind"}, func() (err error) {
+			if s.Column, err = r.str("column", true, "a column id such as c1"); err != nil {
+				return err
+			}
+			var k string
+			k, err = r.enum("kind", true, kindNames()...)
+			s.Kind = Kind(k)
 			return err
 		})
 		return s, err

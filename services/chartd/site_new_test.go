@@ -311,6 +311,57 @@ func TestNewChartBrowser(t *testing.T) {
 		poll(t, ctx, "the JSON rows read", `window.chartdNew.reads === 1 && [...document.querySelectorAll("#parsed th")].map(th => th.getAttribute("data-kind")).join() === "text,number"`)
 	})
 
+	t.Run("a column's kind changed", func(t *testing.T) {
+		do(t, ctx, "open", chromedp.Navigate(in.url+"/charts/new"))
+		poll(t, ctx, "the new-chart page", `window.chartdNew && window.chartdNew.ready`)
+		do(t, ctx, "paste CSV with years",
+			chromedp.SetValue(chromedp.ID("paste"), "Year,Team,Goals\n2021,North,5\n2022,North,7\n2023,South,6\n"),
+			chromedp.Click(chromedp.ID("use-paste")),
+		)
+		poll(t, ctx, "the data drawn", `window.chartdNew.sketches === 1`)
+		kinds := `[...document.querySelectorAll("#parsed th")].map(th => th.getAttribute("data-kind") + "/" + th.querySelector("select.kind").value).join()`
+		if got := eval[string](t, ctx, kinds); got != "date/date,text/text,number/number" {
+			t.Fatalf("kinds as read: %s", got)
+		}
+		// A text column cannot be numbers: the refusal says why, beside
+		// the table, and the kind stays as it was.
+		do(t, ctx, "read Team as numbers", chromedp.Focus(chromedp.ID("kind-c2")),
+			chromedp.Evaluate[chromedp.Void](`(s => { s.value = "number"; s.dispatchEvent(new Event("change", {bubbles: true})) })(document.getElementById("kind-c2"))`))
+		poll(t, ctx, "the refusal", `document.getElementById("data-msg").className.includes("error") && document.getElementById("data-msg").textContent.includes("row 1 holds \"North\"")`)
+		if got := eval[string](t, ctx, `document.getElementById("kind-c2").value + " " + document.getElementById("data-msg").textContent`); !strings.HasPrefix(got, "text ") || strings.Contains(got, "(c2)") {
+			t.Fatalf("after the refusal: %q", got)
+		}
+		// Years read as text become categories; the types are drawn again.
+		do(t, ctx, "read Year as text", chromedp.Focus(chromedp.ID("kind-c1")),
+			chromedp.Evaluate[chromedp.Void](`(s => { s.value = "text"; s.dispatchEvent(new Event("change", {bubbles: true})) })(document.getElementById("kind-c1"))`))
+		poll(t, ctx, "the data drawn again", `window.chartdNew.sketches === 2 && document.querySelector("#parsed th").getAttribute("data-kind") === "text"`)
+		if id := eval[string](t, ctx, `document.activeElement.id`); id != "kind-c1" {
+			t.Fatalf("focus moved to %q after the kind changed", id)
+		}
+		checkAxe(t, ctx, axe, "the new-chart page with a kind changed")
+		do(t, ctx, "pick bar", chromedp.Click(chromedp.ID("type-bar")))
+		poll(t, ctx, "bar roles", `!!document.getElementById("role-category")`)
+		do(t, ctx, "create", chromedp.Click(chromedp.ID("create")))
+		id := editorID(t, ctx)
+		var st struct {
+			State struct {
+				Steps   []map[string]any
+				Mapping map[string]any
+				Columns []struct{ ID, Kind string } `json:"columnsAfterSteps"`
+			}
+		}
+		raw := eval[string](t, ctx, fmt.Sprintf(`fetch("/api/v1/charts/%s").then(r => r.text())`, id))
+		if err := json.Unmarshal([]byte(raw), &st); err != nil {
+			t.Fatal(err)
+		}
+		if len(st.State.Steps) != 1 || st.State.Steps[0]["type"] != "kind" || st.State.Steps[0]["column"] != "c1" || st.State.Steps[0]["kind"] != "text" {
+			t.Fatalf("the chart's steps: %v", st.State.Steps)
+		}
+		if st.State.Columns[0].Kind != "text" || st.State.Mapping["category"] != "c1" {
+			t.Fatalf("columns after steps %v, mapping %v", st.State.Columns, st.State.Mapping)
+		}
+	})
+
 	t.Run("example and copy", func(t *testing.T) {
 		do(t, ctx, "open", chromedp.Navigate(in.url+"/charts/new"))
 		poll(t, ctx, "the new-chart page", `window.chartdNew && window.chartdNew.ready && document.getElementById("example").options.length > 5`)

@@ -114,6 +114,9 @@ type readRequest struct {
 	Data      json.RawMessage `json:"data"`
 	Format    string          `json:"format"`
 	Transpose bool            `json:"transpose"`
+	// Kinds are the kinds the person chose for columns (id → text,
+	// number or date), read again as kind steps.
+	Kinds map[string]string `json:"kinds"`
 }
 
 // readColumn is a column as the data step shows it.
@@ -133,6 +136,9 @@ type readAnswer struct {
 	Rows    [][]any         `json:"rows"`
 	Total   int             `json:"total"`
 	Notices []string        `json:"notices"`
+	// Steps are the kind steps that make the chosen kinds, for
+	// create_chart's ops (addTransform) and the sketches.
+	Steps []json.RawMessage `json:"steps"`
 }
 
 // decodeBody reads a JSON body of at most maxUpload bytes into v.
@@ -192,7 +198,14 @@ func (s *Site) readNew(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	a := readAnswer{Data: data, Format: format, Rows: dataset.Rows(t, previewRows), Total: t.Rows, Notices: []string{}}
+	steps, err := kindSteps(t, req.Kinds)
+	if err != nil {
+		return err
+	}
+	if t, err = applySteps(t, steps); err != nil {
+		return err
+	}
+	a := readAnswer{Data: data, Format: format, Rows: dataset.Rows(t, previewRows), Total: t.Rows, Notices: []string{}, Steps: steps}
 	for _, c := range t.Columns {
 		a.Columns = append(a.Columns, readColumn{ID: c.ID, Name: c.Name, Kind: string(c.Kind)})
 	}
@@ -201,6 +214,44 @@ func (s *Site) readNew(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, a)
 	return nil
+}
+
+// kindSteps are the kind steps for the kinds chosen, in column order;
+// a kind the column already has needs none.
+func kindSteps(t *dataset.Table, kinds map[string]string) ([]json.RawMessage, error) {
+	steps := []json.RawMessage{}
+	for _, c := range t.Columns {
+		k, ok := kinds[c.ID]
+		if !ok || k == string(c.Kind) {
+			continue
+		}
+		raw, err := json.Marshal(dataset.KindStep{Column: c.ID, Kind: dataset.Kind(k)})
+		if err != nil {
+			return nil, fmt.Errorf("encode kind step: %w", err)
+		}
+		steps = append(steps, raw)
+	}
+	for id := range kinds {
+		if _, ok := t.Column(id); !ok {
+			return nil, siteErr(http.StatusBadRequest, "The data has changed since the kinds were chosen; choose them again.")
+		}
+	}
+	return steps, nil
+}
+
+// applySteps runs steps on t as the chart will; a step the data refuses
+// is said in people's words.
+func applySteps(t *dataset.Table, steps []json.RawMessage) (*dataset.Table, error) {
+	for _, raw := range steps {
+		st, err := dataset.DecodeStep(raw)
+		if err != nil {
+			return nil, siteErr(http.StatusBadRequest, Speak(err.Error()))
+		}
+		if t, err = st.Apply(t, dataset.Defaults{}); err != nil {
+			return nil, siteErr(http.StatusBadRequest, Speak(err.Error()))
+		}
+	}
+	return t, nil
 }
 
 // tableGrid is t as text cells, the header first: numbers as written
@@ -286,6 +337,8 @@ type sketchRequest struct {
 	Format  string          `json:"format"`
 	Type    string          `json:"type"`
 	Mapping map[string]any  `json:"mapping"`
+	// Steps are the read answer's kind steps, run before drawing.
+	Steps []json.RawMessage `json:"steps"`
 }
 
 // sketchNew draws the data as each of the ten chart types (or one, with
@@ -301,6 +354,9 @@ func (s *Site) sketchNew(w http.ResponseWriter, r *http.Request) error {
 	}
 	t, _, err := readData(r.Context(), req.Data, req.Format)
 	if err != nil {
+		return err
+	}
+	if t, err = applySteps(t, req.Steps); err != nil {
 		return err
 	}
 	types := charts.SpecTypes()
@@ -327,9 +383,17 @@ func (s *Site) sketchNew(w http.ResponseWriter, r *http.Request) error {
 			a.Roles = append(a.Roles, sr)
 		}
 		out[i] = a
-		var ops []any
-		if req.Mapping != nil {
-			ops = []any{map[string]any{"op": "setMapping", "mapping": req.Mapping}}
+		ops := make([]any, 0, len(req.Steps)+1)
+		for _, st := range req.Steps {
+			ops = append(ops, map[string]any{"op": "addTransform", "transform": st})
+		}
+		switch {
+		case req.Mapping != nil:
+			ops = append(ops, map[string]any{"op": "setMapping", "mapping": req.Mapping})
+		case len(req.Steps) > 0:
+			// The roles the API would choose for the data with the kinds
+			// chosen, not for the data as first read.
+			ops = append(ops, map[string]any{"op": "setMapping", "mapping": chartspec.AutoMapping(ct, t)})
 		}
 		g.Go(func() error {
 			sk, err := s.deps.Renders.Sketch(ctx, p, typ, req.Data, req.Format, ops)

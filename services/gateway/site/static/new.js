@@ -8,7 +8,7 @@
   if (!root) return;
   var csrf = document.querySelector('meta[name="csrf-token"]').getAttribute("content");
   var $ = function (x) { return document.getElementById(x); };
-  var st = { data: null, format: "", transpose: false, send: null, sendFormat: "", sketches: [], type: "", mapping: null, autoMapping: null, file: null, urls: {} };
+  var st = { data: null, format: "", transpose: false, kinds: {}, steps: [], send: null, sendFormat: "", sketches: [], type: "", mapping: null, autoMapping: null, file: null, urls: {} };
   // Exposed for tests: how far the page has come.
   var probe = window.chartdNew = { ready: false, reads: 0, sketches: 0, drawn: 0 };
 
@@ -58,14 +58,23 @@
   function showTable(a) {
     var table = $("parsed");
     table.textContent = "";
-    var cap = text("caption", "Your data as it was read: each column's name and the kind of values found", "sr");
+    var cap = text("caption", "Your data as it was read: each column's name and the kind of values found, which you can change", "sr");
     table.appendChild(cap);
     var head = document.createElement("thead"), tr = document.createElement("tr");
     a.columns.forEach(function (c) {
       var th = text("th", c.name);
       th.scope = "col";
       th.setAttribute("data-kind", c.kind);
-      th.appendChild(text("span", kindWords[c.kind] || c.kind, "kind"));
+      // The kind as read, and a menu to read the column as another kind.
+      var sel = document.createElement("select");
+      sel.id = "kind-" + c.id;
+      sel.className = "kind";
+      sel.setAttribute("aria-label", "Kind of values in " + c.name);
+      sel.setAttribute("aria-describedby", "data-msg");
+      Object.keys(kindWords).forEach(function (k) { var o = text("option", kindWords[k]); o.value = k; sel.appendChild(o); });
+      sel.value = c.kind;
+      sel.addEventListener("change", function () { changeKind(c.id, c.kind, sel.value); });
+      th.appendChild(sel);
       tr.appendChild(th);
     });
     head.appendChild(tr);
@@ -85,18 +94,40 @@
     st.columns = a.columns;
   }
 
+  // newData forgets what was chosen for the data before.
+  function newData() {
+    st.transpose = false;
+    st.kinds = {};
+    $("transpose").setAttribute("aria-pressed", "false");
+  }
+
+  // changeKind reads a column again as another kind; when its cells do
+  // not read that way, the kind stays as it was and the message says why.
+  function changeKind(id, was, kind) {
+    var before = Object.assign({}, st.kinds);
+    st.kinds[id] = kind;
+    read("data-msg", true).then(function (ok) {
+      if (ok) { var el = $("kind-" + id); if (el) el.focus(); return; }
+      st.kinds = before;
+      var sel = $("kind-" + id);
+      if (sel) sel.value = st.kinds[id] || was;
+    });
+  }
+
   // read sends the data to be read as the API reads it, then draws it.
-  function read(msgId) {
+  // It answers whether the data was read.
+  function read(msgId, keepMsg) {
     say(msgId, "Reading…");
-    return call("POST", "/charts/new/read", { data: st.data, format: st.format, transpose: st.transpose }).then(function (a) {
+    return call("POST", "/charts/new/read", { data: st.data, format: st.format, transpose: st.transpose, kinds: st.kinds }).then(function (a) {
       st.send = a.data;
       st.sendFormat = a.format;
+      st.steps = a.steps || [];
       probe.reads++;
       showTable(a);
       $("data-step").hidden = false;
-      say(msgId, "Read " + a.total + (a.total === 1 ? " row." : " rows."));
-      return sketch();
-    }).catch(function (e) { say(msgId, e.message, true); });
+      if (!keepMsg) say(msgId, "Read " + a.total + (a.total === 1 ? " row." : " rows."));
+      return sketch().then(function () { return true; });
+    }).catch(function (e) { say(msgId, e.message, true); return false; });
   }
 
   function svgURL(key, svg) {
@@ -108,7 +139,7 @@
   // sketch draws the data as every chart type.
   function sketch() {
     say("data-msg", "Drawing your data as each chart type…");
-    return call("POST", "/charts/new/sketches", { data: st.send, format: st.sendFormat }).then(function (a) {
+    return call("POST", "/charts/new/sketches", { data: st.send, format: st.sendFormat, steps: st.steps }).then(function (a) {
       st.sketches = a.sketches;
       var box = $("types");
       box.textContent = "";
@@ -229,7 +260,7 @@
     st.mapping = m;
     var type = st.type;
     say("create-msg", "Redrawing…");
-    call("POST", "/charts/new/sketches", { data: st.send, format: st.sendFormat, type: type, mapping: m }).then(function (a) {
+    call("POST", "/charts/new/sketches", { data: st.send, format: st.sendFormat, steps: st.steps, type: type, mapping: m }).then(function (a) {
       var n = a.sketches[0], lab = document.querySelector('#types label[data-type="' + type + '"]');
       var why = lab.querySelector(".why");
       if (why) why.remove();
@@ -254,8 +285,7 @@
     if (!v.trim()) { say("paste-msg", "Paste a table first: a header row, then one row per line.", true); return; }
     st.data = v;
     st.format = "";
-    st.transpose = false;
-    $("transpose").setAttribute("aria-pressed", "false");
+    newData();
     read("paste-msg");
   });
 
@@ -272,6 +302,7 @@
       $("sheet-row").hidden = a.sheets.length < 2;
       st.data = a.data;
       st.format = "";
+      st.kinds = {};
       return read("file-msg");
     }).catch(function (e) { say("file-msg", e.message, true); });
   }
@@ -279,8 +310,7 @@
   $("file").addEventListener("change", function () {
     var f = $("file").files[0];
     if (!f) return;
-    st.transpose = false;
-    $("transpose").setAttribute("aria-pressed", "false");
+    newData();
     $("sheet-row").hidden = true;
     // The gateway takes bodies of up to 5 MiB, form fields included.
     if (f.size > 5 * 1024 * 1024 - 65536) { say("file-msg", "This file is over 5 MB; save a smaller part of it, or paste the rows you need.", true); return; }
@@ -297,7 +327,9 @@
   $("sheet").addEventListener("change", function () { if (st.file) upload($("sheet").value); });
 
   $("transpose").addEventListener("click", function () {
-    st.transpose = !st.transpose;
+    var t = !st.transpose;
+    newData();
+    st.transpose = t;
     $("transpose").setAttribute("aria-pressed", String(st.transpose));
     read("data-msg");
   });
@@ -308,8 +340,10 @@
     e.preventDefault();
     var body = { type: st.type, data: st.send };
     if (typeof st.send === "string" && st.sendFormat) body.format = st.sendFormat;
-    var ops = [], title = $("new-title").value.trim();
-    if (!same(st.mapping, st.autoMapping)) ops.push({ op: "setMapping", mapping: st.mapping });
+    var ops = st.steps.map(function (s) { return { op: "addTransform", transform: s }; }), title = $("new-title").value.trim();
+    // With kinds changed, the roles are the ones drawn, chosen for the
+    // data with those kinds.
+    if (st.steps.length || !same(st.mapping, st.autoMapping)) ops.push({ op: "setMapping", mapping: st.mapping });
     if (title) ops.push({ op: "setTitle", title: { text: title } });
     if (ops.length) body.ops = ops;
     say("create-msg", "Creating…");
