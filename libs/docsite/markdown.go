@@ -64,7 +64,9 @@ func (m markdown) render(src []byte) ([]byte, error) {
 	if err := m.md.Renderer().Render(&b, src, doc); err != nil {
 		return nil, err
 	}
-	return b.Bytes(), nil
+	// A code block wider than the page scrolls; keyboard users reach it
+	// with Tab to scroll it (raw HTML is left out, so every <pre> is one).
+	return bytes.ReplaceAll(b.Bytes(), []byte("<pre>"), []byte(`<pre tabindex="0">`)), nil
 }
 
 // headingText is the heading's source text without closing #s, the text

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -252,6 +253,20 @@ func TestNewChartBrowser(t *testing.T) {
 				t.Errorf("a live preview took %.0f ms", m)
 			}
 		}
+		// The footer and the palette are drawn before Save too.
+		do(t, ctx, "write a footer note", chromedp.SendKeys(chromedp.ID("footer-notes"), "Preliminary figures"))
+		poll(t, ctx, "the preview with the note", `window.chartdEditor.svg.text().then(s => s.includes("Preliminary figures"))`)
+		pal := eval[string](t, ctx, `[...document.getElementById("palette").options].map(o => o.value).filter(v => v && v !== "brand" && v !== document.getElementById("palette").value)[0]`)
+		first := strings.ToLower(eval[string](t, ctx, fmt.Sprintf(`fetch("/api/v1/palettes").then(r => r.json()).then(j => j.palettes.find(p => p.id === %q).colors[0])`, pal)))
+		if eval[bool](t, ctx, fmt.Sprintf(`window.chartdEditor.svg.text().then(s => s.toLowerCase().includes(%q))`, first)) {
+			t.Fatalf("the preview already uses %s, the first colour of palette %s", first, pal)
+		}
+		do(t, ctx, "pick a palette", chromedp.Focus(chromedp.ID("palette")),
+			chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(s => { s.value = %q; s.dispatchEvent(new Event("change", {bubbles: true})) })(document.getElementById("palette"))`, pal)))
+		poll(t, ctx, "the preview in the palette's colours", fmt.Sprintf(`window.chartdEditor.svg.text().then(s => s.toLowerCase().includes(%q) && s.includes("Preliminary figures"))`, first))
+		if id := eval[string](t, ctx, `document.activeElement.id`); id != "palette" {
+			t.Fatalf("focus moved to %q after the palette redraw", id)
+		}
 		if typ, title, _, _ := chartState(t, ctx, pastedID); typ != "bar" || title == "Live title" {
 			t.Fatalf("the edits were saved before Save: %s %q", typ, title)
 		}
@@ -269,7 +284,10 @@ func TestNewChartBrowser(t *testing.T) {
 		if v := eval[string](t, ctx, `document.getElementById("title").value + "|" + document.getElementById("type").value`); v != "Live title|line" {
 			t.Fatalf("after reload the form shows %q", v)
 		}
-		poll(t, ctx, "the saved preview", `window.chartdEditor.svg.text().then(s => s.includes("Live title") && s.includes("Line chart"))`)
+		poll(t, ctx, "the saved preview", fmt.Sprintf(`window.chartdEditor.svg.text().then(s => s.includes("Live title") && s.includes("Line chart") && s.includes("Preliminary figures") && s.toLowerCase().includes(%q))`, first))
+		if got := eval[string](t, ctx, `document.getElementById("palette").value + "|" + document.getElementById("footer-notes").value`); got != pal+"|Preliminary figures" {
+			t.Fatalf("after reload the palette and note read %q", got)
+		}
 		if got := eval[string](t, ctx, allowance); got != left {
 			t.Fatalf("type pictures and live previews counted renders: renders/image renders left %s → %s", left, got)
 		}
@@ -379,6 +397,16 @@ func TestNewChartBrowser(t *testing.T) {
 		poll(t, ctx, "the copy's name", `document.title === "Copy of Nordic sales · chartd"`)
 		if heading := eval[string](t, ctx, `document.getElementById("chart-name").textContent`); heading != "Live title" {
 			t.Fatalf("the copy's heading reads %q, want its copied title", heading)
+		}
+	})
+
+	t.Run("sign out", func(t *testing.T) {
+		do(t, ctx, "sign out", chromedp.Click(chromedp.CSS(`form[action="/signout"] button`)))
+		poll(t, ctx, "signed out", `location.pathname === "/" && ![...document.querySelectorAll("form")].some(f => f.getAttribute("action") === "/signout")`)
+		do(t, ctx, "open the editor again", chromedp.Navigate(in.url+"/charts/"+pastedID))
+		poll(t, ctx, "the sign-in page", `location.pathname === "/signin" && !!document.getElementById("password")`)
+		if st := eval[int](t, ctx, `fetch("/api/v1/charts").then(r => r.status)`); st != http.StatusUnauthorized {
+			t.Fatalf("the API answers %d to the signed-out browser", st)
 		}
 	})
 }

@@ -327,7 +327,9 @@ func poll(t *testing.T, ctx context.Context, what, cond string) {
 		if err == nil {
 			return
 		}
-		if !strings.Contains(err.Error(), "Cannot find context with specified id") || time.Now().After(deadline) {
+		// a navigation under way ends the page the poll ran in: poll the next
+		navigated := strings.Contains(err.Error(), "Cannot find context with specified id") || strings.Contains(err.Error(), "Inspected target navigated or closed")
+		if !navigated || time.Now().After(deadline) {
 			// what the page says in its status lines tells why it never got there
 			said, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`[...document.querySelectorAll("[role=status], .error")].map(e => (e.id || e.className) + ": " + e.textContent.trim()).filter(s => !s.endsWith(": ")).join(" | ")`))
 			t.Fatalf("waiting for %s (%s): %v; the page says: %s", what, cond, err, said)
