@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"chartd.dev/charts"
 	"chartd.dev/libs/chartspec"
@@ -199,6 +200,35 @@ func (s *Source) Get(ctx context.Context) (*Gallery, error) {
 	}
 	s.g = g
 	return g, nil
+}
+
+// Has reports whether the gallery is fetched, so a page can be served
+// with its pictures without waiting.
+func (s *Source) Has() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.g != nil
+}
+
+// Warm fetches the gallery at process start, trying again after first,
+// then twice as long each time up to a minute, until it has it or ctx
+// ends: the first visitor of the docs or the home page finds the
+// pictures drawn instead of waiting for them.
+func (s *Source) Warm(ctx context.Context, first time.Duration) {
+	wait := first
+	for {
+		if _, err := s.Get(ctx); err == nil {
+			return
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		wait = min(2*wait, time.Minute)
+	}
 }
 
 // FontCSS is the font block's @font-face rules as a style sheet, for a

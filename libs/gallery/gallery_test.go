@@ -2,6 +2,7 @@ package gallery
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -74,5 +75,29 @@ func TestDrawEveryExample(t *testing.T) {
 	p, _ := g.PairFor("setFooter")
 	if !strings.Contains(p.After, "StatCounter") || strings.Contains(p.Before, "StatCounter") {
 		t.Errorf("setFooter pair: the source shows only after")
+	}
+}
+
+// TestSourceWarm: Warm tries again after a failed fetch until it has the
+// gallery, and gives up when its context ends.
+func TestSourceWarm(t *testing.T) {
+	tries := 0
+	s := &Source{Fetch: func(context.Context) (*Gallery, error) {
+		tries++
+		if tries < 3 {
+			return nil, errors.New("render not up yet")
+		}
+		return &Gallery{}, nil
+	}}
+	s.Warm(context.Background(), time.Millisecond)
+	if !s.Has() || tries != 3 {
+		t.Fatalf("after Warm: has %v after %d tries", s.Has(), tries)
+	}
+	never := &Source{Fetch: func(context.Context) (*Gallery, error) { return nil, errors.New("down") }}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	never.Warm(ctx, time.Millisecond)
+	if never.Has() {
+		t.Fatal("a source that never fetched has a gallery")
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/gorilla/mux"
 	"github.com/redis/go-redis/v9"
@@ -192,7 +193,7 @@ func (a *App) initFuncs() map[string]func(context.Context) (lifecycle.Module, er
 				return lifecycle.Module{}, err
 			}
 			a.handlers[s.name] = h
-			return lifecycle.Module{Stop: a.serviceStops[s.name]}, nil
+			return lifecycle.Module{Run: a.serviceRuns[s.name], Stop: a.serviceStops[s.name]}, nil
 		}
 	}
 	return fns
@@ -249,9 +250,14 @@ type App struct {
 	// serviceStops what a service must finish when the process stops.
 	handlers     map[string]http.Handler
 	serviceStops map[string]func(context.Context) error
-	handler      http.Handler
-	modules      lifecycle.Group
-	stopped      bool
+	// serviceRuns are what a service does in the background while the
+	// process runs (drawing the gateway's pictures at start).
+	serviceRuns map[string]func(context.Context) error
+	// pictures are the gateway's docs and home-page pictures.
+	pictures *gallery.Source
+	handler  http.Handler
+	modules  lifecycle.Group
+	stopped  bool
 }
 
 // NewApp builds every module of cfg.Target on tel, the process's one set
@@ -260,7 +266,8 @@ func NewApp(ctx context.Context, cfg Config, tel *telemetry.Providers) (*App, er
 	if tel == nil {
 		return nil, errors.New("new app: telemetry is required")
 	}
-	a := &App{cfg: cfg, tel: tel, handlers: map[string]http.Handler{}, serviceStops: map[string]func(context.Context) error{}}
+	a := &App{cfg: cfg, tel: tel, handlers: map[string]http.Handler{}, serviceStops: map[string]func(context.Context) error{},
+		serviceRuns: map[string]func(context.Context) error{}}
 	if cfg.Target == TargetAll && cfg.InternalToken == "" {
 		var b [24]byte
 		rand.Read(b[:])
@@ -557,6 +564,13 @@ func (a *App) initGateway(ctx context.Context) (http.Handler, error) {
 	// The docs' and home page's pictures are drawn where the font stack
 	// is, by the render service, and fetched once (docs/decisions.md).
 	pictures := &gallery.Source{Fetch: clients.Render{Base: a.client(render.Name)}.Gallery}
+	a.pictures = pictures
+	// Drawn at start, not at the first visitor's page.
+	a.serviceRuns[gateway.Name] = func(ctx context.Context) error {
+		pictures.Warm(ctx, time.Second)
+		<-ctx.Done()
+		return nil
+	}
 	az := oauth.New(a.store, oauth.Config{AccessTTL: cfg.OAuthAccessTTL}, nil, a.tel.Log)
 	pages, err := site.New(a.site(), site.Deps{People: ppl, Store: a.store, Limiter: a.limiter, Box: a.box, Log: a.tel.Log,
 		Charts: clients.Chart{Base: a.client(chart.Name)}, Renders: clients.Render{Base: a.client(render.Name)}, OAuth: az,

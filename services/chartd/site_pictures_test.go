@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"regexp"
 	"strings"
@@ -306,4 +307,30 @@ func TestSiteHomeTry(t *testing.T) {
 	do(t, ctx, "open the chart types", chromedp.Navigate(in.url+"/docs/chart-types/"))
 	poll(t, ctx, "the pictures", `document.readyState === "complete" && document.querySelectorAll("figure svg").length >= 30`)
 	axeCheck(t, ctx, "the chart types page")
+}
+
+// TestPicturesDrawnAtStart: the docs' and home page's pictures are drawn
+// when the process starts, before any page asks for them, so the first
+// visitor of the chart types page gets them at once.
+func TestPicturesDrawnAtStart(t *testing.T) {
+	in := startAll(t)
+	deadline := time.Now().Add(30 * time.Second)
+	for !in.app.pictures.Has() {
+		if time.Now().After(deadline) {
+			t.Fatal("no picture drawn 30 s after start without a page asking")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	start := time.Now()
+	resp, err := http.Get(in.url + "/docs/chart-types/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	took := time.Since(start)
+	if n := strings.Count(string(body), "<svg"); resp.StatusCode != http.StatusOK || n < 30 {
+		t.Fatalf("the first chart types page: %d with %d pictures", resp.StatusCode, n)
+	}
+	t.Logf("the first chart types page, pictures drawn at start: %v", took)
 }
