@@ -258,6 +258,28 @@ func TestSiteEditorDownloadAndEmbed(t *testing.T) {
 		if !strings.Contains(panel, "This pie has 8 slices") || !strings.Contains(panel, "Keep the 5 largest") || !strings.Contains(panel, "Go to Title") {
 			t.Errorf("Checks panel:\n%s", panel)
 		}
+		// A fix saves itself only: an edit not yet saved stays in the form
+		// and in the preview, still unsaved.
+		do(t, ctx, "type a subtitle, unsaved", chromedp.SendKeys(chromedp.ID("subtitle"), "Kilograms sold"))
+		poll(t, ctx, "the subtitle previewed", `window.chartdEditor.svg.text().then(s => s.includes("Kilograms sold"))`)
+		do(t, ctx, "apply the fix", chromedp.Click(chromedp.CSS(`#lint li[data-lint="pie-too-many-slices"] button.fix`)))
+		poll(t, ctx, "the fix applied", `document.getElementById("lint-status").textContent === "Fix applied." && !document.querySelector('#lint li[data-lint="pie-too-many-slices"]')`)
+		poll(t, ctx, "the unsaved subtitle kept", `document.getElementById("subtitle").value === "Kilograms sold" && document.getElementById("preview-msg").textContent.includes("Unsaved") &&
+			window.chartdEditor.svg.text().then(s => s.includes("Kilograms sold") && s.includes("Other"))`)
+		var saved struct {
+			State struct {
+				Steps []map[string]any
+				Style struct{ Subtitle *struct{ Text string } }
+			}
+		}
+		if err := json.Unmarshal([]byte(eval[string](t, ctx, fmt.Sprintf(`fetch("/api/v1/charts/%s").then(r => r.text())`, pie))), &saved); err != nil {
+			t.Fatal(err)
+		}
+		if len(saved.State.Steps) != 1 || saved.State.Steps[0]["type"] != "topN" || (saved.State.Style.Subtitle != nil && saved.State.Style.Subtitle.Text != "") {
+			t.Fatalf("after the fix the chart has steps %v and subtitle %+v", saved.State.Steps, saved.State.Style.Subtitle)
+		}
+		do(t, ctx, "drop the unsaved subtitle", chromedp.Evaluate[chromedp.Void](`(s => { s.value = ""; s.dispatchEvent(new Event("input", {bubbles: true})) })(document.getElementById("subtitle"))`))
+		poll(t, ctx, "nothing unsaved", `document.getElementById("preview-msg").textContent === ""`)
 		do(t, ctx, "go to the title", chromedp.Click(chromedp.CSS(`#lint li[data-lint="missing-title"] button`)))
 		poll(t, ctx, "the title field focused", `document.activeElement === document.getElementById("title")`)
 		axeCheck(t, ctx, "the editor with checks")

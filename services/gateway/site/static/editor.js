@@ -62,7 +62,7 @@
   // It draws the saved chart with the form's unsaved edits (ops not yet
   // saved) through the site's preview, which counts no render; a reply
   // older than one already shown is dropped.
-  var previewSeq = 0, previewShown = 0;
+  var previewSeq = 0, previewShown = 0, loading = null;
   function preview(t0) {
     var seq = ++previewSeq;
     var ops = cur.state ? pendingOps() : [];
@@ -81,7 +81,12 @@
       var img = $("preview");
       var url = URL.createObjectURL(blob);
       return new Promise(function (ok) {
+        // A newer picture replaces one still loading: the older one's
+        // caller is done (its load event will never come).
+        if (loading) { URL.revokeObjectURL(loading.url); loading.ok(); }
+        loading = { url: url, ok: ok };
         img.onload = img.onerror = function () {
+          loading = null;
           if (previewURL) URL.revokeObjectURL(previewURL);
           previewURL = url;
           probe.previews++;
@@ -145,6 +150,8 @@
         fs.appendChild(inp);
       });
     });
+    // what the form shows of the saved chart, to tell edits from it
+    cur.filled = formValues();
   }
 
   // heading is the chart's title when it shows one, else its name.
@@ -241,7 +248,7 @@
       if (fix) {
         b = text("button", words.fixLabel(fix));
         b.className = "secondary fix";
-        b.addEventListener("click", function () { apply([fix], "Fix applied.", "lint-status"); });
+        b.addEventListener("click", function () { apply([fix], "Fix applied.", "lint-status", true); });
       } else if (w.field && $(w.field)) {
         var lab = document.querySelector('label[for="' + w.field + '"]');
         b = text("button", "Go to " + (lab ? lab.textContent : w.field));
@@ -272,11 +279,34 @@
     ]);
   }
 
+  // formValues are the edit form's fields by id, as now shown.
+  function formValues() {
+    var v = {};
+    [].forEach.call($("ops-form").elements, function (el) {
+      if (el.id) v[el.id] = el.type === "checkbox" ? el.checked : el.value;
+    });
+    return v;
+  }
+
+  // restoreEdits puts back the fields the person had changed from what
+  // the form showed (filled) to what they typed, after the form is filled
+  // again: a fix saves only itself, and edits not yet saved stay.
+  function restoreEdits(filled, typed) {
+    [].forEach.call($("ops-form").elements, function (el) {
+      if (!el.id || !(el.id in typed) || typed[el.id] === filled[el.id]) return;
+      if (el.type === "checkbox") el.checked = typed[el.id];
+      else el.value = typed[el.id];
+    });
+  }
+
   // apply sends ops with the version the page shows: a chart changed
-  // elsewhere meanwhile is a conflict, never overwritten.
-  function apply(ops, done, where) {
+  // elsewhere meanwhile is a conflict, never overwritten. keepEdits
+  // saves only ops and keeps the form's unsaved edits (a fix from the
+  // Checks panel); otherwise the form shows the saved chart.
+  function apply(ops, done, where, keepEdits) {
     where = where || "apply-status";
     if (!ops.length) { say("Nothing to change.", false, where); return Promise.resolve(); }
+    var filled = cur.filled, typed = formValues();
     var t0 = performance.now();
     say("Saving…", false, where);
     return call("POST", "/charts/" + id + "/ops", { ops: ops, expected_updated_at: cur.chart.updated_at })
@@ -287,6 +317,7 @@
         return call("GET", "/charts/" + id + "?include=spec").then(function (g) {
           cur.chart = g.chart; cur.state = g.state; cur.spec = g.spec;
           fillForm(); fillData(); fillLint(g.state.warnings);
+          if (keepEdits && filled) restoreEdits(filled, typed);
           return preview(t0);
         });
       })
