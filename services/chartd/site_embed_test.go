@@ -303,6 +303,10 @@ func TestSiteEditorDownloadAndEmbed(t *testing.T) {
 			{`notice({code: "roles_repicked", message: "the new data lacks some of the chart's columns by name, so its roles were picked again; check them with get_chart"})`, "were picked again. Look at the preview."},
 			{`notice({code: "mixed_values", message: 'column Kg was read as text: row 3 holds "x", which is not a number'})`, `Column Kg was read as text: row 3 holds "x", which is not a number.`},
 			{`lint({id: "no-such-check", message: 'Something odd. Fix it with {"op":"setTitle"}.'})`, "Something odd."},
+			// columns by name, never by id; no field name in front
+			{`error({code: "invalid_ops", message: 'ops[0].mapping.values: c1 (Country) is a text column; values takes number columns: c2 (Sales)'})`, "Country is a text column. Values takes number columns: Sales."},
+			{`error({code: "invalid_request", message: 'kind: column "Team" (c2) cannot be read as numbers: row 1 holds "North", which is not a number'})`, `Column "Team" cannot be read as numbers: row 1 holds "North", which is not a number.`},
+			{`notice({code: "mixed_values", message: 'column "Sales" (c2) was read as text: row 3 holds "n/a", which is not a number'})`, `Column "Sales" was read as text: row 3 holds "n/a", which is not a number.`},
 		}
 		for _, tt := range tests {
 			got := eval[string](t, ctx, `(r => typeof r === "string" ? r : r.text)(window.chartdWords.`+tt.call+`)`)

@@ -8,11 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"regexp"
 	"strconv"
-	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"golang.org/x/sync/errgroup"
@@ -71,7 +67,8 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// jsonFail answers err as {error:{message}} in people's words.
+// jsonFail answers err as {error:{message}}: the site's own refusals in
+// people's words, the API's with their code for the page to say.
 func (s *Site) jsonFail(w http.ResponseWriter, r *http.Request, err error) {
 	var pe *pageError
 	var ae *apierr.Error
@@ -82,7 +79,9 @@ func (s *Site) jsonFail(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.As(err, &mb):
 		writeJSON(w, http.StatusRequestEntityTooLarge, map[string]any{"error": map[string]string{"message": fmt.Sprintf("This is over %d MB; send a smaller file or fewer rows.", maxUpload>>20)}})
 	case errors.As(err, &ae):
-		writeJSON(w, ae.Code.Status(), map[string]any{"error": map[string]string{"message": Speak(ae.Message)}})
+		// The API's code and words: the page says them in its own
+		// (static/words.js, the one place that does).
+		writeJSON(w, ae.Code.Status(), map[string]any{"error": map[string]string{"code": string(ae.Code), "message": ae.Message}})
 	default:
 		s.deps.Log.ErrorContext(r.Context(), "site call failed", "path", r.URL.Path, "err", err)
 		writeJSON(w, http.StatusInternalServerError, map[string]any{"error": map[string]string{"message": "Something went wrong on our side; try again in a moment."}})
@@ -135,7 +134,9 @@ type readAnswer struct {
 	Columns []readColumn    `json:"columns"`
 	Rows    [][]any         `json:"rows"`
 	Total   int             `json:"total"`
-	Notices []string        `json:"notices"`
+	// Notices are what reading noticed, as the API says them (code and
+	// message); the page words them.
+	Notices []dataset.Notice `json:"notices"`
 	// Steps are the kind steps that make the chosen kinds, for
 	// create_chart's ops (addTransform) and the sketches.
 	Steps []json.RawMessage `json:"steps"`
@@ -205,12 +206,9 @@ func (s *Site) readNew(w http.ResponseWriter, r *http.Request) error {
 	if t, err = applySteps(t, steps); err != nil {
 		return err
 	}
-	a := readAnswer{Data: data, Format: format, Rows: dataset.Rows(t, previewRows), Total: t.Rows, Notices: []string{}, Steps: steps}
+	a := readAnswer{Data: data, Format: format, Rows: dataset.Rows(t, previewRows), Total: t.Rows, Notices: append([]dataset.Notice{}, notices...), Steps: steps}
 	for _, c := range t.Columns {
 		a.Columns = append(a.Columns, readColumn{ID: c.ID, Name: c.Name, Kind: string(c.Kind)})
-	}
-	for _, n := range notices {
-		a.Notices = append(a.Notices, Speak(n.Message))
 	}
 	writeJSON(w, http.StatusOK, a)
 	return nil
@@ -240,15 +238,15 @@ func kindSteps(t *dataset.Table, kinds map[string]string) ([]json.RawMessage, er
 }
 
 // applySteps runs steps on t as the chart will; a step the data refuses
-// is said in people's words.
+// is refused as the API would (invalid_request with the step's words).
 func applySteps(t *dataset.Table, steps []json.RawMessage) (*dataset.Table, error) {
 	for _, raw := range steps {
 		st, err := dataset.DecodeStep(raw)
 		if err != nil {
-			return nil, siteErr(http.StatusBadRequest, Speak(err.Error()))
+			return nil, apierr.New(apierr.InvalidRequest, "%s", err.Error())
 		}
 		if t, err = st.Apply(t, dataset.Defaults{}); err != nil {
-			return nil, siteErr(http.StatusBadRequest, Speak(err.Error()))
+			return nil, apierr.New(apierr.InvalidRequest, "%s", err.Error())
 		}
 	}
 	return t, nil
@@ -317,9 +315,11 @@ type sketchAnswer struct {
 	SVG     string            `json:"svg,omitempty"`
 	Mapping chartspec.Mapping `json:"mapping,omitempty"`
 	Roles   []sketchRole      `json:"roles"`
-	Error   string            `json:"error,omitempty"`
-	// Checks are the chart's lint problems in people's words, as the
-	// editor's Checks will list them once it is made.
+	// Error is why this data does not make the type, as the API says it
+	// (the page words it).
+	Error string `json:"error,omitempty"`
+	// Checks are the chart's lint problems as the API states them, which
+	// the page says by their ids, as the editor's Checks panel does.
 	Checks []sketchCheck `json:"checks"`
 }
 
@@ -400,13 +400,13 @@ func (s *Site) sketchNew(w http.ResponseWriter, r *http.Request) error {
 			var ae *apierr.Error
 			switch {
 			case errors.As(err, &ae):
-				out[i].Error = "This data does not make a " + strings.ToLower(ct.Label) + ": " + Speak(ae.Message)
+				out[i].Error = ae.Message
 			case err != nil:
 				return fmt.Errorf("sketch %s: %w", typ, err)
 			default:
 				out[i].SVG, out[i].Mapping = sk.SVG, sk.Mapping
 				for _, w := range sk.Warnings {
-					out[i].Checks = append(out[i].Checks, sketchCheck{ID: w.ID, Level: w.Level, Message: Speak(w.Message)})
+					out[i].Checks = append(out[i].Checks, sketchCheck{ID: w.ID, Level: w.Level, Message: w.Message})
 				}
 			}
 			return nil
@@ -489,33 +489,4 @@ func (s *Site) readXLSX(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, xlsxAnswer{Sheets: sheets, Sheet: sheet, Data: grid})
 	return nil
-}
-
-var (
-	opPath    = regexp.MustCompile(`^(?:ops|steps)\[[0-9]+\][\w.\[\]]*: `)
-	idNamed   = regexp.MustCompile(`\bc[0-9]+ \(([^)]*)\)`)
-	columnIDs = regexp.MustCompile(`\s*\(c[0-9]+\)`)
-	opJSON    = regexp.MustCompile(`\s*(?:with |e\.g\. |as |use )?\{"op".*?\}(?:\s*\})*`)
-	toolNames = regexp.MustCompile(`\b(?:with |see |check (?:them|it) with |use )?(?:get_chart|apply_ops|set_data|create_chart|render_template|describe_data|query_data|updateTransform|removeTransform)\b`)
-)
-
-// Speak turns an API message into words for a person on the site: no
-// column ids, no op JSON, no operation names, a capital and a full stop.
-func Speak(msg string) string {
-	msg = opPath.ReplaceAllString(msg, "")
-	msg = idNamed.ReplaceAllString(msg, "$1")
-	msg = columnIDs.ReplaceAllString(msg, "")
-	msg = opJSON.ReplaceAllString(msg, "")
-	msg = toolNames.ReplaceAllString(msg, "")
-	msg = strings.Join(strings.Fields(msg), " ")
-	msg = strings.TrimRight(msg, " ;:,")
-	if msg == "" {
-		return msg
-	}
-	r, n := utf8.DecodeRuneInString(msg)
-	msg = string(unicode.ToUpper(r)) + msg[n:]
-	if !strings.HasSuffix(msg, ".") && !strings.HasSuffix(msg, "?") && !strings.HasSuffix(msg, "!") {
-		msg += "."
-	}
-	return msg
 }

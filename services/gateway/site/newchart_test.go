@@ -126,18 +126,3 @@ func TestTranspose(t *testing.T) {
 	}
 }
 
-func TestSpeak(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{`column "Sales" (c2) was read as text: row 3 holds "n/a", which is not a number`, `Column "Sales" was read as text: row 3 holds "n/a", which is not a number.`},
-		{`Say what it shows with {"op":"setTitle","title":{"text":"…"}}`, `Say what it shows.`},
-		{`the columns changed; check them with get_chart`, `The columns changed.`},
-		{`ops[0].mapping.values: c1 (Country) is a text column; values takes number columns: c2 (Sales)`, `Country is a text column; values takes number columns: Sales.`},
-		{"Already fine.", "Already fine."},
-		{"", ""},
-	}
-	for _, tt := range tests {
-		if got := Speak(tt.in); got != tt.want {
-			t.Errorf("Speak(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}

@@ -8,6 +8,7 @@
   if (!root) return;
   var csrf = document.querySelector('meta[name="csrf-token"]').getAttribute("content");
   var $ = function (x) { return document.getElementById(x); };
+  var words = window.chartdWords;
   var st = { data: null, format: "", transpose: false, kinds: {}, steps: [], send: null, sendFormat: "", sketches: [], type: "", mapping: null, autoMapping: null, file: null, urls: {} };
   // Exposed for tests: how far the page has come.
   var probe = window.chartdNew = { ready: false, reads: 0, sketches: 0, drawn: 0 };
@@ -22,22 +23,13 @@
     }
     return fetch(path, opts).then(function (r) {
       return r.json().catch(function () { return {}; }).then(function (j) {
-        if (!r.ok) throw new Error(j.error && j.error.message ? speak(j.error.message) : "The server answered " + r.status + "; try again.");
-        return j;
+        if (r.ok) return j;
+        var e = j.error || {};
+        // The API's refusals carry a code and are said in the site's
+        // words; the site's own are said already.
+        throw new Error(e.code ? words.error(e) : e.message || "The server answered " + r.status + "; try again.");
       });
     });
-  }
-
-  // speak words an API refusal for a person, as the site's own answers
-  // are (site.Speak): no column ids, op JSON or operation names.
-  function speak(msg) {
-    msg = msg.replace(/^(?:ops|steps)\[[0-9]+\][\w.\[\]]*: /, "").replace(/\bc[0-9]+ \(([^)]*)\)/g, "$1").replace(/\s*\(c[0-9]+\)/g, "")
-      .replace(/\s*(?:with |e\.g\. |as |use )?\{"op".*?\}(?:\s*\})*/g, "")
-      .replace(/\b(?:with |see |check (?:them|it) with |use )?(?:get_chart|apply_ops|set_data|create_chart|render_template|describe_data|query_data|updateTransform|removeTransform)\b/g, "")
-      .replace(/\s+/g, " ").replace(/[ ;:,]+$/, "").trim();
-    if (!msg) return msg;
-    msg = msg.charAt(0).toUpperCase() + msg.slice(1);
-    return /[.?!]$/.test(msg) ? msg : msg + ".";
   }
 
   function say(id, msg, isError) {
@@ -90,7 +82,7 @@
       (a.total > a.rows.length ? "; the first " + a.rows.length + " rows are shown." : ".");
     var ul = $("read-notices");
     ul.textContent = "";
-    a.notices.forEach(function (n) { ul.appendChild(text("li", n)); });
+    a.notices.forEach(function (n) { ul.appendChild(text("li", words.notice(n))); });
     st.columns = a.columns;
   }
 
@@ -160,7 +152,7 @@
         if (s.svg) img.src = svgURL(s.type, s.svg);
         lab.appendChild(img);
         lab.appendChild(text("span", s.label, "name"));
-        if (s.error) lab.appendChild(text("span", s.error, "why"));
+        if (s.error) lab.appendChild(text("span", notMade(s), "why"));
         box.appendChild(lab);
         if (!s.error && !pick) pick = s.type;
         inp.addEventListener("change", function () { choose(s.type); });
@@ -184,10 +176,17 @@
     if (!checks || !checks.length) { ul.appendChild(text("li", "No problems found.")); return; }
     checks.forEach(function (c) {
       var li = document.createElement("li");
+      var w = words.lint(c);
+      li.setAttribute("data-lint", c.id);
       li.appendChild(text("strong", c.level === "warn" ? "Warning: " : "Suggestion: "));
-      li.appendChild(text("span", c.message));
+      li.appendChild(text("span", w.text + (w.todo ? " " + w.todo : "")));
       ul.appendChild(li);
     });
+  }
+
+  // notMade says why the data does not make a sketch's chart type.
+  function notMade(s) {
+    return "This data does not make a " + s.label.toLowerCase() + ": " + words.plain(s.error, "it lacks the columns this type needs.");
   }
 
   function sketchOf(type) { return st.sketches.filter(function (s) { return s.type === type; })[0]; }
@@ -265,8 +264,8 @@
       var why = lab.querySelector(".why");
       if (why) why.remove();
       if (n.error) {
-        lab.appendChild(text("span", n.error, "why"));
-        say("create-msg", n.error, true);
+        lab.appendChild(text("span", notMade(n), "why"));
+        say("create-msg", notMade(n), true);
         return;
       }
       lab.querySelector("img").src = svgURL(type, n.svg);

@@ -83,7 +83,10 @@ window.chartdWords = (function () {
   // plain keeps the sentences and clauses of an API message that a person
   // can read; fallback when none is left.
   function plain(msg, fallback) {
-    msg = String(msg || "").replace(/^ops\[\d+\]\.?[\w.\[\]]*:\s*/, "");
+    // No field path or field name in front, no column ids: a column is
+    // called by its name ("c2 (Sales)" and "\"Sales\" (c2)" say Sales).
+    msg = String(msg || "").replace(/^(?:ops|steps)\[\d+\]\.?[\w.\[\]]*:\s*/, "").replace(/^[a-z]\w*:\s+/, "")
+      .replace(/\bc[0-9]+ \(([^)]*)\)/g, "$1").replace(/\s*\(c[0-9]+\)/g, "");
     var parts = msg.split(/(?<=[.;])\s+|;\s+|\s+—\s+/), out = [];
     parts.forEach(function (p) {
       if (p.trim() && clean(p)) out.push(sentence(p));
