@@ -13,6 +13,7 @@
 package store
 
 import (
+	"strings"
 	"context"
 	"errors"
 	"time"
@@ -207,6 +208,28 @@ type Charts interface {
 	ListCharts(ctx context.Context, accountID string, limit int, cursor string) (charts []Chart, next string, err error)
 	// CountCharts answers how many charts the account holds.
 	CountCharts(ctx context.Context, accountID string) (int, error)
+	// FindCharts answers one page of the account's charts whose name or
+	// drawn title holds q.Text (ASCII letters in any case; every chart
+	// when empty), in q's order, and whether more follow: the site's
+	// chart list, searched and ordered by the database, not in memory.
+	FindCharts(ctx context.Context, accountID string, q ChartSearch) (charts []Chart, more bool, err error)
+}
+
+// ChartSearch is one page of a chart search.
+type ChartSearch struct {
+	// Text is found in the name or the drawn title (spec style.title.text).
+	Text string
+	// Oldest lists least recently changed first; else most recent first.
+	Oldest bool
+	// Offset charts are skipped; Limit (1..MaxPageSize) are answered.
+	Offset, Limit int
+}
+
+// LikePattern is text as a LIKE pattern that finds it anywhere, with
+// the pattern's own characters (% _ \) escaped by backslash.
+func LikePattern(text string) string {
+	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+	return "%" + r.Replace(text) + "%"
 }
 
 // Store is everything a backend provides.

@@ -273,3 +273,29 @@ func (s *Store) CountCharts(ctx context.Context, accountID string) (int, error) 
 	}
 	return n, nil
 }
+
+// FindCharts answers a page of the account's charts matching q, searched
+// and ordered here over the charts_account_recent index's rows.
+func (s *Store) FindCharts(ctx context.Context, accountID string, q store.ChartSearch) ([]store.Chart, bool, error) {
+	limit := store.PageSize(q.Limit)
+	order := "DESC"
+	if q.Oldest {
+		order = "ASC"
+	}
+	rows, err := s.pool.Query(ctx,
+		`SELECT `+chartColumns+` FROM charts WHERE account_id = $1
+		  AND ($2 = '' OR name ILIKE $3 OR (convert_from(spec, 'UTF8')::jsonb #>> '{style,title,text}') ILIKE $3)
+		  ORDER BY updated_at `+order+`, id `+order+` OFFSET $4 LIMIT $5`,
+		accountID, q.Text, store.LikePattern(q.Text), max(q.Offset, 0), limit+1)
+	if err != nil {
+		return nil, false, fmt.Errorf("find charts of account %s: %w", accountID, err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Chart, error) { return scanChart(r) })
+	if err != nil {
+		return nil, false, fmt.Errorf("find charts of account %s: %w", accountID, err)
+	}
+	if len(out) > limit {
+		return out[:limit], true, nil
+	}
+	return out, false, nil
+}

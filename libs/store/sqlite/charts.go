@@ -328,3 +328,37 @@ func (s *Store) CountCharts(ctx context.Context, accountID string) (int, error) 
 	}
 	return n, nil
 }
+
+// FindCharts answers a page of the account's charts matching q, searched
+// and ordered here (LIKE folds ASCII letters only, as documented).
+func (s *Store) FindCharts(ctx context.Context, accountID string, q store.ChartSearch) ([]store.Chart, bool, error) {
+	limit := store.PageSize(q.Limit)
+	order := "DESC"
+	if q.Oldest {
+		order = "ASC"
+	}
+	rows, err := s.read.QueryContext(ctx,
+		`SELECT `+chartColumns+` FROM charts WHERE account_id = ?
+		  AND (? = '' OR name LIKE ? ESCAPE '\' OR json_extract(CAST(spec AS TEXT), '$.style.title.text') LIKE ? ESCAPE '\')
+		  ORDER BY updated_at `+order+`, id `+order+` LIMIT ? OFFSET ?`,
+		accountID, q.Text, store.LikePattern(q.Text), store.LikePattern(q.Text), limit+1, max(q.Offset, 0))
+	if err != nil {
+		return nil, false, fmt.Errorf("find charts of account %s: %w", accountID, err)
+	}
+	defer rows.Close()
+	out := make([]store.Chart, 0, limit+1)
+	for rows.Next() {
+		c, err := scanChart(rows)
+		if err != nil {
+			return nil, false, fmt.Errorf("find charts of account %s: %w", accountID, err)
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, false, fmt.Errorf("find charts of account %s: %w", accountID, err)
+	}
+	if len(out) > limit {
+		return out[:limit], true, nil
+	}
+	return out, false, nil
+}

@@ -48,6 +48,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ChartUpdatedAtMonotonic", testChartUpdatedAtMonotonic},
 		{"ListCharts", testListCharts},
 		{"ListChartsBadCursor", testListChartsBadCursor},
+		{"FindCharts", testFindCharts},
 		{"ListChartsConcurrent", testListChartsConcurrent},
 		{"ChartData", testChartData},
 		{"ChartDataScoping", testChartDataScoping},
@@ -1279,5 +1280,58 @@ func testLinkDesigns(t *testing.T, s store.Store) {
 	}
 	if err := s.PutLinkDesign(ctx, uuid.NewString(), "link-3", chart, []byte("x")); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("put for a missing account: %v, want ErrNotFound", err)
+	}
+}
+
+// testFindCharts: the chart list's search and orders are the database's:
+// name or drawn title, any ASCII case, LIKE's own characters taken
+// literally, one account only, paged by offset.
+func testFindCharts(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	a := newAccount(t, s, store.PlanFree)
+	b := newAccount(t, s, store.PlanFree)
+	var made []store.Chart
+	for _, name := range []string{"Apples 2024", "pears", "Budget_Q1", "100% share", "untitled"} {
+		made = append(made, newChart(t, s, a.ID, name))
+	}
+	titled, err := s.CreateChart(ctx, store.Chart{AccountID: a.ID, Name: "no name", Type: "bar",
+		Spec: []byte(`{"type":"bar","style":{"title":{"text":"Rainfall in Bergen"}}}`)}, 0)
+	must(t, "create titled chart", err)
+	made = append(made, titled)
+	newChart(t, s, b.ID, "apples of another account")
+	newest := slices.Clone(made)
+	slices.SortFunc(newest, recentFirst)
+
+	find := func(q store.ChartSearch) ([]string, bool) {
+		t.Helper()
+		got, more, err := s.FindCharts(ctx, a.ID, q)
+		must(t, fmt.Sprintf("find %+v", q), err)
+		return names(got), more
+	}
+	if got, more := find(store.ChartSearch{Limit: 4}); !reflect.DeepEqual(got, names(newest[:4])) || !more {
+		t.Fatalf("first page: %v (more %v), want %v", got, more, names(newest[:4]))
+	}
+	if got, more := find(store.ChartSearch{Offset: 4, Limit: 4}); !reflect.DeepEqual(got, names(newest[4:])) || more {
+		t.Fatalf("second page: %v (more %v), want %v", got, more, names(newest[4:]))
+	}
+	oldest := slices.Clone(newest)
+	slices.Reverse(oldest)
+	if got, _ := find(store.ChartSearch{Oldest: true, Limit: 10}); !reflect.DeepEqual(got, names(oldest)) {
+		t.Fatalf("oldest first: %v, want %v", got, names(oldest))
+	}
+	for _, tt := range []struct {
+		text string
+		want []string
+	}{
+		{"APPLES", []string{"Apples 2024"}},
+		{"_", []string{"Budget_Q1"}},
+		{"%", []string{"100% share"}},
+		{"bergen", []string{"no name"}},
+		{"nothing like it", []string{}},
+	} {
+		got, more := find(store.ChartSearch{Text: tt.text, Limit: 10})
+		if !reflect.DeepEqual(got, tt.want) || more {
+			t.Errorf("search %q: %v (more %v), want %v", tt.text, got, more, tt.want)
+		}
 	}
 }

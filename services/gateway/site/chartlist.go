@@ -2,10 +2,8 @@ package site
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -16,9 +14,6 @@ import (
 const (
 	// chartsPerPage is one page of the chart list.
 	chartsPerPage = 50
-	// listBatch is one read of the account's charts, the most list_charts
-	// answers at once.
-	listBatch = 100
 )
 
 // The chart list's sort orders (?sort=).
@@ -87,65 +82,17 @@ type chartPage struct {
 	First int
 }
 
-// lister reads one batch of an account's charts, most recently changed
-// first, as list_charts does (limit and cursor).
-type lister func(ctx context.Context, limit int, cursor string) ([]store.Chart, string, error)
+// finder answers one page of the account's charts matching a search,
+// as store.Charts.FindCharts does.
+type finder func(ctx context.Context, q store.ChartSearch) ([]store.Chart, bool, error)
 
-// listCharts answers the page q asks for. The store (like list_charts,
-// whose contract has only limit and cursor) lists most recently changed
-// first, so the search and the other order are made here: the charts are
-// read in batches, filtered by title, and the read stops once the page
-// and one chart past it are known (the newest-first order), or at the end
-// of the list (oldest first, which needs all of it).
-func listCharts(ctx context.Context, list lister, q chartQuery) (chartPage, error) {
+// listCharts answers the page q asks for; the database searches, orders
+// and pages, so no page reads more than its own charts.
+func listCharts(ctx context.Context, find finder, q chartQuery) (chartPage, error) {
 	skip := (q.Page - 1) * chartsPerPage
-	want := skip + chartsPerPage + 1
-	var matched []store.Chart
-	cursor := ""
-	for {
-		batch, next, err := list(ctx, listBatch, cursor)
-		if err != nil {
-			return chartPage{}, err
-		}
-		for _, c := range batch {
-			if matches(c, q.Q) {
-				matched = append(matched, c)
-			}
-		}
-		if next == "" || (q.Sort == sortUpdated && len(matched) >= want) {
-			break
-		}
-		cursor = next
+	charts, more, err := find(ctx, store.ChartSearch{Text: q.Q, Oldest: q.Sort == sortOldest, Offset: skip, Limit: chartsPerPage})
+	if err != nil {
+		return chartPage{}, err
 	}
-	if q.Sort == sortOldest {
-		slices.Reverse(matched)
-	}
-	if skip >= len(matched) {
-		return chartPage{First: skip + 1}, nil
-	}
-	end := min(skip+chartsPerPage, len(matched))
-	return chartPage{Charts: matched[skip:end], More: len(matched) > end, First: skip + 1}, nil
-}
-
-// matches reports whether the chart's name or drawn title holds search,
-// ignoring case; an empty search matches every chart.
-func matches(c store.Chart, search string) bool {
-	if search == "" {
-		return true
-	}
-	s := strings.ToLower(search)
-	if strings.Contains(strings.ToLower(c.Name), s) {
-		return true
-	}
-	var spec struct {
-		Style struct {
-			Title struct {
-				Text string `json:"text"`
-			} `json:"title"`
-		} `json:"style"`
-	}
-	if json.Unmarshal(c.Spec, &spec) != nil {
-		return false
-	}
-	return strings.Contains(strings.ToLower(spec.Style.Title.Text), s)
+	return chartPage{Charts: charts, More: more, First: skip + 1}, nil
 }

@@ -343,10 +343,10 @@ func (s *Site) charts(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return &pageError{status: http.StatusBadRequest, msg: err.Error()}
 	}
-	list := func(ctx context.Context, limit int, cursor string) ([]store.Chart, string, error) {
-		return s.deps.Store.ListCharts(ctx, v.account.ID, limit, cursor)
+	find := func(ctx context.Context, cq store.ChartSearch) ([]store.Chart, bool, error) {
+		return s.deps.Store.FindCharts(ctx, v.account.ID, cq)
 	}
-	pg, err := listCharts(r.Context(), list, q)
+	pg, err := listCharts(r.Context(), find, q)
 	if err != nil {
 		return fmt.Errorf("list charts: %w", err)
 	}

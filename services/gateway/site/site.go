@@ -49,7 +49,7 @@ type Store interface {
 	store.Accounts
 	store.People
 	GetChart(ctx context.Context, accountID, id string) (store.Chart, error)
-	ListCharts(ctx context.Context, accountID string, limit int, cursor string) ([]store.Chart, string, error)
+	FindCharts(ctx context.Context, accountID string, q store.ChartSearch) ([]store.Chart, bool, error)
 }
 
 // Deps are the parts the site is built from.
