@@ -13,9 +13,9 @@
 package store
 
 import (
-	"strings"
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"chartd.dev/libs/plan"

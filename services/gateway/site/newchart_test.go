@@ -125,4 +125,3 @@ func TestTranspose(t *testing.T) {
 		})
 	}
 }
-
