@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"chartd.dev/charts"
@@ -333,4 +335,51 @@ func TestPicturesDrawnAtStart(t *testing.T) {
 		t.Fatalf("the first chart types page: %d with %d pictures", resp.StatusCode, n)
 	}
 	t.Logf("the first chart types page, pictures drawn at start: %v", took)
+}
+
+// TestSiteHomeTryWithoutScript: with script turned off, the try-it box
+// is a plain form: the post answers the home page with the picture, the
+// data as sent and the type kept, or the reason beside the button; it
+// counts against the same allowance.
+func TestSiteHomeTryWithoutScript(t *testing.T) {
+	in := startAll(t)
+	ctx := newBrowser(t)
+	do(t, ctx, "turn script off", chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+		_, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
+		return err
+	}))
+	do(t, ctx, "open the home page", chromedp.Navigate(in.url+"/"))
+	poll(t, ctx, "the page", `document.readyState === "complete"`)
+	do(t, ctx, "draw pasted data",
+		chromedp.SetValue(chromedp.ID("try-type"), "pie"),
+		chromedp.SetValue(chromedp.ID("try-data"), "Team,Goals\nReds,12\nBlues,9\nGreens,15\n"),
+		chromedp.Click(chromedp.ID("try-draw")))
+	poll(t, ctx, "the picture", `location.pathname === "/try" && document.getElementById("try-picture").complete && document.getElementById("try-picture").naturalWidth === 640`)
+	got := eval[string](t, ctx, `[document.getElementById("try-status").textContent, document.getElementById("try-type").value, document.getElementById("try-data").value, document.getElementById("try-picture").alt].join("|")`)
+	if parts := strings.Split(got, "|"); parts[0] != "Drawn." || parts[1] != "pie" || parts[2] != "Team,Goals\nReds,12\nBlues,9\nGreens,15\n" || !strings.Contains(parts[3], "Greens") {
+		t.Fatalf("after the post the box shows %q", got)
+	}
+
+	do(t, ctx, "draw data that is not a table", chromedp.SetValue(chromedp.ID("try-data"), "just words"), chromedp.Click(chromedp.ID("try-draw")))
+	poll(t, ctx, "the reason", `document.getElementById("try-result").hidden && document.getElementById("try-status").textContent.includes("cannot be drawn")`)
+
+	// Script or not, it is the same allowance.
+	left := 0
+	for i := 0; i < 30; i++ {
+		resp, err := http.PostForm(in.url+"/try", url.Values{"type": {"bar"}, "data": {"A,B\nx,1\n"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusTooManyRequests {
+			break
+		}
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("post %d: %d", i, resp.StatusCode)
+		}
+		left++
+	}
+	if left >= 30 {
+		t.Fatal("form posts are not counted")
+	}
 }

@@ -1,11 +1,13 @@
 package site
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
 	"io"
+	"mime"
 	"net/http"
 	"strconv"
 	"time"
@@ -39,9 +41,24 @@ func homeExamples() []string {
 type homeData struct {
 	Examples []template.HTML
 	Types    []string
+	// Try is the try-it box as a form post without script left it.
+	Try tryResult
+}
+
+// tryResult is the try-it box after a plain form post: what was sent,
+// and the picture (a data: URL of the SVG) or why there is none.
+type tryResult struct {
+	Type, Data, Status string
+	Picture            template.URL
+	Alt                string
 }
 
 func (s *Site) home(w http.ResponseWriter, r *http.Request) error {
+	return s.homePage(w, r, http.StatusOK, tryResult{})
+}
+
+// homePage answers the home page, with the try-it box as tr left it.
+func (s *Site) homePage(w http.ResponseWriter, r *http.Request, status int, tr tryResult) error {
 	v, ok, err := s.visitor(r)
 	if err != nil {
 		return err
@@ -50,7 +67,7 @@ func (s *Site) home(w http.ResponseWriter, r *http.Request) error {
 	if ok {
 		csrf = people.CSRFToken(v.token)
 	}
-	d := homeData{Types: []string{"bar", "line", "pie", "scatter", "histogram", "boxplot", "dotplot", "sankey", "radar", "heatmap"}}
+	d := homeData{Types: []string{"bar", "line", "pie", "scatter", "histogram", "boxplot", "dotplot", "sankey", "radar", "heatmap"}, Try: tr}
 	if g := s.gallery(r); g != nil {
 		for _, id := range homeExamples() {
 			if svg, ok := g.Examples[id]; ok {
@@ -59,7 +76,7 @@ func (s *Site) home(w http.ResponseWriter, r *http.Request) error {
 			}
 		}
 	}
-	s.render(w, r, http.StatusOK, "home", view{Title: "Charts from your data", SignedIn: ok, Email: v.user.Email, CSRF: csrf, Data: d})
+	s.render(w, r, status, "home", view{Title: "Charts from your data", SignedIn: ok, Email: v.user.Email, CSRF: csrf, Data: d})
 	return nil
 }
 
@@ -99,17 +116,42 @@ type tryForm struct {
 	Data string `json:"data"`
 }
 
-// try draws pasted data for anyone, signed in or not (POST /try, JSON
-// in and out): the render service draws it and the site counts it
-// against the client address's own small allowance, answering 429 with
-// Retry-After past it. Errors are JSON for the box to show.
+// try draws pasted data for anyone, signed in or not (POST /try): the
+// render service draws it and the site counts it against the client
+// address's own small allowance, answering 429 with Retry-After past it.
+// The box's script sends JSON and gets JSON (errors in the contract's
+// body); a browser without script posts the form and gets the home page
+// with the picture, or the reason, in the box.
 func (s *Site) try(w http.ResponseWriter, r *http.Request) error {
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	page := mt == "application/x-www-form-urlencoded"
+	var f tryForm
 	fail := func(err *apierr.Error) error {
+		if page {
+			return s.homePage(w, r, err.Code.Status(), tryResult{Type: f.Type, Data: f.Data, Status: err.Message})
+		}
 		apierr.Write(w, s.cfg.DocsURL(), err)
 		return nil
 	}
 	if o := r.Header.Get("Origin"); o != "" && o != s.origin {
 		return fail(apierr.New(apierr.InvalidRequest, "Draw charts here from this site's home page."))
+	}
+	body := http.MaxBytesReader(w, r.Body, tryMaxBytes)
+	var err error
+	if page {
+		r.Body = body
+		if err = r.ParseForm(); err == nil {
+			f = tryForm{Type: r.PostForm.Get("type"), Data: r.PostForm.Get("data")}
+		}
+	} else {
+		err = json.NewDecoder(body).Decode(&f)
+	}
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return fail(apierr.New(apierr.TooLarge, "That is more data than the try-it box takes (%d KB); sign up to send more.", tryMaxBytes>>10))
+		}
+		return fail(apierr.New(apierr.InvalidRequest, "Paste your data as CSV or TSV, with the column names in the first row."))
 	}
 	res, err := s.deps.Limiter.Allow(r.Context(), "try-addr:"+s.clientAddr(r), quota.Limit{Rate: tryRate, Period: tryPeriod})
 	if err != nil {
@@ -122,15 +164,6 @@ func (s *Site) try(w http.ResponseWriter, r *http.Request) error {
 				tryRate, wait(res.RetryAfterSeconds())))
 		}
 	}
-	var f tryForm
-	body := http.MaxBytesReader(w, r.Body, tryMaxBytes)
-	if err := json.NewDecoder(body).Decode(&f); err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return fail(apierr.New(apierr.TooLarge, "That is more data than the try-it box takes (%d KB); sign up to send more.", tryMaxBytes>>10))
-		}
-		return fail(apierr.New(apierr.InvalidRequest, "Paste your data as CSV or TSV, with the column names in the first row."))
-	}
 	raw, err := json.Marshal(f.Data)
 	if err != nil {
 		return fmt.Errorf("encode try-it data: %w", err)
@@ -142,6 +175,11 @@ func (s *Site) try(w http.ResponseWriter, r *http.Request) error {
 	}
 	if err != nil {
 		return fmt.Errorf("try-it drawing: %w", err)
+	}
+	if page {
+		// The service's own SVG, shown as an image (an image runs no script).
+		pic := template.URL("data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString([]byte(ans.SVG)))
+		return s.homePage(w, r, http.StatusOK, tryResult{Type: f.Type, Data: f.Data, Status: "Drawn.", Picture: pic, Alt: ans.Description})
 	}
 	httpx.WriteJSON(w, http.StatusOK, ans)
 	return nil
