@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"image/png"
@@ -381,6 +382,29 @@ func TestSiteAccountKeysRedirectAfterPost(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/account#api-keys" {
 		t.Fatalf("create key: %d to %q, want 303 to /account#api-keys", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	var flash *http.Cookie
+	for _, ck := range resp.Cookies() {
+		if ck.Name == "chartd_flash" {
+			flash = ck
+		}
+	}
+	if flash == nil || !flash.HttpOnly || flash.Path != "/account" {
+		t.Fatalf("the flash cookie: %+v", flash)
+	}
+	if raw, _ := base64.RawURLEncoding.DecodeString(flash.Value); strings.Contains(string(raw), "chd_") || strings.Contains(flash.Value, "chd_") {
+		t.Fatal("the new key is stored in the browser in the clear")
+	}
+	// Another session given the cookie, and a forged one, show nothing.
+	other := newBrowserClient(t, in.url)
+	other.signUp("other-keys@example.com")
+	forged, _ := json.Marshal(map[string]string{"k": "chd_forged", "e": "Your account is locked; call +1 555"})
+	for name, value := range map[string]string{"another session's": flash.Value, "forged": base64.RawURLEncoding.EncodeToString(forged)} {
+		u, _ := url.Parse(in.url + "/account")
+		other.http.Jar.SetCookies(u, []*http.Cookie{{Name: "chartd_flash", Value: value, Path: "/account"}})
+		if p := other.get("/account"); p.status != http.StatusOK || strings.Contains(p.body, "new-key") || strings.Contains(p.body, "locked") {
+			t.Fatalf("%s flash was shown: %d", name, p.status)
+		}
 	}
 	first := c.get("/account")
 	key := regexp.MustCompile(`<code id="new-key">(chd_[^<]+)</code>`).FindStringSubmatch(first.body)

@@ -1,10 +1,15 @@
 package site
 
 import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 )
@@ -49,7 +54,10 @@ func (s *Site) serveFavicon(w http.ResponseWriter, r *http.Request) error {
 // the new key (shown only this once) or why none was made. It travels in
 // a short-lived cookie so the form's answer can be a redirect
 // (redirect-after-POST): a reload never sends the form again and the
-// address bar shows /account.
+// address bar shows /account. The cookie is sealed (AES-GCM) with a key
+// derived from the session's token, so the new API key is never stored
+// in the browser in the clear, and the flash opens only in the session
+// that made it.
 type keyFlash struct {
 	Key    string `json:"k,omitempty"`
 	Name   string `json:"n,omitempty"`
@@ -59,25 +67,55 @@ type keyFlash struct {
 // flashCookie names the cookie; it is sent to /account only.
 const flashCookie = "chartd_flash"
 
-// setFlash sets the flash for the next account page: HttpOnly, a minute
-// long, and for the account pages only.
-func (s *Site) setFlash(w http.ResponseWriter, f keyFlash) {
-	b, _ := json.Marshal(f)
-	http.SetCookie(w, &http.Cookie{Name: flashCookie, Value: base64.RawURLEncoding.EncodeToString(b), Path: "/account", MaxAge: 60,
-		HttpOnly: true, Secure: s.secure, SameSite: http.SameSiteStrictMode})
+// flashAEAD is the flash cookie's cipher for the session token.
+func flashAEAD(token string) (cipher.AEAD, error) {
+	mac := hmac.New(sha256.New, []byte(token))
+	mac.Write([]byte("chartd account flash"))
+	block, err := aes.NewCipher(mac.Sum(nil))
+	if err != nil {
+		return nil, fmt.Errorf("flash cipher: %w", err)
+	}
+	return cipher.NewGCM(block)
 }
 
-// takeFlash reads and removes the flash; a missing or unreadable one is
-// empty.
-func (s *Site) takeFlash(w http.ResponseWriter, r *http.Request) keyFlash {
+// setFlash sets the flash for the next account page of the session
+// token: sealed, HttpOnly, a minute long, for the account pages only.
+func (s *Site) setFlash(w http.ResponseWriter, token string, f keyFlash) error {
+	aead, err := flashAEAD(token)
+	if err != nil {
+		return err
+	}
+	b, err := json.Marshal(f)
+	if err != nil {
+		return fmt.Errorf("encode flash: %w", err)
+	}
+	nonce := make([]byte, aead.NonceSize())
+	rand.Read(nonce)
+	sealed := aead.Seal(nonce, nonce, b, []byte(flashCookie))
+	http.SetCookie(w, &http.Cookie{Name: flashCookie, Value: base64.RawURLEncoding.EncodeToString(sealed), Path: "/account", MaxAge: 60,
+		HttpOnly: true, Secure: s.secure, SameSite: http.SameSiteStrictMode})
+	return nil
+}
+
+// takeFlash reads and removes the flash of the session token; a
+// missing, forged or another session's one is empty.
+func (s *Site) takeFlash(w http.ResponseWriter, r *http.Request, token string) keyFlash {
 	c, err := r.Cookie(flashCookie)
 	if err != nil {
 		return keyFlash{}
 	}
 	http.SetCookie(w, &http.Cookie{Name: flashCookie, Value: "", Path: "/account", MaxAge: -1, HttpOnly: true, Secure: s.secure, SameSite: http.SameSiteStrictMode})
 	var f keyFlash
+	aead, err := flashAEAD(token)
+	if err != nil {
+		return keyFlash{}
+	}
 	b, err := base64.RawURLEncoding.DecodeString(c.Value)
-	if err != nil || json.Unmarshal(b, &f) != nil {
+	if err != nil || len(b) < aead.NonceSize() {
+		return keyFlash{}
+	}
+	plain, err := aead.Open(nil, b[:aead.NonceSize()], b[aead.NonceSize():], []byte(flashCookie))
+	if err != nil || json.Unmarshal(plain, &f) != nil {
 		return keyFlash{}
 	}
 	return f

@@ -164,7 +164,7 @@ func (s *Site) account(w http.ResponseWriter, r *http.Request) error {
 	if err != nil || !ok {
 		return err
 	}
-	f := s.takeFlash(w, r)
+	f := s.takeFlash(w, r, v.token)
 	return s.showAccount(w, r, v, accountData{NewKey: f.Key, NewName: f.Name, Notice: f.Notice})
 }
 
@@ -248,7 +248,9 @@ func (s *Site) createKey(w http.ResponseWriter, r *http.Request) error {
 	}
 	name := strings.TrimSpace(r.PostFormValue("name"))
 	if name == "" || len([]rune(name)) > maxKeyName {
-		s.setFlash(w, keyFlash{Notice: fmt.Sprintf("Name the key (1 to %d characters), for example after where it is used.", maxKeyName)})
+		if err := s.setFlash(w, v.token, keyFlash{Notice: fmt.Sprintf("Name the key (1 to %d characters), for example after where it is used.", maxKeyName)}); err != nil {
+			return err
+		}
 		http.Redirect(w, r, "/account#api-keys", http.StatusSeeOther)
 		return nil
 	}
@@ -256,7 +258,9 @@ func (s *Site) createKey(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.deps.Store.CreateAPIKey(r.Context(), v.account.ID, name, prefix, hash); err != nil {
 		return fmt.Errorf("create api key: %w", err)
 	}
-	s.setFlash(w, keyFlash{Key: key, Name: name})
+	if err := s.setFlash(w, v.token, keyFlash{Key: key, Name: name}); err != nil {
+		return err
+	}
 	http.Redirect(w, r, "/account#api-keys", http.StatusSeeOther)
 	return nil
 }
