@@ -1,0 +1,59 @@
+package raster
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+)
+
+// TestObservability: what the render fleet's metrics and traces read —
+// a span for the wait for a tab and one for the drawing, children of the
+// caller's; restarts by cause; memory per browser; Chromium's version.
+func TestObservability(t *testing.T) {
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	cfg := DefaultConfig()
+	cfg.Browsers, cfg.Tabs, cfg.RecycleRenders, cfg.Tracer = 1, 1, 3, tp
+	p := startPool(t, cfg)
+	if v := p.Version(); !strings.Contains(v, "Chrome/") {
+		t.Errorf("version %q", v)
+	}
+	ctx, root := tp.Tracer("test").Start(context.Background(), "request")
+	for i := range 3 {
+		if _, err := p.Render(ctx, Job{SVG: barsSVG(i), Width: 40, Height: 30, Scale: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	root.End()
+	names := map[string]int{}
+	for _, s := range exp.GetSpans() {
+		if s.Name == "request" {
+			continue
+		}
+		names[s.Name]++
+		if s.Parent.SpanID() != root.SpanContext().SpanID() {
+			t.Errorf("span %s is not the caller's child", s.Name)
+		}
+	}
+	if names["raster.queue_wait"] != 3 || names["raster.draw"] != 3 {
+		t.Errorf("spans %v: want 3 queue waits and 3 draws", names)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for p.Ready() != nil || len(p.BrowserRSS()) != 1 || p.Stats().RestartsBy["recycle_renders"] < 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no recycled browser replaced: %+v, rss %v", p.Stats(), p.BrowserRSS())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	st := p.Stats()
+	if st.RestartsBy["crash"] != 0 || st.RestartsBy["failure"] != 0 || len(st.RestartsBy) != len(Causes) {
+		t.Errorf("restarts by cause %v", st.RestartsBy)
+	}
+	if rss := p.BrowserRSS(); rss[0] < 10<<20 {
+		t.Errorf("browser memory %v: want the live browser's, at least 10 MiB", rss)
+	}
+}
