@@ -6,8 +6,8 @@ package telemetry
 import (
 	"context"
 	"errors"
-	"io"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"os"
