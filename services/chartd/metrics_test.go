@@ -58,23 +58,27 @@ func scrape(t *testing.T) (map[string]*dto.MetricFamily, string) {
 	}
 	c := newClient(t, in.url, key)
 	body := map[string]any{"type": "bar", "data": salesCSV, "scale": 2}
-	for range 2 {
+	render := func() {
 		if a := c.do("POST", "/api/v1/render", body); a.status != 200 || !strings.HasPrefix(a.header.Get("Content-Type"), "image/png") {
 			t.Fatalf("render: %d %s", a.status, a.header.Get("Content-Type"))
 		}
 	}
+	render()
 	// The PNG reaches the on-disk cache off the request's path: wait for
-	// its bytes to count.
+	// its bytes to count, then draw it again, from the cache.
+	metrics := "http://" + maddr + "/metrics"
 	for {
-		fams := scrapeURL(t, "http://"+maddr+"/metrics")
-		if g := fams["chartd_render_image_cache_size_bytes"]; g != nil && g.Metric[0].GetGauge().GetValue() > 0 {
-			return fams, addr
+		g := scrapeURL(t, metrics)["chartd_render_image_cache_size_bytes"]
+		if g != nil && g.Metric[0].GetGauge().GetValue() > 0 {
+			break
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("the image cache's bytes never showed on /metrics")
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	render()
+	return scrapeURL(t, metrics), addr
 }
 
 // scrapeURL reads one Prometheus text exposition.
@@ -110,14 +114,21 @@ func labelNames(f *dto.MetricFamily) []string {
 	return names
 }
 
-// TestMetricsEndpoint: a running chartd serves the render fleet's series
+// TestMetrics scrapes a running chartd once; the subtests check what it
+// serves and that the monitoring assets query only what it serves.
+func TestMetrics(t *testing.T) {
+	fams, addr := scrape(t)
+	t.Run("render fleet series", func(t *testing.T) { checkFleetSeries(t, fams, addr) })
+	t.Run("dashboard and alerts", func(t *testing.T) { checkMonitoringAssets(t, fams) })
+}
+
+// checkFleetSeries: a running chartd serves the render fleet's series
 // on -metrics-addr through the OTel Prometheus exporter — queue, tabs,
 // restarts by cause, Chromium's memory per browser and version, busy
 // 429s, cache bytes — beside the HTTP metrics, whose server series carry
 // http.route; the public port has no /metrics and /readyz tells no
 // version.
-func TestMetricsEndpoint(t *testing.T) {
-	fams, addr := scrape(t)
+func checkFleetSeries(t *testing.T, fams map[string]*dto.MetricFamily, addr string) {
 	for path, refuse := range map[string]string{"/metrics": "", "/readyz": "Chrome"} {
 		resp, err := http.Get("http://" + addr + path)
 		if err != nil {

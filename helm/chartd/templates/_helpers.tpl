@@ -124,6 +124,9 @@ calls:
 - -public-url={{ .Values.publicURL }}
 - -log-level={{ .Values.logLevel }}
 - -shutdown-timeout={{ .Values.shutdownTimeoutSeconds }}s
+{{- if .Values.metrics.enabled }}
+- -metrics-addr=0.0.0.0:9090
+{{- end }}
 {{- end -}}
 
 {{/* The flags of one service run apart: (dict "root" . "component" "gateway"). */}}

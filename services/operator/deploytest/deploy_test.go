@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
@@ -22,6 +23,7 @@ import (
 	"helm.sh/helm/v3/pkg/engine"
 	"helm.sh/helm/v3/pkg/lint"
 	"helm.sh/helm/v3/pkg/lint/support"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -35,6 +37,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"chartd.dev/services/operator/api/v1alpha1"
+	"chartd.dev/services/operator/internal/controller"
 	"chartd.dev/services/operator/internal/kubetest"
 )
 
@@ -507,5 +510,97 @@ func leafKeys(prefix string, m map[string]any) []string {
 		out = append(out, p)
 	}
 	sort.Strings(out)
+	return out
+}
+
+// TestMonitoringObjects: with serviceMonitor.enabled the chart makes a
+// PodMonitor for chartd's pods on their metrics port, a PrometheusRule
+// whose groups are monitoring/alerts.yaml and the Grafana dashboard
+// ConfigMap holding monitoring/dashboard.json; every chartd container
+// has the metrics port and serves it (-metrics-addr).
+func TestMonitoringObjects(t *testing.T) {
+	files, err := renderChart(t, distributedBase+inlineSecrets+"serviceMonitor: {enabled: true}\n", "chartd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]map[string]any{}
+	for _, d := range documents(files) {
+		var m map[string]any
+		if err := yaml.Unmarshal([]byte(d), &m); err != nil {
+			t.Fatal(err)
+		}
+		kind, _ := m["kind"].(string)
+		name, _, _ := unstructured.NestedString(m, "metadata", "name")
+		kinds[kind+"/"+name] = m
+	}
+	alerts, err := os.ReadFile(filepath.Join(chartDir, "monitoring", "alerts.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want map[string]any
+	if err := yaml.Unmarshal(alerts, &want); err != nil {
+		t.Fatal(err)
+	}
+	rule := kinds["PrometheusRule/chartd"]
+	if rule == nil || !reflect.DeepEqual(rule["spec"], want) {
+		t.Errorf("PrometheusRule spec is not monitoring/alerts.yaml: %v", rule)
+	}
+	dash, err := os.ReadFile(filepath.Join(chartDir, "monitoring", "dashboard.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm := kinds["ConfigMap/chartd-dashboard"]
+	got, _, _ := unstructured.NestedString(cm, "data", "chartd.json")
+	if cm == nil || strings.TrimSpace(got) != strings.TrimSpace(string(dash)) {
+		t.Errorf("dashboard ConfigMap does not hold monitoring/dashboard.json")
+	}
+	if l, _, _ := unstructured.NestedString(cm, "metadata", "labels", "grafana_dashboard"); l != "1" {
+		t.Errorf("dashboard ConfigMap label grafana_dashboard %q", l)
+	}
+	pm := kinds["PodMonitor/chartd"]
+	eps, _, _ := unstructured.NestedSlice(pm, "spec", "podMetricsEndpoints")
+	if pm == nil || len(eps) != 1 || eps[0].(map[string]any)["port"] != "metrics" {
+		t.Fatalf("PodMonitor %v", pm)
+	}
+	s := newScheme(t)
+	deployments := 0
+	for _, o := range decodeStrict(t, s, onlyKinds(documents(files), "Deployment", "RenderFleet")) {
+		var c corev1.Container
+		var args []string
+		switch o := o.(type) {
+		case *appsv1.Deployment:
+			if o.Labels["app.kubernetes.io/component"] == "operator" {
+				continue
+			}
+			c = o.Spec.Template.Spec.Containers[0]
+			args = c.Args
+		case *v1alpha1.RenderFleet:
+			// The operator adds the port from the args.
+			args = o.Spec.Args
+			c.Ports = controller.ContainerPorts(args)
+		default:
+			continue
+		}
+		deployments++
+		if !slices.Contains(args, "-metrics-addr=0.0.0.0:9090") || !slices.ContainsFunc(c.Ports, func(p corev1.ContainerPort) bool { return p.Name == "metrics" && p.ContainerPort == 9090 }) {
+			t.Errorf("%s: args %v ports %v: want -metrics-addr and port metrics 9090", o.GetName(), args, c.Ports)
+		}
+	}
+	if deployments != 5 {
+		t.Errorf("%d chartd workloads checked, want 5", deployments)
+	}
+}
+
+// onlyKinds keeps the documents of the given kinds.
+func onlyKinds(docs []string, kinds ...string) []string {
+	var out []string
+	for _, d := range docs {
+		var m struct {
+			Kind string `json:"kind"`
+		}
+		if yaml.Unmarshal([]byte(d), &m) == nil && slices.Contains(kinds, m.Kind) {
+			out = append(out, d)
+		}
+	}
 	return out
 }

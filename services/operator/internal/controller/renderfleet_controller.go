@@ -9,7 +9,9 @@ import (
 	"log/slog"
 	"maps"
 	"net"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -483,6 +485,34 @@ func ensure(m *map[string]string) map[string]string {
 	return *m
 }
 
+// MetricsPortName is the render container's Prometheus port, there when
+// the fleet's args give -metrics-addr.
+const MetricsPortName = "metrics"
+
+// ContainerPorts are the render container's ports: http, and metrics
+// when args serve /metrics (-metrics-addr=host:port), so a PodMonitor
+// finds it by name.
+func ContainerPorts(args []string) []corev1.ContainerPort {
+	ports := []corev1.ContainerPort{{Name: PortName, ContainerPort: ContainerPort, Protocol: corev1.ProtocolTCP}}
+	// The flag given last wins, as in chartd's flag parsing.
+	for _, a := range slices.Backward(args) {
+		v, ok := strings.CutPrefix(a, "-metrics-addr=")
+		if !ok {
+			v, ok = strings.CutPrefix(a, "--metrics-addr=")
+		}
+		if !ok {
+			continue
+		}
+		if _, p, err := net.SplitHostPort(v); err == nil {
+			if n, err := strconv.Atoi(p); err == nil && n > 0 && n < 65536 {
+				return append(ports, corev1.ContainerPort{Name: MetricsPortName, ContainerPort: int32(n), Protocol: corev1.ProtocolTCP})
+			}
+		}
+		return ports
+	}
+	return ports
+}
+
 // podTemplate is the render pod: chartd -target=render with one browser
 // per tab, non-root on a read-only root filesystem with a writable /tmp,
 // probed on /readyz (ready once the tabs are warm) and /healthz.
@@ -556,7 +586,7 @@ func podTemplate(fleet *v1alpha1.RenderFleet, spec v1alpha1.RenderFleetSpec) cor
 				ImagePullPolicy: spec.ImagePullPolicy,
 				Args:            args,
 				Env:             spec.Env,
-				Ports:           []corev1.ContainerPort{{Name: PortName, ContainerPort: ContainerPort, Protocol: corev1.ProtocolTCP}},
+				Ports:           ContainerPorts(args),
 				Resources:       spec.Resources,
 				StartupProbe:    probe("/healthz", 2, 30),
 				ReadinessProbe:  probe("/readyz", 5, 3),
