@@ -357,6 +357,9 @@ func TestChartRefuses(t *testing.T) {
 		{"httproute without parent", `httpRoute: {enabled: true}`, "parentRefs"},
 		{"trusted proxy not a CIDR", `trustedProxies: [ingress-nginx]`, "trustedProxies"},
 		{"trusting every address", `trustedProxies: [0.0.0.0/0]`, "trustedProxies"},
+		{"render minReplicas above maxReplicas", distributedBase + inlineSecrets + `render: {minReplicas: 5, maxReplicas: 3}`, "render.minReplicas (5) must not exceed render.maxReplicas (3)"},
+		{"HPA minReplicas above maxReplicas", distributedBase + inlineSecrets + `chart: {autoscaling: {enabled: true, minReplicas: 12, maxReplicas: 10, targetCPUUtilizationPercentage: 70}}`,
+			"chart.autoscaling.minReplicas (12) must not exceed chart.autoscaling.maxReplicas (10)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
