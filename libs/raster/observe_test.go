@@ -2,6 +2,7 @@ package raster
 
 import (
 	"context"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -56,4 +57,30 @@ func TestObservability(t *testing.T) {
 	if rss := p.BrowserRSS(); rss[0] < 10<<20 {
 		t.Errorf("browser memory %v: want the live browser's, at least 10 MiB", rss)
 	}
+}
+
+// TestChromiumVersionPin: a pool pinned to another Chromium version fails
+// to start, naming both; pinned to the installed one, it starts.
+func TestChromiumVersionPin(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Browsers, cfg.Tabs = 1, 1
+	probe := startPool(t, cfg)
+	_, installed, _ := strings.Cut(probe.Version(), "/")
+	probe.Close()
+
+	cfg.ChromiumVersion = "1.2.3.4"
+	cfg.TempDir = t.TempDir()
+	p, err := New(cfg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = p.Start(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "is not the pinned 1.2.3.4") || !strings.Contains(err.Error(), installed) {
+		t.Fatalf("start pinned to another version: %v", err)
+	}
+	if left := ProcsUnder(cfg.TempDir); len(left) > 0 {
+		t.Fatalf("a refused pool left Chromium running: %v", left)
+	}
+	cfg.ChromiumVersion = installed[:strings.LastIndex(installed, ".")] // a prefix of whole parts
+	startPool(t, cfg)
 }

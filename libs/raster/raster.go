@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -48,6 +49,11 @@ type Config struct {
 	// TempDir holds the browsers' profile directories; empty uses the
 	// system's temporary directory.
 	TempDir string
+	// ChromiumVersion, when set, is the Chromium version the pool must run
+	// (the start of its product version, e.g. 156.0.8078.108): pixels
+	// differ between versions, so a build that drifted from the pinned
+	// package fails to start instead of drawing other pictures.
+	ChromiumVersion string
 	// Tracer makes the spans of the wait for a tab and of the drawing;
 	// nil makes none.
 	Tracer trace.TracerProvider
@@ -70,6 +76,7 @@ func (c *Config) RegisterFlags(prefix string, fs *flag.FlagSet) {
 	fs.IntVar(&c.Queue, prefix+".queue", c.Queue, "renders that may wait for a tab before new ones are refused as busy")
 	fs.IntVar(&c.RecycleRenders, prefix+".recycle-renders", c.RecycleRenders, "restart a browser after this many renders (0: never)")
 	fs.IntVar(&c.RecycleMiB, prefix+".recycle-mib", c.RecycleMiB, "restart a browser once its processes hold this many MiB (0: never)")
+	fs.StringVar(&c.ChromiumVersion, prefix+".chromium-version", c.ChromiumVersion, "Chromium version the pool must run, e.g. 156.0.8078.108 (the image's pinned package); empty: any")
 }
 
 // Errors a render can end with.
@@ -259,9 +266,25 @@ func (p *Pool) Start(ctx context.Context) error {
 			first = err
 		}
 	}
+	if first == nil {
+		first = p.checkVersion()
+	}
 	if first != nil {
 		p.Close()
 		return first
+	}
+	return nil
+}
+
+// checkVersion refuses a Chromium other than Config.ChromiumVersion.
+func (p *Pool) checkVersion() error {
+	want := p.cfg.ChromiumVersion
+	if want == "" {
+		return nil
+	}
+	_, got, _ := strings.Cut(p.Version(), "/")
+	if got != want && !strings.HasPrefix(got, want+".") {
+		return fmt.Errorf("raster: Chromium %s (%s) is not the pinned %s (-render.chromium-version): its pictures would differ from the tested ones; install the pinned package or change the pin", got, p.exec, want)
 	}
 	return nil
 }

@@ -152,6 +152,9 @@ calls:
 {{- if and $root.Values.trustedProxies (has .component (list "gateway" "render")) }}
 - -{{ .component }}.trusted-proxies={{ join "," $root.Values.trustedProxies }}
 {{- end }}
+{{- if and (eq .component "render") $root.Values.images.render.chromiumVersion }}
+- -render.chromium-version={{ $root.Values.images.render.chromiumVersion }}
+{{- end }}
 {{- if eq .component "brand" }}
 - -brand.fetch-timeout={{ $root.Values.brand.fetchTimeout }}
 {{- with $root.Values.brand.egressProxy }}

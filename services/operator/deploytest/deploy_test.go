@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -606,4 +607,47 @@ func onlyKinds(docs []string, kinds ...string) []string {
 		}
 	}
 	return out
+}
+
+// TestChromiumPin: the render image pins the Chromium package the tests
+// here run (their pixel goldens are this version's), the chart's
+// images.render.chromiumVersion is its upstream version, and both render
+// workloads pass it as -render.chromium-version, so a pod built with
+// another Chromium refuses to start.
+func TestChromiumPin(t *testing.T) {
+	df, err := os.ReadFile(filepath.Join(repoRoot, "Dockerfile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^ARG CHROMIUM_VERSION=(\S+)$`).FindSubmatch(df)
+	if m == nil || !strings.Contains(string(df), "chromium=${CHROMIUM_VERSION} chromium-common=${CHROMIUM_VERSION}") {
+		t.Fatal("the Dockerfile does not pin the chromium package with ARG CHROMIUM_VERSION")
+	}
+	pinned := string(m[1])
+	out, err := exec.Command("dpkg-query", "-W", "-f=${Version}", "chromium").Output()
+	if err != nil {
+		t.Fatalf("dpkg-query chromium: %v", err)
+	}
+	if string(out) != pinned {
+		t.Errorf("the image pins chromium %s, the tests here run %s: the goldens would not be the image's", pinned, out)
+	}
+	upstream, _, _ := strings.Cut(pinned, "-")
+	for _, values := range []string{"", distributedBase + inlineSecrets} {
+		files, err := renderChart(t, values, "chartd")
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := 0
+		for _, d := range documents(files) {
+			if strings.Contains(d, "-render.chromium-version=") {
+				found++
+				if !strings.Contains(d, "-render.chromium-version="+upstream+"\n") {
+					t.Errorf("a workload pins another Chromium than %s:\n%s", upstream, d)
+				}
+			}
+		}
+		if found != 1 {
+			t.Errorf("values %q: %d workloads pass -render.chromium-version, want the one that renders", values, found)
+		}
+	}
 }
