@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -83,4 +84,33 @@ func TestChromiumVersionPin(t *testing.T) {
 	}
 	cfg.ChromiumVersion = installed[:strings.LastIndex(installed, ".")] // a prefix of whole parts
 	startPool(t, cfg)
+}
+
+// BenchmarkRenderSpans is BenchmarkRender30Bars with chartd's tracer
+// provider as it runs without an exporter (spans made, not recorded) and
+// with every trace recorded: what the queue-wait and draw spans cost.
+func BenchmarkRenderSpans(b *testing.B) {
+	for _, c := range []struct {
+		name    string
+		sampler sdktrace.Sampler
+	}{{"unsampled", sdktrace.ParentBased(sdktrace.NeverSample())}, {"sampled", sdktrace.AlwaysSample()}} {
+		b.Run(c.name, func(b *testing.B) {
+			tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(c.sampler), sdktrace.WithSyncer(tracetest.NewNoopExporter()))
+			cfg := DefaultConfig()
+			cfg.Tracer = tp
+			p := startPool(b, cfg)
+			svg := bars30()
+			var n atomic.Int64
+			b.ReportAllocs()
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if _, err := p.Render(context.Background(), Job{SVG: distinct(svg, n.Add(1)), Width: 800, Height: 600, Scale: 1}); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		})
+	}
 }
