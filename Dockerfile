@@ -26,9 +26,13 @@ ENTRYPOINT ["/usr/local/bin/chartd"]
 FROM debian:bookworm-slim AS render
 # Chromium and the font stack libs/fontstack measures with (DESIGN §7);
 # HarfBuzz's hb-subset and woff2_compress cut the faces an SVG carries
-# (libs/subset; the Go binary has no cgo, so they run as tools).
+# (libs/subset; the Go binary has no cgo, so they run as tools). Chromium's
+# package is pinned: its version decides the PNGs' pixels, which the
+# golden tests check on the same version (services/operator/deploytest
+# TestChromiumPin), and the chart passes it as -render.chromium-version.
+ARG CHROMIUM_VERSION=156.0.8078.108-1~deb12u1
 RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      chromium fontconfig fonts-dejavu-core fonts-liberation fonts-noto-core fonts-noto-cjk \
+      chromium=${CHROMIUM_VERSION} chromium-common=${CHROMIUM_VERSION} fontconfig fonts-dejavu-core fonts-liberation fonts-noto-core fonts-noto-cjk \
       fonts-noto-color-emoji libharfbuzz-bin woff2 ca-certificates \
     && rm -rf /var/lib/apt/lists/* \
     && groupadd -g 65532 nonroot && useradd -u 65532 -g 65532 -d /tmp -s /usr/sbin/nologin -M nonroot

@@ -135,6 +135,7 @@ func (p *Pool) launch(ctx context.Context) error {
 		p.idle.put(t)
 	}
 	go b.watch()
+	b.readVersion()
 	p.log.Debug("Chromium ready", "browser", id, "tabs", len(b.tabs), "pid", b.pid())
 	return nil
 }
@@ -214,6 +215,7 @@ func (b *browser) retire(why string) {
 		return
 	}
 	p.stats.restarts.Add(1)
+	p.causes[causeOf(why)].Add(1)
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()

@@ -18,9 +18,13 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 )
 
 // Config is the pool's settings (flags -render.*).
@@ -45,6 +49,14 @@ type Config struct {
 	// TempDir holds the browsers' profile directories; empty uses the
 	// system's temporary directory.
 	TempDir string
+	// ChromiumVersion, when set, is the Chromium version the pool must run
+	// (the start of its product version, e.g. 156.0.8078.108): pixels
+	// differ between versions, so a build that drifted from the pinned
+	// package fails to start instead of drawing other pictures.
+	ChromiumVersion string
+	// Tracer makes the spans of the wait for a tab and of the drawing;
+	// nil makes none.
+	Tracer trace.TracerProvider
 }
 
 // DefaultConfig is sized for a two-core machine: two browsers, so that one
@@ -64,6 +76,7 @@ func (c *Config) RegisterFlags(prefix string, fs *flag.FlagSet) {
 	fs.IntVar(&c.Queue, prefix+".queue", c.Queue, "renders that may wait for a tab before new ones are refused as busy")
 	fs.IntVar(&c.RecycleRenders, prefix+".recycle-renders", c.RecycleRenders, "restart a browser after this many renders (0: never)")
 	fs.IntVar(&c.RecycleMiB, prefix+".recycle-mib", c.RecycleMiB, "restart a browser once its processes hold this many MiB (0: never)")
+	fs.StringVar(&c.ChromiumVersion, prefix+".chromium-version", c.ChromiumVersion, "Chromium version the pool must run, e.g. 156.0.8078.108 (the image's pinned package); empty: any")
 }
 
 // Errors a render can end with.
@@ -94,8 +107,9 @@ type Job struct {
 type Stats struct {
 	Renders, Retries, Failures, Busy int64
 	// Restarts counts browsers started after the first ones: crashes,
-	// hangs and recycling.
-	Restarts int64
+	// hangs and recycling; RestartsBy splits them by cause (see Causes).
+	Restarts   int64
+	RestartsBy map[string]int64
 	// Warm is the number of tabs ready to draw or drawing.
 	Warm int
 	// Tabs is the pool's size, browsers × tabs per browser.
@@ -160,6 +174,9 @@ type Pool struct {
 	wg       sync.WaitGroup // browser starters and watchers
 
 	stats   struct{ renders, retries, failures, busy, restarts atomic.Int64 }
+	causes  [len(Causes)]atomic.Int64
+	tracer  trace.Tracer
+	version atomic.Value // string: the browser's product, e.g. HeadlessChrome/131.0.6778.85
 	drawing atomic.Int64 // tabs drawing now
 	recent  latencies
 }
@@ -186,7 +203,11 @@ func New(cfg Config, log *slog.Logger) (*Pool, error) {
 		}
 		env = append(env, "FONTCONFIG_FILE="+cfg.FontConfig)
 	}
-	p := &Pool{cfg: cfg, log: log, exec: path, env: env,
+	tp := cfg.Tracer
+	if tp == nil {
+		tp = noop.NewTracerProvider()
+	}
+	p := &Pool{cfg: cfg, log: log, exec: path, env: env, tracer: tp.Tracer("chartd.dev/libs/raster"),
 		browsers: map[*browser]struct{}{}}
 	return p, nil
 }
@@ -245,9 +266,25 @@ func (p *Pool) Start(ctx context.Context) error {
 			first = err
 		}
 	}
+	if first == nil {
+		first = p.checkVersion()
+	}
 	if first != nil {
 		p.Close()
 		return first
+	}
+	return nil
+}
+
+// checkVersion refuses a Chromium other than Config.ChromiumVersion.
+func (p *Pool) checkVersion() error {
+	want := p.cfg.ChromiumVersion
+	if want == "" {
+		return nil
+	}
+	_, got, _ := strings.Cut(p.Version(), "/")
+	if got != want && !strings.HasPrefix(got, want+".") {
+		return fmt.Errorf("raster: Chromium %s (%s) is not the pinned %s (-render.chromium-version): its pictures would differ from the tested ones; install the pinned package or change the pin", got, p.exec, want)
 	}
 	return nil
 }
@@ -277,7 +314,11 @@ func (p *Pool) Stats() Stats {
 		}
 	}
 	p.mu.Unlock()
-	return Stats{Renders: p.stats.renders.Load(), Retries: p.stats.retries.Load(), Failures: p.stats.failures.Load(),
+	by := make(map[string]int64, len(Causes))
+	for i, c := range Causes {
+		by[c] = p.causes[i].Load()
+	}
+	return Stats{RestartsBy: by, Renders: p.stats.renders.Load(), Retries: p.stats.retries.Load(), Failures: p.stats.failures.Load(),
 		Busy: p.stats.busy.Load(), Restarts: p.stats.restarts.Load(), Warm: warm,
 		Tabs: p.cfg.Browsers * p.cfg.Tabs, Queue: int(max(p.waiting.Load(), 0)), BusyTabs: int(p.drawing.Load()),
 		P95: p.recent.p95()}
@@ -298,6 +339,29 @@ func (p *Pool) RSS() int64 {
 		total += rssBytes(d)
 	}
 	return total
+}
+
+// BrowserRSS is RSS per live browser, oldest first: which one grows.
+func (p *Pool) BrowserRSS() []int64 {
+	p.mu.Lock()
+	bs := make([]*browser, 0, len(p.browsers))
+	for b := range p.browsers {
+		bs = append(bs, b)
+	}
+	p.mu.Unlock()
+	slices.SortFunc(bs, func(a, b *browser) int { return a.id - b.id })
+	out := make([]int64, len(bs))
+	for i, b := range bs {
+		out[i] = rssBytes(b.dir)
+	}
+	return out
+}
+
+// Version is the product Chromium reports (HeadlessChrome/131.0...),
+// empty before a browser has started.
+func (p *Pool) Version() string {
+	v, _ := p.version.Load().(string)
+	return v
 }
 
 // Render draws one job into a PNG. A browser failing under it is replaced
@@ -331,12 +395,16 @@ func (p *Pool) Render(ctx context.Context, j Job) ([]byte, error) {
 // renderOnce takes a tab, draws on it and gives the tab back (or retires
 // its browser when the tab failed).
 func (p *Pool) renderOnce(ctx context.Context, j Job) ([]byte, error) {
-	t, err := p.acquire(ctx)
+	qctx, qspan := p.tracer.Start(ctx, "raster.queue_wait")
+	t, err := p.acquire(qctx)
+	endSpan(qspan, err)
 	if err != nil {
 		return nil, err
 	}
 	p.drawing.Add(1)
-	png, err := t.render(ctx, j, p.cfg.Deadline)
+	dctx, dspan := p.tracer.Start(ctx, "raster.draw", trace.WithAttributes(browserAttr(t.b.id)))
+	png, err := t.render(dctx, j, p.cfg.Deadline)
+	endSpan(dspan, err)
 	p.drawing.Add(-1)
 	var de *DrawError
 	switch {

@@ -11,6 +11,10 @@ import (
 	"strings"
 
 	"github.com/gorilla/mux"
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	"go.opentelemetry.io/otel/attribute"
+	semconv "go.opentelemetry.io/otel/semconv/v1.26.0"
+	"go.opentelemetry.io/otel/trace"
 
 	"chartd.dev/libs/apierr"
 	"chartd.dev/libs/auth"
@@ -89,7 +93,11 @@ func Mux[S any](service string, s S, table []Endpoint[S], errs httpx.Errors) *mu
 	r := mux.NewRouter()
 	for _, e := range table {
 		h := e.Handle
-		r.Methods(e.Method).Path(e.Path).Handler(errs.Wrap(func(w http.ResponseWriter, req *http.Request) error { return h(s, w, req) }))
+		at := semconv.HTTPRoute(e.Path)
+		r.Methods(e.Method).Path(e.Path).Handler(errs.Wrap(func(w http.ResponseWriter, req *http.Request) error {
+			markRoute(req, at)
+			return h(s, w, req)
+		}))
 	}
 	r.NotFoundHandler = errs.Wrap(func(w http.ResponseWriter, req *http.Request) error {
 		return apierr.New(apierr.NotFound, "no endpoint %s %s in the %s service", req.Method, req.URL.Path, service)
@@ -98,6 +106,16 @@ func Mux[S any](service string, s S, table []Endpoint[S], errs httpx.Errors) *mu
 		return apierr.New(apierr.InvalidRequest, "method %s is not allowed on %s", req.Method, req.URL.Path)
 	})
 	return r
+}
+
+// markRoute puts the matched route template on the request's server span
+// and on otelhttp's request metrics, so traces and latency group by
+// endpoint and not by path, whose ids never repeat.
+func markRoute(r *http.Request, at attribute.KeyValue) {
+	trace.SpanFromContext(r.Context()).SetAttributes(at)
+	if l, ok := otelhttp.LabelerFromContext(r.Context()); ok {
+		l.Add(at)
+	}
 }
 
 // Site is what every service is told about where it runs: the public URL

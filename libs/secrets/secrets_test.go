@@ -2,6 +2,9 @@ package secrets
 
 import (
 	"bytes"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"os"
@@ -38,14 +41,14 @@ func TestSealOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sealed) != len(secret)+Overhead || sealed[0] != Version1 || !IsSealed(sealed) {
+	if len(sealed) != len(secret)+Overhead || sealed[0] != Version2 || !IsSealed(sealed) || !box.Current(sealed) {
 		t.Fatalf("sealed value: %d bytes, version %d", len(sealed), sealed[0])
 	}
 	if bytes.Contains(sealed, secret) {
 		t.Fatal("sealed value contains the plaintext")
 	}
 	again, _ := box.Seal(secret, ad)
-	if bytes.Equal(again[1:1+NonceSize], sealed[1:1+NonceSize]) {
+	if n := 1 + KeyIDSize; bytes.Equal(again[n:n+NonceSize], sealed[n:n+NonceSize]) {
 		t.Fatal("two seals share a nonce")
 	}
 
@@ -70,8 +73,9 @@ func TestSealOpen(t *testing.T) {
 		{"additional data missing", box, sealed, nil, false},
 		{"unknown version", box, flip(0), ad, false},
 		{"version 0", box, append([]byte{0}, sealed[1:]...), ad, false},
-		{"tampered nonce", box, flip(1), ad, false},
-		{"tampered ciphertext", box, flip(1 + NonceSize), ad, false},
+		{"tampered key id", box, flip(1), ad, false},
+		{"tampered nonce", box, flip(1 + KeyIDSize), ad, false},
+		{"tampered ciphertext", box, flip(1 + KeyIDSize + NonceSize), ad, false},
 		{"tampered tag", box, flip(len(sealed) - 1), ad, false},
 		{"truncated", box, sealed[:len(sealed)-1], ad, false},
 		{"extended", box, append(bytes.Clone(sealed), 0), ad, false},
@@ -142,6 +146,9 @@ func TestLoadKeyFile(t *testing.T) {
 		wantErr             string // "" loads the reference key
 	}{
 		{"hex with newline", "ok", hexKey + "\n", 0o600, ""},
+		{"a newer key first, comments", "ring", "# rotated 2026-11\n" + strings.Repeat("cd", KeySize) + "\n\n# the old one\n" + hexKey + "\n", 0o600, ""},
+		{"one key twice", "twice", hexKey + "\n" + hexKey + "\n", 0o600, "listed twice"},
+		{"a bad second line", "bad2", hexKey + "\n" + hexKey[:10] + "\n", 0o600, "line 2"},
 		{"hex alone, read-only", "bare", hexKey, 0o400, ""},
 		{"upper-case hex", "upper", strings.ToUpper(hexKey), 0o600, ""},
 		{"symlink to a good file", "link", "", 0, ""},
@@ -280,5 +287,78 @@ func BenchmarkOpen(b *testing.B) {
 		if _, err := box.Open(sealed, []byte("account/kid")); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// sealV1 seals as the first format did: version 1, nonce, no key id.
+func sealV1(t *testing.T, key, pt, ad []byte) []byte {
+	t.Helper()
+	block, err := aes.NewCipher(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	aead, err := cipher.NewGCM(block)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]byte, 1+NonceSize)
+	out[0] = Version1
+	rand.Read(out[1:])
+	return aead.Seal(out, out[1:], pt, ad)
+}
+
+// TestKeyRing: a ring seals under its newest key and opens values of
+// every key it holds, by key id, and the first format by trying each;
+// Reseal moves a value to the newest key; a box without the key opens
+// nothing of it.
+func TestKeyRing(t *testing.T) {
+	oldKey, newKey := GenerateKey(), GenerateKey()
+	old := newBox(t, oldKey)
+	ring, err := NewRing(newKey, oldKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := ring.KeyIDs(); len(ids) != 2 || ids[1] != old.KeyIDs()[0] || len(ids[0]) != 2*KeyIDSize {
+		t.Fatalf("key ids %v", ids)
+	}
+	ad := []byte("acct/kid")
+	byOld := mustSeal(t, old, []byte("a secret"), ad)
+	v1 := sealV1(t, oldKey, []byte("a secret"), ad)
+	if len(v1) != len("a secret")+OverheadV1 || !IsSealed(v1) || !SealedLen(len(v1), len("a secret")) || !SealedLen(len(byOld), len("a secret")) {
+		t.Fatal("lengths of the two formats")
+	}
+	byRing := mustSeal(t, ring, []byte("a secret"), ad)
+	for name, v := range map[string][]byte{"old key": byOld, "first format": v1, "new key": byRing} {
+		if pt, err := ring.Open(v, ad); err != nil || string(pt) != "a secret" {
+			t.Errorf("ring opens the %s's value: %q %v", name, pt, err)
+		}
+	}
+	if _, err := old.Open(byRing, ad); !errors.Is(err, ErrOpen) {
+		t.Error("the old key alone opens a value of the new key")
+	}
+	if !ring.Current(byRing) || ring.Current(byOld) || ring.Current(v1) || !old.Current(byOld) {
+		t.Error("Current")
+	}
+	for name, v := range map[string][]byte{"old key": byOld, "first format": v1} {
+		out, changed, err := ring.Reseal(v, ad)
+		if err != nil || !changed || !ring.Current(out) {
+			t.Fatalf("reseal %s: changed %v err %v", name, changed, err)
+		}
+		onlyNew := newBox(t, newKey)
+		if pt, err := onlyNew.Open(out, ad); err != nil || string(pt) != "a secret" {
+			t.Errorf("the resealed %s value does not open with the new key alone: %v", name, err)
+		}
+	}
+	if out, changed, err := ring.Reseal(byRing, ad); err != nil || changed || !bytes.Equal(out, byRing) {
+		t.Errorf("a current value resealed: changed %v err %v", changed, err)
+	}
+	if _, _, err := ring.Reseal(byOld, []byte("other/row")); !errors.Is(err, ErrOpen) {
+		t.Errorf("reseal under other additional data: %v", err)
+	}
+	if _, err := NewRing(newKey, oldKey, newKey); err == nil {
+		t.Error("a ring with a key twice")
+	}
+	if _, err := NewRing(); err == nil {
+		t.Error("an empty ring")
 	}
 }

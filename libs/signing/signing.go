@@ -33,9 +33,6 @@ import (
 // length of every raw secret earlier versions stored.
 const SecretLen = 32
 
-// sealedLen is how long a sealed secret is in the store.
-const sealedLen = SecretLen + secrets.Overhead
-
 // ErrLegacy means a secret is stored raw and the caller refuses raw ones.
 var ErrLegacy = errors.New("signing: secret stored unsealed (run `chartctl secrets migrate`)")
 
@@ -78,9 +75,9 @@ func Open(box *secrets.Box, k store.SigningKey) (secret []byte, legacy bool, err
 	if IsLegacy(k.Secret) {
 		return k.Secret, true, nil
 	}
-	if len(k.Secret) != sealedLen {
-		return nil, false, fmt.Errorf("signing key %s: stored secret is %d bytes, neither raw (%d) nor sealed (%d): %w",
-			k.ID, len(k.Secret), SecretLen, sealedLen, secrets.ErrOpen)
+	if !secrets.SealedLen(len(k.Secret), SecretLen) {
+		return nil, false, fmt.Errorf("signing key %s: stored secret is %d bytes, neither raw (%d) nor sealed (%d or %d): %w",
+			k.ID, len(k.Secret), SecretLen, SecretLen+secrets.OverheadV1, SecretLen+secrets.Overhead, secrets.ErrOpen)
 	}
 	secret, err = box.Open(k.Secret, additionalData(k.AccountID, k.ID))
 	if err != nil {
@@ -104,6 +101,63 @@ func Create(ctx context.Context, st store.Accounts, box *secrets.Box, accountID 
 		return store.SigningKey{}, nil, err
 	}
 	return k, secret, nil
+}
+
+// Rotate replaces the account's signing keys in one transaction: a new key
+// (when box, the server key, is given) and every live one revoked, so the
+// links they signed stop; a failure changes nothing. It answers the new key
+// (zero without box) and the kids revoked. The site and chartctl both
+// rotate with it.
+func Rotate(ctx context.Context, st store.Accounts, box *secrets.Box, accountID string) (store.SigningKey, []string, error) {
+	var kid string
+	var sealed []byte
+	if box != nil {
+		kid = uuid.NewString()
+		var err error
+		if sealed, err = Seal(box, accountID, kid, NewSecret()); err != nil {
+			return store.SigningKey{}, nil, err
+		}
+	}
+	k, revoked, err := st.RotateSigningKey(ctx, accountID, kid, sealed)
+	if err != nil {
+		return store.SigningKey{}, nil, err
+	}
+	return k, revoked, nil
+}
+
+// ServerKeyReport says what RotateServerKey did.
+type ServerKeyReport struct {
+	// KeyID is the server key every secret is now sealed under.
+	KeyID string `json:"key_id"`
+	Keys  int    `json:"keys"`
+	// Resealed counts secrets moved to KeyID (raw ones sealed included);
+	// Current those already under it.
+	Resealed int `json:"resealed"`
+	Current  int `json:"already_current"`
+}
+
+// RotateServerKey re-seals every signing-key secret, revoked keys
+// included, under box's newest server key, in one transaction: secrets of
+// older keys of the ring and raw ones alike. One that does not open with
+// any key of box stops it with nothing written, so a wrong key file breaks
+// no link. Afterwards the older server keys can leave the key file.
+func RotateServerKey(ctx context.Context, st store.Accounts, box *secrets.Box) (ServerKeyReport, error) {
+	r := ServerKeyReport{KeyID: box.KeyIDs()[0]}
+	seen, changed, err := st.ResealSigningKeys(ctx, func(k store.SigningKey) ([]byte, bool, error) {
+		if IsLegacy(k.Secret) {
+			sealed, err := Seal(box, k.AccountID, k.ID, k.Secret)
+			return sealed, err == nil, err
+		}
+		if _, _, err := Open(box, k); err != nil {
+			return nil, false, fmt.Errorf("%w (is every older key still in the key file?)", err)
+		}
+		return box.Reseal(k.Secret, additionalData(k.AccountID, k.ID))
+	})
+	if err != nil {
+		return ServerKeyReport{KeyID: r.KeyID}, err
+	}
+	r.Keys, r.Resealed, r.Current = seen, changed, seen-changed
+	return r, nil
 }
 
 // MigrateReport says what Migrate found and did. Kids are listed; counts

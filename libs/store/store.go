@@ -126,6 +126,18 @@ type Accounts interface {
 	// compare-and-set, for re-sealing a key in place. Bytes other than old
 	// are ErrConflict; a missing key, or another account's, ErrNotFound.
 	SetSigningKeySecret(ctx context.Context, accountID, kid string, old, secret []byte) error
+	// RotateSigningKey, in one transaction, stores a new signing key under
+	// kid (none when kid is empty) and revokes every other live key of
+	// the account, answering the new key and the kids revoked: a failure
+	// leaves the account's keys as they were. An unknown account is
+	// ErrNotFound, a kid already used ErrConflict.
+	RotateSigningKey(ctx context.Context, accountID, kid string, secret []byte) (SigningKey, []string, error)
+	// ResealSigningKeys passes every signing key of every account, revoked
+	// ones included, to reseal and stores the secret it answers when
+	// changed, all in one transaction that holds the rows: one error from
+	// reseal (or the store) and nothing is written. It answers how many
+	// keys it saw and how many it changed.
+	ResealSigningKeys(ctx context.Context, reseal func(SigningKey) (secret []byte, changed bool, err error)) (seen, changed int, err error)
 
 	// SetBrandPalette replaces the account's brand colors; nil (or empty)
 	// clears them.

@@ -6,12 +6,18 @@ package telemetry
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/propagation"
@@ -31,7 +37,10 @@ type Providers struct {
 	Tracer     trace.TracerProvider
 	Meter      metric.MeterProvider
 	Propagator propagation.TextMapPropagator
-	shutdown   []func(context.Context) error
+	// Metrics serves the Prometheus text exposition of every instrument
+	// made on Meter; nil unless Config.Prometheus.
+	Metrics  http.Handler
+	shutdown []func(context.Context) error
 }
 
 // Config selects the log level and the service name put on telemetry.
@@ -40,6 +49,13 @@ type Config struct {
 	LogLevel slog.Level
 	// LogOut is where JSON logs go; os.Stderr when nil.
 	LogOut io.Writer
+	// SampleRatio is the share of new traces recorded and exported when
+	// an OTLP endpoint is set, in (0, 1]; 0 means every trace. A caller's
+	// decision (its traceparent's sampled flag) is followed either way.
+	SampleRatio float64
+	// Prometheus makes the meter provider real even without OTLP, with a
+	// Prometheus reader behind Providers.Metrics: most clusters scrape.
+	Prometheus bool
 }
 
 // New builds the providers. When OTEL_EXPORTER_OTLP_ENDPOINT is set, traces
@@ -55,11 +71,17 @@ func New(ctx context.Context, cfg Config) (*Providers, error) {
 		// W3C trace context only: nothing here reads baggage.
 		Propagator: propagation.TraceContext{},
 	}
+	if cfg.SampleRatio < 0 || cfg.SampleRatio > 1 {
+		return nil, fmt.Errorf("trace sample ratio %g: want 0 to 1", cfg.SampleRatio)
+	}
+	if cfg.SampleRatio == 0 {
+		cfg.SampleRatio = 1
+	}
 	res := resource.NewSchemaless(semconv.ServiceName(cfg.Service))
 	// Without an exporter nobody reads spans, so they are not recorded; they
 	// still get trace ids, which travel across internal calls and into logs.
 	topts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res), sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.NeverSample()))}
-	mopts := []sdkmetric.Option{sdkmetric.WithResource(res)}
+	var readers []sdkmetric.Reader
 	exporting := os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != ""
 	if exporting {
 		te, err := otlptracehttp.New(ctx)
@@ -70,13 +92,28 @@ func New(ctx context.Context, cfg Config) (*Providers, error) {
 		if err != nil {
 			return nil, errors.Join(errors.New("otlp metric exporter"), err)
 		}
-		topts = append(topts, sdktrace.WithBatcher(te), sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.AlwaysSample())))
-		mopts = append(mopts, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(me)))
+		topts = append(topts, sdktrace.WithBatcher(te), sdktrace.WithSampler(Sampler(cfg.SampleRatio)))
+		readers = append(readers, sdkmetric.NewPeriodicReader(me))
+	}
+	if cfg.Prometheus {
+		// A registry of our own: nothing registers on the global one.
+		reg := prometheus.NewRegistry()
+		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		pe, err := otelprom.New(otelprom.WithRegisterer(reg), otelprom.WithoutScopeInfo())
+		if err != nil {
+			return nil, fmt.Errorf("prometheus exporter: %w", err)
+		}
+		readers = append(readers, pe)
+		p.Metrics = promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(p.Log.Handler(), slog.LevelWarn)})
 	}
 	tp := sdktrace.NewTracerProvider(topts...)
 	p.Tracer = tp
 	p.shutdown = append(p.shutdown, tp.Shutdown)
-	if exporting {
+	if len(readers) > 0 {
+		mopts := []sdkmetric.Option{sdkmetric.WithResource(res)}
+		for _, r := range readers {
+			mopts = append(mopts, sdkmetric.WithReader(r))
+		}
 		mp := sdkmetric.NewMeterProvider(mopts...)
 		p.Meter = mp
 		p.shutdown = append(p.shutdown, mp.Shutdown)
@@ -86,6 +123,12 @@ func New(ctx context.Context, cfg Config) (*Providers, error) {
 		p.Meter = noop.NewMeterProvider()
 	}
 	return p, nil
+}
+
+// Sampler records ratio of new traces (0 to 1) and follows a sampled
+// caller: a trace begun upstream is whole or absent, never cut in parts.
+func Sampler(ratio float64) sdktrace.Sampler {
+	return sdktrace.ParentBased(sdktrace.TraceIDRatioBased(ratio))
 }
 
 // Shutdown flushes and stops the exporters.

@@ -41,6 +41,11 @@ type Config struct {
 	S3              blob.S3Config
 	LogLevel        string
 	ShutdownTimeout time.Duration
+	// MetricsAddr is where /metrics is served for Prometheus, apart from
+	// the API; empty serves none. TraceSampleRatio is the share of new
+	// traces exported over OTLP.
+	MetricsAddr      string
+	TraceSampleRatio float64
 
 	Gateway gateway.Config
 	Chart   chart.Config
@@ -72,6 +77,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.SecretsKeyFile, "secrets-key-file", "", "file of the server key that encrypts signing-key secrets at rest: 64 hex characters (openssl rand -hex 32), mode 0600 or 0400; empty: <data-dir>/secrets.key, generated on first start, with -target=all (the render target run apart needs it named)")
 	fs.StringVar(&c.InternalToken, "internal-token", "", "shared secret between gateway and services (required unless -target=all)")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "debug|info|warn|error")
+	fs.StringVar(&c.MetricsAddr, "metrics-addr", "", "listen address host:port of the Prometheus /metrics endpoint, apart from the API; empty: none (OTLP push still works)")
+	fs.Float64Var(&c.TraceSampleRatio, "trace-sample-ratio", 1, "share of new traces recorded and sent to OTEL_EXPORTER_OTLP_ENDPOINT, in (0, 1]; a sampled caller's trace is always followed")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", 20*time.Second, "how long SIGTERM waits for in-flight requests")
 	c.URLs = map[string]string{}
 	for _, s := range services() {
@@ -173,6 +180,14 @@ func (c Config) Validate() error {
 		if u, err := url.Parse(v); v == "" || err != nil || u.Host == "" {
 			bad("-%s-url %q: -target=%s calls the %s service and needs its URL", name, v, c.Target, name)
 		}
+	}
+	if c.MetricsAddr != "" {
+		if _, _, err := net.SplitHostPort(c.MetricsAddr); err != nil || c.MetricsAddr == c.Addr {
+			bad("-metrics-addr %q: want host:port, apart from -addr", c.MetricsAddr)
+		}
+	}
+	if !(c.TraceSampleRatio > 0 && c.TraceSampleRatio <= 1) {
+		bad("-trace-sample-ratio %g: want more than 0 and at most 1", c.TraceSampleRatio)
 	}
 	if c.ShutdownTimeout <= 0 {
 		bad("-shutdown-timeout must be positive")

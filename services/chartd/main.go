@@ -38,7 +38,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if err != nil {
 		return fmt.Errorf("settings:\n%w", err)
 	}
-	tel, err := telemetry.New(ctx, telemetry.Config{Service: "chartd-" + cfg.Target, LogLevel: cfg.logLevel(), LogOut: stderr})
+	tel, err := telemetry.New(ctx, telemetry.Config{Service: "chartd-" + cfg.Target, LogLevel: cfg.logLevel(), LogOut: stderr,
+		SampleRatio: cfg.TraceSampleRatio, Prometheus: cfg.MetricsAddr != ""})
 	if err != nil {
 		return fmt.Errorf("telemetry: %w", err)
 	}
@@ -48,6 +49,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return err
 	}
 	defer app.Close()
+	if err := app.serveMetrics(cfg.MetricsAddr); err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", cfg.Addr, err)

@@ -436,6 +436,7 @@ func (a *App) initRaster(ctx context.Context) (lifecycle.Module, error) {
 		os.RemoveAll(dir)
 		return lifecycle.Module{}, err
 	}
+	cfg.Tracer = a.tel.Tracer
 	pool, err := raster.New(cfg, a.tel.Log)
 	if err != nil {
 		os.RemoveAll(dir)

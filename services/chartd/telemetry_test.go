@@ -5,10 +5,12 @@ import (
 	"context"
 	"log/slog"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/propagation"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -19,7 +21,8 @@ import (
 
 // TestTraceCrossesInternalCalls: get_account calls the chart and render
 // services; their server spans must belong to the gateway's trace, and the
-// request log line must carry the request id and the trace id.
+// request log line must carry the request id and the trace id. Each
+// service's span names the route template it matched (http.route).
 func TestTraceCrossesInternalCalls(t *testing.T) {
 	exp := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
@@ -79,6 +82,11 @@ func TestTraceCrossesInternalCalls(t *testing.T) {
 				t.Errorf("span %s has no parent", s.Name)
 			}
 			services[s.Name] = true
+			if !slices.ContainsFunc(s.Attributes, func(a attribute.KeyValue) bool {
+				return a.Key == "http.route" && strings.HasPrefix(a.Value.AsString(), "/")
+			}) {
+				t.Errorf("server span %s has no http.route: %v", s.Name, s.Attributes)
+			}
 		}
 	}
 	if !services["chart GET"] || !services["render GET"] {

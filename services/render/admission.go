@@ -3,6 +3,7 @@ package render
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/semaphore"
@@ -23,6 +24,8 @@ type admission struct {
 	// wait bounds the time a render waits for its share; past it the
 	// answer is the busy fleet's 429.
 	wait time.Duration
+	// busy counts the renders refused for want of draw memory.
+	busy atomic.Int64
 }
 
 func newAdmission(budgetMiB int, wait time.Duration) *admission {
@@ -60,6 +63,7 @@ func (a *admission) acquire(ctx context.Context, cost int64) (func(), error) {
 			return nil, ctx.Err()
 		}
 		if errors.Is(err, context.DeadlineExceeded) {
+			a.busy.Add(1)
 			return nil, &apierr.Error{Code: apierr.RateLimited, RetryAfter: busyRetry,
 				Message: "the render fleet is busy drawing large charts; try again in a few seconds"}
 		}

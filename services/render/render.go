@@ -168,6 +168,9 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	}
 	svc := &Service{subsets: deps.Subsets, cfg: cfg, deps: deps, charts: loader, metrics: m, puts: make(chan struct{}, 32), errs: cfg.Site.Errors(deps.Log),
 		admit: newAdmission(cfg.DrawBudgetMiB, cfg.Raster.Deadline)}
+	if err := svc.observeFleet(deps.Meter); err != nil {
+		return nil, fmt.Errorf("render service: %w", err)
+	}
 	if cfg.TrustedProxies.Enabled() {
 		deps.Log.Info("render: image-link client addresses are read from X-Forwarded-For behind these trusted proxies (-render.trusted-proxies)",
 			"trusted_proxies", cfg.TrustedProxies.String())

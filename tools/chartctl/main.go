@@ -59,6 +59,7 @@ const usage = `usage: chartctl [-data-dir DIR | -postgres-url URL] [-secrets-key
   signing-key rotate -account ID                  new image-link signing key; older ones are revoked
   signing-key revoke -account ID -kid KID
   secrets migrate                                 seal signing-key secrets stored raw by earlier versions
+  secrets rotate                                  re-seal every signing-key secret under the key file's first key, in one transaction
   plan set -account ID -plan free|pro`
 
 func run(ctx context.Context, args []string, getenv func(string) string, out io.Writer) error {
@@ -82,7 +83,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 	}
 	verb := rest[0] + " " + rest[1]
 	var box *secrets.Box
-	if verb == "signing-key rotate" || verb == "secrets migrate" {
+	if verb == "signing-key rotate" || verb == "secrets migrate" || verb == "secrets rotate" {
 		// The verbs that seal load the server key first: a missing or
 		// unsafe key file stops them before the store is touched.
 		var err error
@@ -160,6 +161,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 		return c.signingRevoke(ctx, *account, *kid)
 	case "secrets migrate":
 		return c.secretsMigrate(ctx)
+	case "secrets rotate":
+		return c.secretsRotate(ctx)
 	case "signin link":
 		if err := need("email", *email, "public-url", *publicURL); err != nil {
 			return err
@@ -362,22 +365,9 @@ func (c cli) signingRotate(ctx context.Context, account string) error {
 	if _, err := c.st.GetAccount(ctx, account); err != nil {
 		return fmt.Errorf("account %s: %w", account, err)
 	}
-	old, err := c.st.ListSigningKeys(ctx, account)
+	k, revoked, err := signing.Rotate(ctx, c.st, c.box, account)
 	if err != nil {
-		return err
-	}
-	k, _, err := signing.Create(ctx, c.st, c.box, account)
-	if err != nil {
-		return fmt.Errorf("create signing key: %w", err)
-	}
-	var revoked []string
-	for _, o := range old {
-		if o.RevokedAt == nil {
-			if err := c.st.RevokeSigningKey(ctx, account, o.ID); err != nil {
-				return fmt.Errorf("revoke signing key %s: %w", o.ID, err)
-			}
-			revoked = append(revoked, o.ID)
-		}
+		return fmt.Errorf("rotate signing keys: %w", err)
 	}
 	return c.print(map[string]any{"kid": k.ID, "revoked": append([]string{}, revoked...)})
 }
@@ -398,6 +388,18 @@ func (c cli) secretsMigrate(ctx context.Context) error {
 		err = perr
 	}
 	return err
+}
+
+// secretsRotate re-seals every signing-key secret under the newest server
+// key of the key file (its first line), in one transaction; raw ones are
+// sealed too. A secret no key of the file opens stops it with nothing
+// written. Afterwards the older keys can leave the file.
+func (c cli) secretsRotate(ctx context.Context) error {
+	r, err := signing.RotateServerKey(ctx, c.st, c.box)
+	if err != nil {
+		return fmt.Errorf("secrets rotate: %w", err)
+	}
+	return c.print(r)
 }
 
 func (c cli) planSet(ctx context.Context, account, planID string) error {

@@ -4,6 +4,8 @@
 # as root or with sudo), oapi-codegen and MinIO (go install, cached under
 # $HOME/.cache/chartd/bin).
 set -euo pipefail
+# shellcheck source=progress.sh
+. "$(dirname "$0")/progress.sh"
 need=()
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
 command -v psql >/dev/null 2>&1 || need+=(postgresql-client)
@@ -32,8 +34,8 @@ fi
 MINIO_VERSION=v0.0.0-20260212201848-7aac2a2c5b7c
 minio_have=$(go version -m "$TOOLS/minio" 2>/dev/null | awk '$1 == "mod" && $2 == "github.com/minio/minio" {print $3}') || true
 if [ "$minio_have" != "$MINIO_VERSION" ]; then
-  echo "installing minio $MINIO_VERSION (cached: ${minio_have:-none}); this takes ~5 min"
-  GOBIN="$TOOLS" go install "github.com/minio/minio@$MINIO_VERSION"
+  echo "installing minio $MINIO_VERSION (cached: ${minio_have:-none})"
+  GOBIN="$TOOLS" progress "minio from source" 10 go install "github.com/minio/minio@$MINIO_VERSION"
 fi
 # --- Kubernetes (services/operator) -------------------------------------
 # The operator and Helm chart tests run against a real kube-apiserver with
@@ -58,7 +60,7 @@ KUBE_VERSION=v1.37.2
 KUBE_STAGING=v0.37.2
 kube_have=$(go version -m "$TOOLS/kube-apiserver" 2>/dev/null | awk '$1 == "mod" && $2 == "k8s.io/kubernetes" {print $3}') || true
 if [ "$kube_have" != "$KUBE_VERSION" ]; then
-  echo "building kube-apiserver $KUBE_VERSION (cached: ${kube_have:-none}); this takes ~9 min"
+  echo "building kube-apiserver $KUBE_VERSION (cached: ${kube_have:-none})"
   kb="$TOOLS/kube-build"
   rm -rf "$kb" && mkdir -p "$kb"
   {
@@ -78,8 +80,9 @@ if [ "$kube_have" != "$KUBE_VERSION" ]; then
     done
     echo ")"
   } >"$kb/go.mod"
-  (
-    cd "$kb"
+  progress "kube-apiserver from source" 15 bash -euo pipefail -c '
+    cd "$1"
+    KUBE_VERSION=$2 TOOLS=$3
     GOFLAGS=-mod=mod go get "k8s.io/kubernetes/cmd/kube-apiserver@$KUBE_VERSION"
     minor=${KUBE_VERSION#v1.}
     minor=${minor%%.*}
@@ -87,7 +90,7 @@ if [ "$kube_have" != "$KUBE_VERSION" ]; then
     go build -o "$TOOLS/kube-apiserver.tmp" -ldflags "-X $pkg.gitVersion=$KUBE_VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor" \
       k8s.io/kubernetes/cmd/kube-apiserver
     mv "$TOOLS/kube-apiserver.tmp" "$TOOLS/kube-apiserver"
-  )
+  ' kube-build "$kb" "$KUBE_VERSION" "$TOOLS"
 fi
 # axe-core, pinned in tools/axe (package-lock.json), which the site's
 # browser tests inject.

@@ -124,6 +124,9 @@ calls:
 - -public-url={{ .Values.publicURL }}
 - -log-level={{ .Values.logLevel }}
 - -shutdown-timeout={{ .Values.shutdownTimeoutSeconds }}s
+{{- if .Values.metrics.enabled }}
+- -metrics-addr=0.0.0.0:9090
+{{- end }}
 {{- end -}}
 
 {{/* The flags of one service run apart: (dict "root" . "component" "gateway"). */}}
@@ -148,6 +151,9 @@ calls:
 {{- end }}
 {{- if and $root.Values.trustedProxies (has .component (list "gateway" "render")) }}
 - -{{ .component }}.trusted-proxies={{ join "," $root.Values.trustedProxies }}
+{{- end }}
+{{- if and (eq .component "render") $root.Values.images.render.chromiumVersion }}
+- -render.chromium-version={{ $root.Values.images.render.chromiumVersion }}
 {{- end }}
 {{- if eq .component "brand" }}
 - -brand.fetch-timeout={{ $root.Values.brand.fetchTimeout }}
@@ -192,6 +198,16 @@ calls:
 {{- end }}
 {{- end -}}
 
+{{/* The /tmp emptyDir of a pod, bounded by its ephemeral-storage limit: (dict "resources" $v.resources). */}}
+{{- define "chartd.tmpVolume" -}}
+- name: tmp
+  emptyDir:
+    {{- with (get (.resources.limits | default dict) "ephemeral-storage") }}
+    sizeLimit: {{ . }}
+    {{- else }} {}
+    {{- end }}
+{{- end -}}
+
 {{/* Refuse settings that cannot work. */}}
 {{- define "chartd.validate" -}}
 {{- if le (int .Values.terminationGracePeriodSeconds) (int .Values.shutdownTimeoutSeconds) -}}
@@ -200,6 +216,15 @@ calls:
 {{- if and (eq .Values.deploymentMode "distributed") (not .Values.secrets.existingSecret) -}}
 {{- if not .Values.secrets.postgresURL -}}{{- fail "secrets.postgresURL (or secrets.existingSecret) is required in distributed mode" -}}{{- end -}}
 {{- if not .Values.secrets.redisURL -}}{{- fail "secrets.redisURL (or secrets.existingSecret) is required in distributed mode" -}}{{- end -}}
+{{- end -}}
+{{- if gt (int .Values.render.minReplicas) (int .Values.render.maxReplicas) -}}
+{{- fail (printf "render.minReplicas (%d) must not exceed render.maxReplicas (%d)" (int .Values.render.minReplicas) (int .Values.render.maxReplicas)) -}}
+{{- end -}}
+{{- range $c := list "gateway" "chart" "data" }}
+{{- $a := (get $.Values $c).autoscaling -}}
+{{- if and $a.enabled (gt (int $a.minReplicas) (int $a.maxReplicas)) -}}
+{{- fail (printf "%s.autoscaling.minReplicas (%d) must not exceed %s.autoscaling.maxReplicas (%d)" $c (int $a.minReplicas) $c (int $a.maxReplicas)) -}}
+{{- end -}}
 {{- end -}}
 {{- if and .Values.httpRoute.enabled (not .Values.httpRoute.parentRefs) -}}
 {{- fail "httpRoute.parentRefs names the Gateway to attach to; it is required when httpRoute.enabled" -}}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -255,6 +256,80 @@ func (s *Store) SetSigningKeySecret(ctx context.Context, accountID, kid string, 
 		return fmt.Errorf("set secret of signing key %s of account %s: %w", kid, accountID, err)
 	}
 	return nil
+}
+
+// RotateSigningKey stores kid (when not empty) and revokes the account's
+// other live keys, in one transaction.
+func (s *Store) RotateSigningKey(ctx context.Context, accountID, kid string, secret []byte) (store.SigningKey, []string, error) {
+	var k store.SigningKey
+	var revoked []string
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		// The account's row, locked: two rotations of one account queue.
+		var one int
+		if err := tx.QueryRow(ctx, `SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE`, accountID).Scan(&one); err != nil {
+			return notFound(err)
+		}
+		now := store.Micro(time.Now())
+		rows, err := tx.Query(ctx,
+			`UPDATE signing_keys SET revoked_at = $2 WHERE account_id = $1 AND revoked_at IS NULL RETURNING id`, accountID, now)
+		if err != nil {
+			return err
+		}
+		if revoked, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+			return err
+		}
+		if kid == "" {
+			return nil
+		}
+		k = store.SigningKey{ID: kid, AccountID: accountID, Secret: append([]byte(nil), secret...), CreatedAt: now}
+		_, err = tx.Exec(ctx, `INSERT INTO signing_keys (id, account_id, secret, created_at) VALUES ($1, $2, $3, $4)`,
+			k.ID, k.AccountID, nonNil(k.Secret), k.CreatedAt)
+		if pgCode(err) == codeUniqueViolation {
+			return fmt.Errorf("%w: kid %s is taken", store.ErrConflict, kid)
+		}
+		return err
+	})
+	if err != nil {
+		return store.SigningKey{}, nil, fmt.Errorf("rotate signing keys of account %s: %w", accountID, err)
+	}
+	slices.Sort(revoked)
+	return k, revoked, nil
+}
+
+// ResealSigningKeys rewrites every signing key's secret through reseal in
+// one transaction, the rows locked meanwhile.
+func (s *Store) ResealSigningKeys(ctx context.Context, reseal func(store.SigningKey) ([]byte, bool, error)) (seen, changed int, err error) {
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		seen, changed = 0, 0
+		rows, err := tx.Query(ctx, `SELECT `+signingKeyColumns+` FROM signing_keys ORDER BY account_id, created_at, id FOR UPDATE`)
+		if err != nil {
+			return err
+		}
+		keys, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.SigningKey, error) { return scanSigningKey(r) })
+		if err != nil {
+			return err
+		}
+		for _, k := range keys {
+			seen++
+			secret, ch, err := reseal(k)
+			if err != nil {
+				return fmt.Errorf("signing key %s: %w", k.ID, err)
+			}
+			if !ch {
+				continue
+			}
+			if _, err := tx.Exec(ctx, `UPDATE signing_keys SET secret = $3 WHERE account_id = $1 AND id = $2`,
+				k.AccountID, k.ID, nonNil(secret)); err != nil {
+				return err
+			}
+			changed++
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, 0, fmt.Errorf("reseal signing keys: %w", err)
+	}
+	return seen, changed, nil
 }
 
 // SetBrandPalette replaces the account's brand colors; nil or empty clears.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -293,6 +294,110 @@ func (s *Store) SetSigningKeySecret(ctx context.Context, accountID, kid string, 
 		return fmt.Errorf("set secret of signing key %s of account %s: %w", kid, accountID, err)
 	}
 	return nil
+}
+
+// RotateSigningKey stores kid (when not empty) and revokes the account's
+// other live keys, in one transaction.
+func (s *Store) RotateSigningKey(ctx context.Context, accountID, kid string, secret []byte) (store.SigningKey, []string, error) {
+	k, revoked, err := s.rotateSigningKey(ctx, accountID, kid, secret)
+	if err != nil {
+		return store.SigningKey{}, nil, fmt.Errorf("rotate signing keys of account %s: %w", accountID, err)
+	}
+	slices.Sort(revoked)
+	return k, revoked, nil
+}
+
+func (s *Store) rotateSigningKey(ctx context.Context, accountID, kid string, secret []byte) (store.SigningKey, []string, error) {
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return store.SigningKey{}, nil, err
+	}
+	defer tx.Rollback()
+	var one int
+	if err := tx.QueryRowContext(ctx, `SELECT 1 FROM accounts WHERE id = ?`, accountID).Scan(&one); err != nil {
+		return store.SigningKey{}, nil, notFound(err)
+	}
+	now := store.Micro(time.Now())
+	rows, err := tx.QueryContext(ctx,
+		`UPDATE signing_keys SET revoked_at = ? WHERE account_id = ? AND revoked_at IS NULL RETURNING id`, micros(now), accountID)
+	if err != nil {
+		return store.SigningKey{}, nil, err
+	}
+	var revoked []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return store.SigningKey{}, nil, err
+		}
+		revoked = append(revoked, id)
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return store.SigningKey{}, nil, err
+	}
+	var k store.SigningKey
+	if kid != "" {
+		k = store.SigningKey{ID: kid, AccountID: accountID, Secret: append([]byte(nil), secret...), CreatedAt: now}
+		_, err = tx.ExecContext(ctx, `INSERT INTO signing_keys (id, account_id, secret, created_at) VALUES (?, ?, ?, ?)`,
+			k.ID, k.AccountID, nonNil(k.Secret), micros(k.CreatedAt))
+		if isUnique(err) {
+			return store.SigningKey{}, nil, fmt.Errorf("%w: kid %s is taken", store.ErrConflict, kid)
+		}
+		if err != nil {
+			return store.SigningKey{}, nil, err
+		}
+	}
+	return k, revoked, tx.Commit()
+}
+
+// ResealSigningKeys rewrites every signing key's secret through reseal in
+// one transaction (SQLite's one writer holds the database meanwhile).
+func (s *Store) ResealSigningKeys(ctx context.Context, reseal func(store.SigningKey) ([]byte, bool, error)) (seen, changed int, err error) {
+	seen, changed, err = s.resealSigningKeys(ctx, reseal)
+	if err != nil {
+		return 0, 0, fmt.Errorf("reseal signing keys: %w", err)
+	}
+	return seen, changed, nil
+}
+
+func (s *Store) resealSigningKeys(ctx context.Context, reseal func(store.SigningKey) ([]byte, bool, error)) (seen, changed int, err error) {
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, `SELECT `+signingKeyColumns+` FROM signing_keys ORDER BY account_id, created_at, id`)
+	if err != nil {
+		return 0, 0, err
+	}
+	var keys []store.SigningKey
+	for rows.Next() {
+		k, err := scanSigningKey(rows)
+		if err != nil {
+			rows.Close()
+			return 0, 0, err
+		}
+		keys = append(keys, k)
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return 0, 0, err
+	}
+	for _, k := range keys {
+		seen++
+		secret, ch, err := reseal(k)
+		if err != nil {
+			return 0, 0, fmt.Errorf("signing key %s: %w", k.ID, err)
+		}
+		if !ch {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE signing_keys SET secret = ? WHERE account_id = ? AND id = ?`,
+			nonNil(secret), k.AccountID, k.ID); err != nil {
+			return 0, 0, err
+		}
+		changed++
+	}
+	return seen, changed, tx.Commit()
 }
 
 // SetBrandPalette replaces the account's brand colors; nil or empty clears.

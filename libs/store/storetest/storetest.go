@@ -36,6 +36,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"APIKeys", testAPIKeys},
 		{"SigningKeys", testSigningKeys},
 		{"SigningKeySecret", testSigningKeySecret},
+		{"RotateSigningKey", testRotateSigningKey},
+		{"ResealSigningKeys", testResealSigningKeys},
 		{"BrandPalette", testBrandPalette},
 		{"LinkDesigns", testLinkDesigns},
 		{"ChartCRUD", testChartCRUD},
@@ -1332,6 +1334,133 @@ func testFindCharts(t *testing.T, s store.Store) {
 		got, more := find(store.ChartSearch{Text: tt.text, Limit: 10})
 		if !reflect.DeepEqual(got, tt.want) || more {
 			t.Errorf("search %q: %v (more %v), want %v", tt.text, got, more, tt.want)
+		}
+	}
+}
+
+// testRotateSigningKey: a rotation adds the new key and revokes every other
+// live one at once; one that fails (a kid taken) changes nothing; two at
+// once leave one live key.
+func testRotateSigningKey(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	a := newAccount(t, s, store.PlanPro)
+	k1, err := s.CreateSigningKey(ctx, a.ID, uuid.NewString(), []byte("one"))
+	must(t, "create signing key", err)
+	k2, err := s.CreateSigningKey(ctx, a.ID, uuid.NewString(), []byte("two"))
+	must(t, "create signing key", err)
+	must(t, "revoke", s.RevokeSigningKey(ctx, a.ID, k1.ID))
+	before, err := s.GetSigningKey(ctx, a.ID, k1.ID)
+	must(t, "get", err)
+
+	nk, revoked, err := s.RotateSigningKey(ctx, a.ID, uuid.NewString(), []byte("three"))
+	must(t, "rotate", err)
+	if len(revoked) != 1 || revoked[0] != k2.ID || string(nk.Secret) != "three" || nk.AccountID != a.ID {
+		t.Fatalf("rotate: new %+v revoked %v, want k2 revoked", nk, revoked)
+	}
+	if _, err := s.LookupSigningKey(ctx, nk.ID); err != nil {
+		t.Fatalf("the new key is not live: %v", err)
+	}
+	_, err = s.LookupSigningKey(ctx, k2.ID)
+	wantErr(t, "the rotated-away key", err, store.ErrNotFound)
+	if after, _ := s.GetSigningKey(ctx, a.ID, k1.ID); !reflect.DeepEqual(after.RevokedAt, before.RevokedAt) {
+		t.Fatalf("an already revoked key's revoked_at moved: %v to %v", before.RevokedAt, after.RevokedAt)
+	}
+
+	// A kid already taken: the rotation fails whole, the live key stays.
+	_, _, err = s.RotateSigningKey(ctx, a.ID, k1.ID, []byte("four"))
+	wantErr(t, "rotate to a taken kid", err, store.ErrConflict)
+	if _, err := s.LookupSigningKey(ctx, nk.ID); err != nil {
+		t.Fatalf("a failed rotation revoked the live key: %v", err)
+	}
+	_, _, err = s.RotateSigningKey(ctx, uuid.NewString(), uuid.NewString(), []byte("x"))
+	wantErr(t, "rotate an unknown account", err, store.ErrNotFound)
+
+	// Revoke only (no new key).
+	_, revoked, err = s.RotateSigningKey(ctx, a.ID, "", nil)
+	must(t, "revoke all", err)
+	if len(revoked) != 1 || revoked[0] != nk.ID {
+		t.Fatalf("revoke all: %v", revoked)
+	}
+
+	// Rotations at once: each revokes what the others made, so one key
+	// is live at the end.
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, _, err := s.RotateSigningKey(ctx, a.ID, uuid.NewString(), []byte("race"))
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		must(t, "concurrent rotate", err)
+	}
+	keys, err := s.ListSigningKeys(ctx, a.ID)
+	must(t, "list", err)
+	live := 0
+	for _, k := range keys {
+		if k.RevokedAt == nil {
+			live++
+		}
+	}
+	if live != 1 {
+		t.Fatalf("%d live signing keys after concurrent rotations, want 1", live)
+	}
+}
+
+// testResealSigningKeys: every key, revoked ones included, passes through
+// the function; what it changes is stored; an error anywhere stores
+// nothing.
+func testResealSigningKeys(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	a := newAccount(t, s, store.PlanPro)
+	b := newAccount(t, s, store.PlanFree)
+	ka, err := s.CreateSigningKey(ctx, a.ID, uuid.NewString(), []byte("a-old"))
+	must(t, "create", err)
+	kb, err := s.CreateSigningKey(ctx, b.ID, uuid.NewString(), []byte("b-old"))
+	must(t, "create", err)
+	must(t, "revoke", s.RevokeSigningKey(ctx, b.ID, kb.ID))
+	mine := map[string]bool{ka.ID: true, kb.ID: true}
+
+	// Other tests' keys may share the store: this test changes only its own.
+	boom := errors.New("boom")
+	_, _, err = s.ResealSigningKeys(ctx, func(k store.SigningKey) ([]byte, bool, error) {
+		switch {
+		case k.ID == kb.ID:
+			return nil, false, boom
+		case mine[k.ID]:
+			return []byte("new"), true, nil
+		}
+		return nil, false, nil
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("reseal with a failing key: %v", err)
+	}
+	if got, _ := s.GetSigningKey(ctx, a.ID, ka.ID); string(got.Secret) != "a-old" {
+		t.Fatalf("a failed reseal stored %q", got.Secret)
+	}
+
+	seenMine := 0
+	seen, changed, err := s.ResealSigningKeys(ctx, func(k store.SigningKey) ([]byte, bool, error) {
+		if !mine[k.ID] {
+			return nil, false, nil
+		}
+		seenMine++
+		return append([]byte("new:"), k.Secret...), true, nil
+	})
+	must(t, "reseal", err)
+	if seenMine != 2 || changed != 2 || seen < 2 {
+		t.Fatalf("reseal saw %d of mine (%d in all), changed %d", seenMine, seen, changed)
+	}
+	for _, k := range []store.SigningKey{ka, kb} {
+		got, err := s.GetSigningKey(ctx, k.AccountID, k.ID)
+		must(t, "get", err)
+		if string(got.Secret) != "new:"+string(k.Secret) || !reflect.DeepEqual(got.RevokedAt != nil, k.ID == kb.ID) {
+			t.Fatalf("key %s after reseal: %+v", k.ID, got)
 		}
 	}
 }

@@ -288,22 +288,8 @@ func (s *Site) rotateSigning(w http.ResponseWriter, r *http.Request) error {
 	if err != nil || !ok {
 		return err
 	}
-	ctx := r.Context()
-	old, err := s.deps.Store.ListSigningKeys(ctx, v.account.ID)
-	if err != nil {
-		return err
-	}
-	if s.deps.Box != nil {
-		if _, _, err := signing.Create(ctx, s.deps.Store, s.deps.Box, v.account.ID); err != nil {
-			return fmt.Errorf("create signing key: %w", err)
-		}
-	}
-	for _, k := range old {
-		if k.RevokedAt == nil {
-			if err := s.deps.Store.RevokeSigningKey(ctx, v.account.ID, k.ID); err != nil {
-				return fmt.Errorf("revoke signing key %s: %w", k.ID, err)
-			}
-		}
+	if _, _, err := signing.Rotate(r.Context(), s.deps.Store, s.deps.Box, v.account.ID); err != nil {
+		return fmt.Errorf("rotate signing keys: %w", err)
 	}
 	http.Redirect(w, r, "/account#signing-keys", http.StatusSeeOther)
 	return nil

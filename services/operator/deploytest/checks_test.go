@@ -163,6 +163,7 @@ func checkPod(t *testing.T, name string, p corev1.PodSpec) {
 		if c.Name == "operator" {
 			continue
 		}
+		checkEphemeral(t, name, p, c.Resources)
 		if c.ReadinessProbe.HTTPGet.Path != "/readyz" || c.LivenessProbe.HTTPGet.Path != "/healthz" {
 			t.Errorf("%s/%s: probes on %s and %s", name, c.Name, c.ReadinessProbe.HTTPGet.Path, c.LivenessProbe.HTTPGet.Path)
 		}
@@ -173,6 +174,27 @@ func checkPod(t *testing.T, name string, p corev1.PodSpec) {
 			t.Errorf("%s: no topology spread", name)
 		}
 	}
+}
+
+// checkEphemeral: a chartd container asks for and is limited in
+// ephemeral storage, and its /tmp emptyDir is bounded by that limit, so a
+// pod filling its disk is evicted, not the node.
+func checkEphemeral(t *testing.T, name string, p corev1.PodSpec, r corev1.ResourceRequirements) {
+	t.Helper()
+	limit, ok := r.Limits[corev1.ResourceEphemeralStorage]
+	if req, rok := r.Requests[corev1.ResourceEphemeralStorage]; !ok || !rok || req.IsZero() || limit.Cmp(req) < 0 {
+		t.Errorf("%s: want an ephemeral-storage request and a limit above it, have %+v", name, r)
+		return
+	}
+	for _, v := range p.Volumes {
+		if v.Name == "tmp" {
+			if v.EmptyDir == nil || v.EmptyDir.SizeLimit == nil || v.EmptyDir.SizeLimit.Cmp(limit) != 0 {
+				t.Errorf("%s: /tmp emptyDir %+v: want sizeLimit %s (the ephemeral-storage limit)", name, v.EmptyDir, limit.String())
+			}
+			return
+		}
+	}
+	t.Errorf("%s: no tmp volume", name)
 }
 
 // shutdownSeconds reads -shutdown-timeout from chartd's args.

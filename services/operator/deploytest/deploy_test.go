@@ -10,7 +10,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
@@ -22,6 +24,7 @@ import (
 	"helm.sh/helm/v3/pkg/engine"
 	"helm.sh/helm/v3/pkg/lint"
 	"helm.sh/helm/v3/pkg/lint/support"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -35,6 +38,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"chartd.dev/services/operator/api/v1alpha1"
+	"chartd.dev/services/operator/internal/controller"
 	"chartd.dev/services/operator/internal/kubetest"
 )
 
@@ -354,6 +358,9 @@ func TestChartRefuses(t *testing.T) {
 		{"httproute without parent", `httpRoute: {enabled: true}`, "parentRefs"},
 		{"trusted proxy not a CIDR", `trustedProxies: [ingress-nginx]`, "trustedProxies"},
 		{"trusting every address", `trustedProxies: [0.0.0.0/0]`, "trustedProxies"},
+		{"render minReplicas above maxReplicas", distributedBase + inlineSecrets + `render: {minReplicas: 5, maxReplicas: 3}`, "render.minReplicas (5) must not exceed render.maxReplicas (3)"},
+		{"HPA minReplicas above maxReplicas", distributedBase + inlineSecrets + `chart: {autoscaling: {enabled: true, minReplicas: 12, maxReplicas: 10, targetCPUUtilizationPercentage: 70}}`,
+			"chart.autoscaling.minReplicas (12) must not exceed chart.autoscaling.maxReplicas (10)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -508,4 +515,139 @@ func leafKeys(prefix string, m map[string]any) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// TestMonitoringObjects: with serviceMonitor.enabled the chart makes a
+// PodMonitor for chartd's pods on their metrics port, a PrometheusRule
+// whose groups are monitoring/alerts.yaml and the Grafana dashboard
+// ConfigMap holding monitoring/dashboard.json; every chartd container
+// has the metrics port and serves it (-metrics-addr).
+func TestMonitoringObjects(t *testing.T) {
+	files, err := renderChart(t, distributedBase+inlineSecrets+"serviceMonitor: {enabled: true}\n", "chartd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]map[string]any{}
+	for _, d := range documents(files) {
+		var m map[string]any
+		if err := yaml.Unmarshal([]byte(d), &m); err != nil {
+			t.Fatal(err)
+		}
+		kind, _ := m["kind"].(string)
+		name, _, _ := unstructured.NestedString(m, "metadata", "name")
+		kinds[kind+"/"+name] = m
+	}
+	alerts, err := os.ReadFile(filepath.Join(chartDir, "monitoring", "alerts.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want map[string]any
+	if err := yaml.Unmarshal(alerts, &want); err != nil {
+		t.Fatal(err)
+	}
+	rule := kinds["PrometheusRule/chartd"]
+	if rule == nil || !reflect.DeepEqual(rule["spec"], want) {
+		t.Errorf("PrometheusRule spec is not monitoring/alerts.yaml: %v", rule)
+	}
+	dash, err := os.ReadFile(filepath.Join(chartDir, "monitoring", "dashboard.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm := kinds["ConfigMap/chartd-dashboard"]
+	got, _, _ := unstructured.NestedString(cm, "data", "chartd.json")
+	if cm == nil || strings.TrimSpace(got) != strings.TrimSpace(string(dash)) {
+		t.Errorf("dashboard ConfigMap does not hold monitoring/dashboard.json")
+	}
+	if l, _, _ := unstructured.NestedString(cm, "metadata", "labels", "grafana_dashboard"); l != "1" {
+		t.Errorf("dashboard ConfigMap label grafana_dashboard %q", l)
+	}
+	pm := kinds["PodMonitor/chartd"]
+	eps, _, _ := unstructured.NestedSlice(pm, "spec", "podMetricsEndpoints")
+	if pm == nil || len(eps) != 1 || eps[0].(map[string]any)["port"] != "metrics" {
+		t.Fatalf("PodMonitor %v", pm)
+	}
+	s := newScheme(t)
+	deployments := 0
+	for _, o := range decodeStrict(t, s, onlyKinds(documents(files), "Deployment", "RenderFleet")) {
+		var c corev1.Container
+		var args []string
+		switch o := o.(type) {
+		case *appsv1.Deployment:
+			if o.Labels["app.kubernetes.io/component"] == "operator" {
+				continue
+			}
+			c = o.Spec.Template.Spec.Containers[0]
+			args = c.Args
+		case *v1alpha1.RenderFleet:
+			// The operator adds the port from the args.
+			args = o.Spec.Args
+			c.Ports = controller.ContainerPorts(args)
+		default:
+			continue
+		}
+		deployments++
+		if !slices.Contains(args, "-metrics-addr=0.0.0.0:9090") || !slices.ContainsFunc(c.Ports, func(p corev1.ContainerPort) bool { return p.Name == "metrics" && p.ContainerPort == 9090 }) {
+			t.Errorf("%s: args %v ports %v: want -metrics-addr and port metrics 9090", o.GetName(), args, c.Ports)
+		}
+	}
+	if deployments != 5 {
+		t.Errorf("%d chartd workloads checked, want 5", deployments)
+	}
+}
+
+// onlyKinds keeps the documents of the given kinds.
+func onlyKinds(docs []string, kinds ...string) []string {
+	var out []string
+	for _, d := range docs {
+		var m struct {
+			Kind string `json:"kind"`
+		}
+		if yaml.Unmarshal([]byte(d), &m) == nil && slices.Contains(kinds, m.Kind) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// TestChromiumPin: the render image pins the Chromium package the tests
+// here run (their pixel goldens are this version's), the chart's
+// images.render.chromiumVersion is its upstream version, and both render
+// workloads pass it as -render.chromium-version, so a pod built with
+// another Chromium refuses to start.
+func TestChromiumPin(t *testing.T) {
+	df, err := os.ReadFile(filepath.Join(repoRoot, "Dockerfile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^ARG CHROMIUM_VERSION=(\S+)$`).FindSubmatch(df)
+	if m == nil || !strings.Contains(string(df), "chromium=${CHROMIUM_VERSION} chromium-common=${CHROMIUM_VERSION}") {
+		t.Fatal("the Dockerfile does not pin the chromium package with ARG CHROMIUM_VERSION")
+	}
+	pinned := string(m[1])
+	out, err := exec.Command("dpkg-query", "-W", "-f=${Version}", "chromium").Output()
+	if err != nil {
+		t.Fatalf("dpkg-query chromium: %v", err)
+	}
+	if string(out) != pinned {
+		t.Errorf("the image pins chromium %s, the tests here run %s: the goldens would not be the image's", pinned, out)
+	}
+	upstream, _, _ := strings.Cut(pinned, "-")
+	for _, values := range []string{"", distributedBase + inlineSecrets} {
+		files, err := renderChart(t, values, "chartd")
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := 0
+		for _, d := range documents(files) {
+			if strings.Contains(d, "-render.chromium-version=") {
+				found++
+				if !strings.Contains(d, "-render.chromium-version="+upstream+"\n") {
+					t.Errorf("a workload pins another Chromium than %s:\n%s", upstream, d)
+				}
+			}
+		}
+		if found != 1 {
+			t.Errorf("values %q: %d workloads pass -render.chromium-version, want the one that renders", values, found)
+		}
+	}
 }

@@ -901,7 +901,8 @@ func redisKeys(addr string) ([]string, error) {
 // checkFleetStats reads the render pod's fleet stats as the operator
 // does — its client, with the internal token its Deployment's env gives
 // it, on the render container's port named http — and checks the pool
-// has the tabs the RenderFleet asks for.
+// has the tabs the RenderFleet asks for; then scrapes the pod's metrics
+// port as Prometheus would and finds the render fleet's series.
 func checkFleetStats(t *testing.T, c *cluster, rel release) {
 	t.Helper()
 	var token string
@@ -937,5 +938,30 @@ func checkFleetStats(t *testing.T, c *cluster, rel release) {
 	}
 	if !st.Ready || st.Tabs != int(fleet.Spec.TabsPerPod) {
 		t.Fatalf("fleet stats %+v: want ready with %d tabs (tabsPerPod)", st, fleet.Spec.TabsPerPod)
+	}
+	// What a PodMonitor scrapes: the render pod's port named metrics.
+	mport, err := p.containerPort(intstr.FromString(controller.MetricsPortName), 0)
+	if err != nil {
+		t.Fatalf("the render pod has no metrics port: %v", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d/metrics", p.ports[mport]), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("scrape the render pod: %v", err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{
+		"chartd_render_queue_depth ", "chartd_render_tabs_busy ",
+		fmt.Sprintf("chartd_render_tabs_warm %d", fleet.Spec.TabsPerPod), fmt.Sprintf("chartd_render_tabs_capacity %d", fleet.Spec.TabsPerPod),
+		`chartd_render_browser_restarts_total{cause="crash"}`, `chartd_render_chromium_memory_bytes{browser="0"}`,
+		`chartd_render_chromium_info{version="`, `chartd_render_fleet_busy_total{reason="tabs"}`, `service_name="chartd-render"`,
+	} {
+		if resp.StatusCode != 200 || !strings.Contains(string(body), want) {
+			t.Fatalf("the render pod's /metrics (%d) lacks %q:\n%s", resp.StatusCode, want, body)
+		}
 	}
 }

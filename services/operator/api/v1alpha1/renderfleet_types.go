@@ -17,6 +17,13 @@ type RenderFleetSpec struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:default=10
 	MaxReplicas int32 `json:"maxReplicas"`
+	// Replicas, when set, is the pod count an outside autoscaler (an HPA,
+	// KEDA) asks for through the scale subresource: the operator keeps it
+	// within MinReplicas and MaxReplicas and stops scaling by the pods'
+	// load. Unset, the operator scales by load.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Replicas *int32 `json:"replicas,omitempty"`
 	// TabsPerPod is how many Chromium tabs each pod keeps warm (one
 	// browser per tab: -render.browsers=N -render.tabs=1).
 	// +kubebuilder:validation:Minimum=1
@@ -116,6 +123,10 @@ type RenderFleetStatus struct {
 	// Replicas is the replica count the operator set on the Deployment.
 	// +optional
 	Replicas int32 `json:"replicas,omitempty"`
+	// Selector selects the fleet's pods, in label-selector string form:
+	// what an HPA reads through the scale subresource.
+	// +optional
+	Selector string `json:"selector,omitempty"`
 	// ReadyReplicas is the Deployment's ready pods.
 	// +optional
 	ReadyReplicas int32 `json:"readyReplicas,omitempty"`
@@ -151,6 +162,7 @@ type RenderFleetStatus struct {
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
+// +kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.replicas,selectorpath=.status.selector
 // +kubebuilder:resource:shortName=rf
 // +kubebuilder:validation:XValidation:rule="self.spec.minReplicas <= self.spec.maxReplicas",message="spec.minReplicas must not exceed spec.maxReplicas"
 // +kubebuilder:printcolumn:name="Replicas",type=integer,JSONPath=`.status.replicas`

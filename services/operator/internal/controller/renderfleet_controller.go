@@ -5,11 +5,16 @@ package controller
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"maps"
 	"net"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -122,6 +127,10 @@ func (r *RenderFleetReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 		return ctrl.Result{}, err
 	}
 	next, since := decide(spec, current, load, fleet.Status.ScaleDownSince, now)
+	if spec.Replicas != nil {
+		// An outside autoscaler drives the fleet through /scale.
+		next, since = clamp(*spec.Replicas, spec), nil
+	}
 	fleet.Status.ScaleDownSince = since
 	if next != current || fleet.Status.LastScaleTime == nil {
 		t := metav1.NewTime(now)
@@ -149,6 +158,7 @@ func (r *RenderFleetReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	st := &fleet.Status
 	st.ObservedGeneration = fleet.Generation
 	st.Replicas = next
+	st.Selector = metav1.FormatLabelSelector(&metav1.LabelSelector{MatchLabels: selectorLabels(&fleet)})
 	st.ReadyReplicas = dep.Status.ReadyReplicas
 	st.DesiredReplicas = load.desired(spec, current)
 	st.Queue, st.BusyTabs, st.P95RenderMillis = int32(load.queue), int32(load.busy), int64(load.p95)
@@ -447,7 +457,14 @@ func (r *RenderFleetReconciler) apply(ctx context.Context, fleet *v1alpha1.Rende
 		}
 		dep.Spec.Strategy = appsv1.DeploymentStrategy{Type: appsv1.RollingUpdateDeploymentStrategyType,
 			RollingUpdate: &appsv1.RollingUpdateDeployment{MaxUnavailable: ptr.To(intstr.FromInt32(0)), MaxSurge: ptr.To(intstr.FromInt32(1))}}
-		dep.Spec.Template = podTemplate(fleet, spec)
+		// The API server fills in defaults the template leaves out, so the
+		// template read back never equals the one built: compare the built
+		// one's hash instead, or every poll would send an update.
+		want := podTemplate(fleet, spec)
+		if h := templateHash(want); dep.Annotations[TemplateHashAnnotation] != h {
+			dep.Spec.Template = want
+			ensure(&dep.Annotations)[TemplateHashAnnotation] = h
+		}
 		return controllerutil.SetControllerReference(fleet, dep, r.Scheme)
 	}); err != nil {
 		return nil, fmt.Errorf("apply deployment %s/%s: %w", fleet.Namespace, fleet.Name, err)
@@ -476,11 +493,53 @@ func (r *RenderFleetReconciler) apply(ctx context.Context, fleet *v1alpha1.Rende
 	return dep, nil
 }
 
+// TemplateHashAnnotation on the render Deployment is the hash of the pod
+// template the operator last wrote.
+const TemplateHashAnnotation = "chartd.dev/template-hash"
+
+// templateHash is a short hash of a pod template as built.
+func templateHash(t corev1.PodTemplateSpec) string {
+	b, err := json.Marshal(t)
+	if err != nil {
+		panic(fmt.Sprintf("pod template does not marshal: %v", err)) // a plain struct always does
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
+}
+
 func ensure(m *map[string]string) map[string]string {
 	if *m == nil {
 		*m = map[string]string{}
 	}
 	return *m
+}
+
+// MetricsPortName is the render container's Prometheus port, there when
+// the fleet's args give -metrics-addr.
+const MetricsPortName = "metrics"
+
+// ContainerPorts are the render container's ports: http, and metrics
+// when args serve /metrics (-metrics-addr=host:port), so a PodMonitor
+// finds it by name.
+func ContainerPorts(args []string) []corev1.ContainerPort {
+	ports := []corev1.ContainerPort{{Name: PortName, ContainerPort: ContainerPort, Protocol: corev1.ProtocolTCP}}
+	// The flag given last wins, as in chartd's flag parsing.
+	for _, a := range slices.Backward(args) {
+		v, ok := strings.CutPrefix(a, "-metrics-addr=")
+		if !ok {
+			v, ok = strings.CutPrefix(a, "--metrics-addr=")
+		}
+		if !ok {
+			continue
+		}
+		if _, p, err := net.SplitHostPort(v); err == nil {
+			if n, err := strconv.Atoi(p); err == nil && n > 0 && n < 65536 {
+				return append(ports, corev1.ContainerPort{Name: MetricsPortName, ContainerPort: int32(n), Protocol: corev1.ProtocolTCP})
+			}
+		}
+		return ports
+	}
+	return ports
 }
 
 // podTemplate is the render pod: chartd -target=render with one browser
@@ -503,7 +562,13 @@ func podTemplate(fleet *v1alpha1.RenderFleet, spec v1alpha1.RenderFleetSpec) cor
 		Capabilities:   &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
 		SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 	}
-	volumes := []corev1.Volume{{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
+	// /tmp holds Chromium's profiles: bounded by the pod's ephemeral-storage
+	// limit, so a pod that fills it is evicted, not the node's disk filled.
+	tmp := &corev1.EmptyDirVolumeSource{}
+	if q, ok := spec.Resources.Limits[corev1.ResourceEphemeralStorage]; ok {
+		tmp.SizeLimit = &q
+	}
+	volumes := []corev1.Volume{{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: tmp}}}
 	mounts := []corev1.VolumeMount{{Name: "tmp", MountPath: "/tmp"}}
 	var inits []corev1.Container
 	if k := spec.SecretsKey; k != nil {
@@ -556,7 +621,7 @@ func podTemplate(fleet *v1alpha1.RenderFleet, spec v1alpha1.RenderFleetSpec) cor
 				ImagePullPolicy: spec.ImagePullPolicy,
 				Args:            args,
 				Env:             spec.Env,
-				Ports:           []corev1.ContainerPort{{Name: PortName, ContainerPort: ContainerPort, Protocol: corev1.ProtocolTCP}},
+				Ports:           ContainerPorts(args),
 				Resources:       spec.Resources,
 				StartupProbe:    probe("/healthz", 2, 30),
 				ReadinessProbe:  probe("/readyz", 5, 3),

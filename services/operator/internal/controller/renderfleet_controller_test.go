@@ -9,15 +9,19 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strconv"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -77,6 +81,48 @@ func (p *renderPod) port(t *testing.T) int32 {
 type harness struct {
 	c     client.Client
 	clock *clocktesting.FakeClock
+	// calls counts the reconciler's reads and writes of Deployments.
+	calls *deploymentCalls
+}
+
+// deploymentCalls counts the Deployment reads and updates the reconciler
+// sends, per namespace.
+type deploymentCalls struct {
+	mu            sync.Mutex
+	gets, updates map[string]int
+}
+
+func (d *deploymentCalls) count(m map[string]int, ns string) {
+	d.mu.Lock()
+	m[ns]++
+	d.mu.Unlock()
+}
+
+func (d *deploymentCalls) read(ns string) (gets, updates int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.gets[ns], d.updates[ns]
+}
+
+// countingClient is the manager's client with the reconciler's Deployment
+// calls counted.
+type countingClient struct {
+	client.Client
+	calls *deploymentCalls
+}
+
+func (c countingClient) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if _, ok := obj.(*appsv1.Deployment); ok {
+		c.calls.count(c.calls.gets, key.Namespace)
+	}
+	return c.Client.Get(ctx, key, obj, opts...)
+}
+
+func (c countingClient) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
+	if _, ok := obj.(*appsv1.Deployment); ok {
+		c.calls.count(c.calls.updates, obj.GetNamespace())
+	}
+	return c.Client.Update(ctx, obj, opts...)
 }
 
 func newScheme(t *testing.T) *runtime.Scheme {
@@ -100,7 +146,8 @@ func start(t *testing.T) harness {
 		t.Fatal(err)
 	}
 	clk := clocktesting.NewFakeClock(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC))
-	r := &RenderFleetReconciler{Client: mgr.GetClient(), Scheme: s, Clock: clk,
+	calls := &deploymentCalls{gets: map[string]int{}, updates: map[string]int{}}
+	r := &RenderFleetReconciler{Client: countingClient{Client: mgr.GetClient(), calls: calls}, Scheme: s, Clock: clk,
 		Stats: fleetstats.Client{HTTP: &http.Client{Timeout: time.Second}, Token: token}}
 	if err := r.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
@@ -118,7 +165,7 @@ func start(t *testing.T) harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return harness{c: c, clock: clk}
+	return harness{c: c, clock: clk, calls: calls}
 }
 
 // eventually polls cond until it holds, failing the test with the last
@@ -221,6 +268,7 @@ func TestRenderFleet(t *testing.T) {
 	t.Run("a created fleet gets its Deployment, Service and PDB, owned by it", func(t *testing.T) {
 		h.namespace(t, "create")
 		f := newFleet("create", "render")
+		f.Spec.Resources.Limits = corev1.ResourceList{corev1.ResourceEphemeralStorage: resource.MustParse("2Gi")}
 		if err := h.c.Create(ctx, f); err != nil {
 			t.Fatal(err)
 		}
@@ -262,6 +310,9 @@ func TestRenderFleet(t *testing.T) {
 		if c.ReadinessProbe.HTTPGet.Path != "/readyz" || c.LivenessProbe.HTTPGet.Path != "/healthz" || !*c.SecurityContext.ReadOnlyRootFilesystem ||
 			*c.SecurityContext.AllowPrivilegeEscalation || len(pod.InitContainers) != 1 || *pod.TerminationGracePeriodSeconds != 30 {
 			t.Errorf("pod template %+v", pod)
+		}
+		if v := pod.Volumes[0]; v.Name != "tmp" || v.EmptyDir == nil || v.EmptyDir.SizeLimit == nil || v.EmptyDir.SizeLimit.String() != "2Gi" {
+			t.Errorf("/tmp volume %+v: want an emptyDir bounded by the ephemeral-storage limit, 2Gi", v)
 		}
 		if svc.Spec.Selector[FleetLabel] != "render" || svc.Spec.Ports[0].Port != 80 || pdb.Spec.MaxUnavailable.IntValue() != 1 {
 			t.Errorf("service %+v / pdb %+v", svc.Spec, pdb.Spec)
@@ -388,6 +439,60 @@ func TestRenderFleet(t *testing.T) {
 		var p corev1.Pod
 		if err := h.c.Get(ctx, types.NamespacedName{Namespace: "recycle", Name: "render-steady"}, &p); err != nil || p.DeletionTimestamp != nil {
 			t.Fatalf("the steady pod was touched: %v %v", err, p.DeletionTimestamp)
+		}
+	})
+
+	t.Run("a steady fleet's polls send no Deployment update", func(t *testing.T) {
+		h.namespace(t, "steady")
+		h.create(t, newFleet("steady", "render"))
+		key := types.NamespacedName{Namespace: "steady", Name: "render"}
+		var d appsv1.Deployment
+		eventually(t, "deployment", func() (bool, string) {
+			err := h.c.Get(ctx, key, &d)
+			return err == nil, fmt.Sprint(err)
+		})
+		gets, updates := h.calls.read("steady")
+		// Each poll (every 100 ms) reads the Deployment twice: wait for
+		// 20 more polls.
+		eventually(t, "20 polls", func() (bool, string) {
+			g, _ := h.calls.read("steady")
+			return g >= gets+40, fmt.Sprint(g - gets)
+		})
+		g, u := h.calls.read("steady")
+		var after appsv1.Deployment
+		if err := h.c.Get(ctx, key, &after); err != nil {
+			t.Fatal(err)
+		}
+		if u != updates || after.ResourceVersion != d.ResourceVersion {
+			t.Fatalf("%d Deployment updates over %d reads of an unchanged fleet (resourceVersion %s → %s): compare before update",
+				u-updates, g-gets, d.ResourceVersion, after.ResourceVersion)
+		}
+	})
+
+	t.Run("the scale subresource drives the fleet within its bounds", func(t *testing.T) {
+		h.namespace(t, "hpa")
+		f := newFleet("hpa", "render")
+		h.create(t, f)
+		eventually(t, "deployment", func() (bool, string) {
+			n, err := h.replicas("hpa", "render")
+			return err == nil && n == 2, fmt.Sprint(n, err)
+		})
+		for _, c := range []struct{ ask, want int32 }{{4, 4}, {50, 5}, {1, 2}} {
+			if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+				g := h.fleet(t, "hpa", "render")
+				return h.c.SubResource("scale").Update(ctx, g, client.WithSubResourceBody(&autoscalingv1.Scale{
+					ObjectMeta: metav1.ObjectMeta{Name: g.Name, Namespace: g.Namespace, ResourceVersion: g.ResourceVersion},
+					Spec:       autoscalingv1.ScaleSpec{Replicas: c.ask}}))
+			}); err != nil {
+				t.Fatalf("scale to %d: %v", c.ask, err)
+			}
+			eventually(t, fmt.Sprintf("scaled to %d for %d", c.want, c.ask), func() (bool, string) {
+				n, err := h.replicas("hpa", "render")
+				var sc autoscalingv1.Scale
+				serr := h.c.SubResource("scale").Get(ctx, h.fleet(t, "hpa", "render"), &sc)
+				return err == nil && serr == nil && n == c.want && sc.Status.Replicas == c.want && strings.Contains(sc.Status.Selector, FleetLabel+"=render"),
+					fmt.Sprint(n, err, serr, sc.Status)
+			})
 		}
 	})
 
