@@ -505,8 +505,12 @@ func TestRedisCounterHandOverRetries(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if n, err := c.Get(ctx, "a", quota.Day); err != nil || n != 4 {
-		t.Errorf("Get after a failed hand-over = %d, %v; want the in-process 4 kept", n, err)
+	// Nothing counted is lost: the in-process 4 are kept while the hand
+	// over fails, or (when a later probe's hand-over got through: Redis
+	// under heavy load was seen to take one write past maxmemory) Redis
+	// holds all 6. Losing them would read 2 or 0.
+	if n, err := c.Get(ctx, "a", quota.Day); err != nil || (n != 4 && n != 6) {
+		t.Errorf("Get after a failed hand-over = %d, %v; want the in-process 4 kept (or all 6 in Redis)", n, err)
 	}
 	setMaxMemory("0")
 	for {
