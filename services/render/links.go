@@ -404,7 +404,12 @@ func (s *Service) limitLink(w http.ResponseWriter, r *http.Request) bool {
 	if s.deps.Limiter == nil {
 		return true
 	}
-	addr := s.cfg.TrustedProxies.ClientIP(r)
+	addr, ok := auth.ClientIP(r.Header, s.cfg.Site.InternalToken)
+	if !ok {
+		// Not through the gateway (an ingress sends /img here): read
+		// the address behind this service's own trusted proxies.
+		addr = s.cfg.TrustedProxies.ClientIP(r)
+	}
 	sig := r.URL.Query().Get("sig")
 	if len(sig) > 64 {
 		sig = sig[:64]
