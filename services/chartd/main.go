@@ -17,6 +17,7 @@ import (
 
 	"chartd.dev/libs/httpx"
 	"chartd.dev/libs/lifecycle"
+	"chartd.dev/libs/reaper"
 	"chartd.dev/libs/telemetry"
 )
 
@@ -47,6 +48,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return fmt.Errorf("telemetry: %w", err)
 	}
 	defer tel.Shutdown(context.Background())
+	// Chromium's helpers outlive a recycled browser; as PID 1 of a pod
+	// chartd is their parent then, and must reap them (libs/reaper).
+	if err := reaper.Start(ctx, tel.Log); err != nil {
+		tel.Log.Warn("orphaned processes are not reaped", "err", err)
+	}
 	app, err := NewApp(ctx, cfg, tel)
 	if err != nil {
 		return err
