@@ -67,6 +67,19 @@ type Error struct {
 	// RetryAfter, when set, is sent as Retry-After (whole seconds, at
 	// least 1): when a refusal of load is worth trying again.
 	RetryAfter time.Duration
+	// Unavailable answers 503 instead of the code's status: the request
+	// was not refused, the service that answers it is away for a moment
+	// (an upstream down or draining). Clients and load balancers retry a
+	// 503; the code stays internal.
+	Unavailable bool
+}
+
+// Status is the HTTP status of e: its code's, or 503 when Unavailable.
+func (e *Error) Status() int {
+	if e.Unavailable {
+		return http.StatusServiceUnavailable
+	}
+	return e.Code.Status()
 }
 
 func (e *Error) Error() string {
@@ -86,6 +99,12 @@ func New(code Code, format string, args ...any) *Error {
 // Wrap makes an API error that keeps its cause for the logs.
 func Wrap(code Code, err error, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Err: err}
+}
+
+// Unavailable is the answer of a request whose service is away for a
+// moment: code internal, status 503, with Retry-After retry.
+func Unavailable(err error, retry time.Duration, format string, args ...any) *Error {
+	return &Error{Code: Internal, Message: fmt.Sprintf(format, args...), Err: err, RetryAfter: retry, Unavailable: true}
 }
 
 // From finds the API error in err's chain. Anything else becomes internal,
@@ -123,7 +142,7 @@ func Write(w http.ResponseWriter, docsURL string, err error) *Error {
 	if e.RetryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int(max(1, (e.RetryAfter+time.Second-1)/time.Second))))
 	}
-	w.WriteHeader(e.Code.Status())
+	w.WriteHeader(e.Status())
 	json.NewEncoder(w).Encode(Body{Error: BodyError{Code: e.Code, Message: e.Message, Docs: DocsURL(docsURL, e.Code)}})
 	return e
 }

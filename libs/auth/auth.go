@@ -74,6 +74,30 @@ const (
 	HeaderToken   = "X-Chartd-Internal-Token"
 )
 
+// HeaderClientIP carries the client address the gateway read (behind its
+// own trusted proxies) to a service that limits per address, beside the
+// internal token: in split mode the service's peer is the gateway for
+// every viewer, so only the gateway can tell them apart.
+const HeaderClientIP = "X-Chartd-Client-Ip"
+
+// SetClientIP writes the client address and the internal token onto a
+// request the gateway passes on.
+func SetClientIP(h http.Header, token, ip string) {
+	h.Set(HeaderToken, token)
+	h.Set(HeaderClientIP, ip)
+}
+
+// ClientIP answers the client address the gateway passed on, when the
+// request carries the internal token (compared in constant time); ok is
+// false otherwise, and the service reads the address itself.
+func ClientIP(h http.Header, token string) (ip string, ok bool) {
+	ip = h.Get(HeaderClientIP)
+	if ip == "" || len(token) == 0 || subtle.ConstantTimeCompare([]byte(h.Get(HeaderToken)), []byte(token)) != 1 {
+		return "", false
+	}
+	return ip, true
+}
+
 // ErrNoPrincipal is returned when an internal request carries no principal.
 var ErrNoPrincipal = errors.New("no principal")
 

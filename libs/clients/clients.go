@@ -10,7 +10,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"go.opentelemetry.io/otel/metric"
@@ -72,6 +74,10 @@ type Telemetry struct {
 	Propagator propagation.TextMapPropagator
 }
 
+// UnavailableRetry is the Retry-After of an answer whose service could
+// not be reached: about a pod's restart or an endpoint update.
+const UnavailableRetry = 5 * time.Second
+
 // Base is the shared part of every typed client: where the service is, how
 // to reach it and the internal token.
 type Base struct {
@@ -128,7 +134,13 @@ func (b Base) Do(ctx context.Context, p auth.Principal, method, path string, in,
 	auth.SetInternal(req.Header, b.token, p)
 	resp, err := b.http.Do(req)
 	if err != nil {
-		return fmt.Errorf("call %s %s: %w", method, path, err)
+		if ctx.Err() != nil {
+			return fmt.Errorf("call %s %s: %w", method, path, err)
+		}
+		// The service is away (down, restarting, draining): only the
+		// answers that need it fail, with a 503 the caller may retry.
+		return apierr.Unavailable(fmt.Errorf("call %s %s: %w", method, path, err), UnavailableRetry,
+			"a service this answer needs is not answering for a moment; try again in a few seconds")
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
@@ -138,7 +150,11 @@ func (b Base) Do(ctx context.Context, p auth.Principal, method, path string, in,
 	if resp.StatusCode >= 400 {
 		var eb apierr.Body
 		if json.Unmarshal(data, &eb) == nil && eb.Error.Code != "" {
-			return &apierr.Error{Code: eb.Error.Code, Message: eb.Error.Message}
+			e := &apierr.Error{Code: eb.Error.Code, Message: eb.Error.Message, Unavailable: resp.StatusCode == http.StatusServiceUnavailable}
+			if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && secs > 0 {
+				e.RetryAfter = time.Duration(secs) * time.Second
+			}
+			return e
 		}
 		return fmt.Errorf("call %s %s: status %d", method, path, resp.StatusCode)
 	}

@@ -53,6 +53,15 @@ func (e Errors) Write(w http.ResponseWriter, r *http.Request, err error) {
 	span := trace.SpanFromContext(ctx)
 	span.RecordError(err)
 	span.SetStatus(codes.Error, ae.Message)
+	if ae.Unavailable {
+		// A service away for a moment: the caller retries, and the
+		// outage shows in the readiness of the service itself.
+		if e.Log != nil {
+			e.Log.WarnContext(ctx, "service unavailable", slog.String("request_id", RequestID(ctx)),
+				slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.String("err", err.Error()))
+		}
+		return
+	}
 	if e.Log != nil {
 		e.Log.ErrorContext(ctx, "internal error", slog.String("request_id", RequestID(ctx)),
 			slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.String("err", err.Error()))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -58,6 +59,19 @@ func validID(s string) bool {
 	return true
 }
 
+// StatusClientClosed is the status logged for a request whose client hung
+// up before its answer (nginx's 499); it is never sent.
+const StatusClientClosed = 499
+
+// isProbe tells the paths of the health probes.
+func isProbe(path string) bool {
+	switch path {
+	case "/healthz", "/readyz", "/livez":
+		return true
+	}
+	return false
+}
+
 // statusWriter remembers the status written, for the access log.
 type statusWriter struct {
 	http.ResponseWriter
@@ -66,7 +80,9 @@ type statusWriter struct {
 }
 
 func (s *statusWriter) WriteHeader(code int) {
-	if s.status == 0 {
+	// An informational answer (100 Continue, 103 Early Hints, forwarded
+	// by a reverse proxy) comes before the real one; 101 is final.
+	if s.status == 0 && (code >= 200 || code == http.StatusSwitchingProtocols) {
 		s.status = code
 	}
 	s.ResponseWriter.WriteHeader(code)
@@ -86,8 +102,11 @@ func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 // Guard is the middleware of every server, inside the tracing one: it gives
 // the request an id (kept from X-Request-Id when well-formed, else the trace
 // id, so logs and traces meet), turns a panic into an `internal` error body
-// that leaks nothing, and logs one line per request (at ERROR for a 5xx
-// but 503, which only a readiness probe answers, at WARN).
+// that leaks nothing, and logs one line per request: at ERROR for a 5xx
+// but 503 (a readiness probe's "not yet", an upstream away for a moment)
+// at WARN; a request whose client hung up as status 499 at DEBUG (nothing
+// failed that an operator must see); a probe answered 2xx at DEBUG (a
+// kubelet asks every few seconds; its failures stay whole).
 func Guard(log *slog.Logger, docsURL string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -119,8 +138,15 @@ func Guard(log *slog.Logger, docsURL string, next http.Handler) http.Handler {
 				}
 			}
 			lvl := slog.LevelInfo
+			status := sw.status
 			switch {
-			case sw.status == http.StatusServiceUnavailable:
+			case ctx.Err() != nil && errors.Is(context.Cause(ctx), context.Canceled) && (status == 0 || status >= 500):
+				// The client went away before its answer: the 499 of
+				// nginx, not a failure of the service.
+				status, lvl = StatusClientClosed, slog.LevelDebug
+			case status < 300 && isProbe(r.URL.Path):
+				lvl = slog.LevelDebug
+			case status == http.StatusServiceUnavailable:
 				// A readiness probe saying "not yet": expected while a
 				// process starts or a backend is away, not a failure.
 				lvl = slog.LevelWarn
@@ -129,7 +155,7 @@ func Guard(log *slog.Logger, docsURL string, next http.Handler) http.Handler {
 			}
 			if log.Enabled(ctx, lvl) {
 				log.LogAttrs(ctx, lvl, "request", slog.String("method", r.Method),
-					slog.String("path", r.URL.Path), slog.Int("status", sw.status), slog.Int("bytes", sw.bytes),
+					slog.String("path", r.URL.Path), slog.Int("status", status), slog.Int("bytes", sw.bytes),
 					slog.Duration("duration", time.Since(start)))
 			}
 		}()

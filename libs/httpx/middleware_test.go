@@ -2,6 +2,7 @@ package httpx
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -52,13 +53,80 @@ func TestGuardLogLevel(t *testing.T) {
 		h := Guard(slog.New(slog.NewJSONHandler(&logs, nil)), "http://x/docs", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(tt.status)
 		}))
-		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/readyz", nil))
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/api/v1/charts", nil))
 		var line struct{ Level, Msg string }
 		if err := json.Unmarshal(logs.Bytes(), &line); err != nil {
 			t.Fatalf("status %d: log %q: %v", tt.status, logs.String(), err)
 		}
 		if line.Msg != "request" || line.Level != tt.level {
 			t.Errorf("status %d logged as %s %q, want %s", tt.status, line.Level, line.Msg, tt.level)
+		}
+	}
+}
+
+// guardLine runs one request through Guard, logging at DEBUG and up, and
+// answers its request line.
+func guardLine(t *testing.T, r *http.Request, h http.HandlerFunc) (line struct {
+	Level, Msg string
+	Status     int
+}, lines int) {
+	t.Helper()
+	var logs bytes.Buffer
+	g := Guard(slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})), "http://x/docs", h)
+	g.ServeHTTP(httptest.NewRecorder(), r)
+	for _, l := range bytes.Split(bytes.TrimSpace(logs.Bytes()), []byte("\n")) {
+		if err := json.Unmarshal(l, &line); err != nil {
+			t.Fatalf("log %q: %v", logs.String(), err)
+		}
+		lines++
+	}
+	return line, lines
+}
+
+// TestGuardContinue: an informational answer (100 Continue, forwarded by
+// the reverse proxy when the client sent Expect: 100-continue) is not the
+// request's status; the final one is.
+func TestGuardContinue(t *testing.T) {
+	line, _ := guardLine(t, httptest.NewRequest("POST", "/api/v1/render", nil), func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusContinue)
+		w.WriteHeader(http.StatusOK)
+		w.Write([]byte("ok"))
+	})
+	if line.Status != 200 || line.Level != "INFO" {
+		t.Fatalf("logged %s status %d, want INFO 200", line.Level, line.Status)
+	}
+}
+
+// TestGuardClientGone: a client that hangs up before its answer is the
+// 499 of the request log, at DEBUG, not an ERROR 500 or 502.
+func TestGuardClientGone(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	r := httptest.NewRequest("GET", "/api/v1/charts", nil).WithContext(ctx)
+	line, _ := guardLine(t, r, func(w http.ResponseWriter, r *http.Request) {
+		cancel()
+		w.WriteHeader(http.StatusBadGateway)
+	})
+	if line.Status != StatusClientClosed || line.Level != "DEBUG" {
+		t.Fatalf("logged %s status %d, want DEBUG 499", line.Level, line.Status)
+	}
+}
+
+// TestGuardProbes: a probe answered 2xx is a DEBUG line (a kubelet asks
+// every few seconds); a failing probe keeps its WARN line.
+func TestGuardProbes(t *testing.T) {
+	for _, tt := range []struct {
+		path   string
+		status int
+		level  string
+	}{
+		{"/healthz", 200, "DEBUG"},
+		{"/readyz", 200, "DEBUG"},
+		{"/readyz", 503, "WARN"},
+		{"/healthz", 503, "WARN"},
+	} {
+		line, _ := guardLine(t, httptest.NewRequest("GET", tt.path, nil), func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(tt.status) })
+		if line.Level != tt.level {
+			t.Errorf("%s %d logged at %s, want %s", tt.path, tt.status, line.Level, tt.level)
 		}
 	}
 }

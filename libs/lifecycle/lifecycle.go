@@ -21,6 +21,10 @@ type Module struct {
 	Run func(ctx context.Context) error
 	// Ready reports whether the module can serve (readiness probes).
 	Ready func(ctx context.Context) error
+	// Live reports whether the module can still recover by itself
+	// (liveness probes): an error means only a restart helps, so the
+	// process is restarted. Most modules have none.
+	Live func(ctx context.Context) error
 	// Stop releases what the module holds, after its Run has returned and
 	// after every module added later has stopped.
 	Stop func(ctx context.Context) error
@@ -60,24 +64,49 @@ func (e *NotReadyError) Error() string { return e.Err.Error() }
 
 func (e *NotReadyError) Unwrap() error { return e.Err }
 
-// Ready asks every module and names each that is not ready, in a
-// *NotReadyError.
+// Ready asks every module at once (a probe waits for the slowest check,
+// not their sum) and names each that is not ready, in a *NotReadyError.
 func (g *Group) Ready(ctx context.Context) error {
-	var errs []error
-	var names []string
-	for _, m := range g.modules() {
+	mods := g.modules()
+	results := make([]error, len(mods))
+	var wg sync.WaitGroup
+	for i, m := range mods {
 		if m.Ready == nil {
 			continue
 		}
-		if err := m.Ready(ctx); err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", m.Name, err))
-			names = append(names, m.Name)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = m.Ready(ctx)
+		}()
+	}
+	wg.Wait()
+	var errs []error
+	var names []string
+	for i, err := range results {
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", mods[i].Name, err))
+			names = append(names, mods[i].Name)
 		}
 	}
 	if len(errs) == 0 {
 		return nil
 	}
 	return &NotReadyError{Modules: names, Err: errors.Join(errs...)}
+}
+
+// Live asks every module with a Live check; the first failure names its
+// module.
+func (g *Group) Live(ctx context.Context) error {
+	for _, m := range g.modules() {
+		if m.Live == nil {
+			continue
+		}
+		if err := m.Live(ctx); err != nil {
+			return fmt.Errorf("%s: %w", m.Name, err)
+		}
+	}
+	return nil
 }
 
 // Run starts every module's Run and waits until ctx ends or one of them

@@ -45,3 +45,25 @@ func ServeReady(w http.ResponseWriter, r *http.Request, ready func(context.Conte
 	}
 	httpx.WriteJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 }
+
+// ServeLive answers a liveness probe with what live reports (nil live
+// means always live): 200 {"status":"ok"}, or 503 with the error body
+// when the process cannot recover by itself and must be restarted. The
+// cause goes to the log at ERROR: a restart is about to happen.
+func ServeLive(w http.ResponseWriter, r *http.Request, live func(context.Context) error, docsURL string, log *slog.Logger) {
+	if live != nil {
+		ctx, cancel := context.WithTimeout(r.Context(), ProbeTimeout)
+		err := live(ctx)
+		cancel()
+		if err != nil {
+			if log != nil {
+				log.ErrorContext(r.Context(), "not live: the process needs a restart", slog.String("err", err.Error()))
+			}
+			w.Header().Set("Cache-Control", "no-store")
+			httpx.WriteJSON(w, http.StatusServiceUnavailable, apierr.Body{Error: apierr.BodyError{
+				Code: apierr.Internal, Message: "not live: a part of this process cannot recover by itself", Docs: apierr.DocsURL(docsURL, apierr.Internal)}})
+			return
+		}
+	}
+	httpx.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}

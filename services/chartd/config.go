@@ -46,6 +46,15 @@ type Config struct {
 	// traces exported over OTLP.
 	MetricsAddr      string
 	TraceSampleRatio float64
+	// ShutdownDelay is how long a process keeps serving after SIGTERM,
+	// with /readyz at 503, before it stops accepting: the time endpoints
+	// take to drop it from every load balancer, so no request reaches a
+	// closed port.
+	ShutdownDelay time.Duration
+	// SingleNodeTrial lets a service run apart start without the shared
+	// backends (-postgres-url, -redis-url), on private SQLite files and
+	// in-process limits: one machine trying split mode, never a cluster.
+	SingleNodeTrial bool
 
 	Gateway gateway.Config
 	Chart   chart.Config
@@ -80,6 +89,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", "", "listen address host:port of the Prometheus /metrics endpoint, apart from the API; empty: none (OTLP push still works)")
 	fs.Float64Var(&c.TraceSampleRatio, "trace-sample-ratio", 1, "share of new traces recorded and sent to OTEL_EXPORTER_OTLP_ENDPOINT, in (0, 1]; a sampled caller's trace is always followed")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", 20*time.Second, "how long SIGTERM waits for in-flight requests")
+	fs.DurationVar(&c.ShutdownDelay, "shutdown.delay", 5*time.Second, "how long SIGTERM keeps serving with /readyz at 503 before it stops accepting: the endpoint propagation of the cluster (SIGINT stops at once)")
+	fs.BoolVar(&c.SingleNodeTrial, "single-node-trial", false, "let a service run apart start without -postgres-url and -redis-url (private SQLite and in-process limits: a trial on one machine, never a cluster)")
 	c.URLs = map[string]string{}
 	for _, s := range services() {
 		s.flags(c, fs)
@@ -191,6 +202,18 @@ func (c Config) Validate() error {
 	}
 	if c.ShutdownTimeout <= 0 {
 		bad("-shutdown-timeout must be positive")
+	}
+	if c.ShutdownDelay < 0 {
+		bad("-shutdown.delay must not be negative")
+	}
+	if c.Target != TargetAll && !c.SingleNodeTrial {
+		needs := sharedBackends(c.Target)
+		if needs.postgres && c.PostgresURL == "" {
+			bad("-postgres-url: -target=%s shares the store with the other services; without it each process would keep a private SQLite file (-single-node-trial allows that on one machine)", c.Target)
+		}
+		if needs.redis && c.RedisURL == "" {
+			bad("-redis-url: -target=%s shares rate limits and counters with the other replicas; without it each process would keep its own (-single-node-trial allows that on one machine)", c.Target)
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -124,3 +124,34 @@ func TestDrain(t *testing.T) {
 		t.Fatal("still accepting after drain")
 	}
 }
+
+// TestSplitNeedsSharedBackends: a service run apart refuses to start on
+// a private SQLite file or in-process limits, unless told it is a
+// single-node trial; the target table of docs/targets.md says the same.
+func TestSplitNeedsSharedBackends(t *testing.T) {
+	urls := []string{"-internal-token=0123456789abcdef0", "-chart-url=http://c", "-data-url=http://d", "-brand-url=http://b", "-render-url=http://r"}
+	for _, tt := range []struct {
+		target          string
+		postgres, redis bool
+	}{
+		{"gateway", true, true}, {"chart", true, false}, {"data", false, false}, {"brand", true, true}, {"render", true, true},
+	} {
+		_, err := ParseConfig(append([]string{"-target=" + tt.target}, urls...), env(nil))
+		msg := ""
+		if err != nil {
+			msg = err.Error()
+		}
+		if got := strings.Contains(msg, "-postgres-url"); got != tt.postgres {
+			t.Errorf("-target=%s without -postgres-url: refused %v, want %v (%s)", tt.target, got, tt.postgres, msg)
+		}
+		if got := strings.Contains(msg, "-redis-url"); got != tt.redis {
+			t.Errorf("-target=%s without -redis-url: refused %v, want %v (%s)", tt.target, got, tt.redis, msg)
+		}
+		if _, err := ParseConfig(append([]string{"-target=" + tt.target, "-single-node-trial"}, urls...), env(nil)); err != nil {
+			t.Errorf("-target=%s -single-node-trial: %v", tt.target, err)
+		}
+		if _, err := ParseConfig(append([]string{"-target=" + tt.target, "-postgres-url=postgres://h/db", "-redis-url=redis://h:6379"}, urls...), env(nil)); err != nil {
+			t.Errorf("-target=%s with the shared backends: %v", tt.target, err)
+		}
+	}
+}

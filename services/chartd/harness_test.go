@@ -236,6 +236,10 @@ type instance struct {
 	url  string
 	app  *App                           // set when the instance runs in this process
 	open func(t *testing.T) store.Store // the store the instance uses, for making accounts
+	// procs and addrs are the processes of a split instance and the
+	// services' addresses, by target.
+	procs map[string]*exec.Cmd
+	addrs map[string]string
 }
 
 // newAccount makes an account with a key directly in the store, as chartctl does.
@@ -434,7 +438,7 @@ func startSplit(t *testing.T, extra ...string) instance {
 	if _, err := secrets.EnsureKeyFile(keyFile); err != nil {
 		t.Fatal(err)
 	}
-	common := append([]string{"-data-dir", dir, "-internal-token", token, "-public-url", pub, "-log-level", "warn", "-render.browsers=1", "-secrets-key-file", keyFile}, extra...)
+	common := append([]string{"-data-dir", dir, "-internal-token", token, "-public-url", pub, "-log-level", "warn", "-render.browsers=1", "-secrets-key-file", keyFile, "-single-node-trial"}, extra...)
 	addrs := map[string]string{}
 	var targets []string
 	for _, s := range services() {
@@ -446,12 +450,16 @@ func startSplit(t *testing.T, extra ...string) instance {
 		addrs[target] = freeAddr(t)
 		common = append(common, "-"+target+"-url", "http://"+addrs[target])
 	}
+	procs := map[string]*exec.Cmd{}
 	for _, target := range targets {
-		startProcess(t, bin, addrs[target], append([]string{"-target=" + target}, common...)...)
+		procs[target] = startProcess(t, bin, addrs[target], append([]string{"-target=" + target}, common...)...)
 	}
-	startProcess(t, bin, gw, append([]string{"-target=gateway"}, common...)...)
-	// Ready, not just alive: the gateway asks every service, and the
-	// render target is ready once its Chromium tabs are warm.
+	procs["gateway"] = startProcess(t, bin, gw, append([]string{"-target=gateway"}, common...)...)
+	// Ready, not just alive: each process is ready on its own modules
+	// (the render target once its Chromium tabs are warm).
+	for _, target := range targets {
+		waitURL(t, "http://"+addrs[target]+"/readyz", nil, nil)
+	}
 	waitURL(t, pub+"/readyz", nil, nil)
 	cfg := Config{DataDir: dir}
 	for i := 0; i+1 < len(extra); i++ {
@@ -459,7 +467,7 @@ func startSplit(t *testing.T, extra ...string) instance {
 			cfg.PostgresURL = extra[i+1]
 		}
 	}
-	return instance{url: pub, open: storeOpener(cfg)}
+	return instance{url: pub, open: storeOpener(cfg), procs: procs, addrs: addrs}
 }
 
 // accountOf answers the account id of an API key.

@@ -908,6 +908,9 @@ func startSplitReplicas(t *testing.T, extra ...string) (instance, []string) {
 	startProcess(t, bin, replica, append([]string{"-target=render"}, common...)...)
 	startProcess(t, bin, gw, append([]string{"-target=gateway"}, common...)...)
 	waitURL(t, pub+"/readyz", nil, nil)
+	for _, target := range targets {
+		waitURL(t, "http://"+addrs[target]+"/readyz", nil, nil)
+	}
 	waitURL(t, "http://"+replica+"/readyz", nil, nil)
 	cfg := Config{DataDir: dir}
 	for i := 0; i+1 < len(extra); i++ {

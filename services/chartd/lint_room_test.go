@@ -222,7 +222,7 @@ func startChartTarget(t *testing.T, renderURL string, extra ...string) chartTarg
 		}
 	}))
 	t.Cleanup(brandSrv.Close)
-	args := append([]string{"-target=chart", "-data-dir", dir, "-internal-token", token, "-public-url", "http://127.0.0.1:9",
+	args := append([]string{"-target=chart", "-single-node-trial", "-data-dir", dir, "-internal-token", token, "-public-url", "http://127.0.0.1:9",
 		"-brand-url", brandSrv.URL, "-render-url", renderURL}, extra...)
 	cfg, err := ParseConfig(args, func(string) string { return "" })
 	if err != nil {

@@ -17,23 +17,28 @@ import (
 
 	"chartd.dev/libs/httpx"
 	"chartd.dev/libs/lifecycle"
+	"chartd.dev/libs/reaper"
 	"chartd.dev/libs/telemetry"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGINT stops at once (a person at a terminal); SIGTERM, what a
+	// cluster sends, drains first (run).
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Getenv, os.Stderr); err != nil {
+	term := make(chan os.Signal, 1)
+	signal.Notify(term, syscall.SIGTERM)
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stderr, term); err != nil {
 		fmt.Fprintln(os.Stderr, "chartd:", err)
 		os.Exit(1)
 	}
 }
 
 // run parses the settings, builds the target's modules on one set of
-// telemetry providers and serves until ctx ends; then the modules stop in
-// reverse dependency order, the server first (draining in-flight
-// requests).
-func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+// telemetry providers and serves until ctx ends or term delivers; then the
+// modules stop in reverse dependency order, the server first (draining
+// in-flight requests). On term the process first drains (App.drain).
+func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer, term <-chan os.Signal) error {
 	cfg, err := ParseConfig(args, getenv)
 	if err != nil {
 		return fmt.Errorf("settings:\n%w", err)
@@ -44,6 +49,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return fmt.Errorf("telemetry: %w", err)
 	}
 	defer tel.Shutdown(context.Background())
+	// Chromium's helpers outlive a recycled browser; as PID 1 of a pod
+	// chartd is their parent then, and must reap them (libs/reaper).
+	if err := reaper.Start(ctx, tel.Log); err != nil {
+		tel.Log.Warn("orphaned processes are not reaped", "err", err)
+	}
 	app, err := NewApp(ctx, cfg, tel)
 	if err != nil {
 		return err
@@ -56,7 +66,34 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", cfg.Addr, err)
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-term:
+			app.drain(ctx, cfg.ShutdownDelay)
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	return serve(ctx, app, ln, cfg.ShutdownTimeout)
+}
+
+// drain is the first step of a stop asked by SIGTERM: /readyz answers 503
+// while the process keeps serving everything else for delay, the time the
+// cluster takes to drop it from every load balancer (endpoint
+// propagation). Only then does the server stop accepting and finish what
+// is in flight, so no client meets a closed port. ctx ending (SIGINT)
+// cuts the delay short.
+func (a *App) drain(ctx context.Context, delay time.Duration) {
+	a.draining.Store(true)
+	a.tel.Log.Info("SIGTERM: not ready, serving on until the load balancers let go", "delay", delay.String())
+	t := time.NewTimer(delay)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
 
 // serverMaxHeaderBytes is net/http's own cap on the request line and
@@ -86,8 +123,17 @@ func serverModule(app *App, ln net.Listener, drain time.Duration) (lifecycle.Mod
 	if err != nil {
 		return lifecycle.Module{}, fmt.Errorf("server error log: %w", err)
 	}
+	h := app.Handler()
 	srv := &http.Server{
-		Handler:                      app.Handler(),
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if app.draining.Load() {
+				// Each answer while draining closes its connection, so
+				// keep-alive clients dial again and reach a replica
+				// that stays.
+				w.Header().Set("Connection", "close")
+			}
+			h.ServeHTTP(w, r)
+		}),
 		ReadHeaderTimeout:            10 * time.Second,
 		ReadTimeout:                  60 * time.Second,
 		WriteTimeout:                 120 * time.Second,

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -14,6 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -21,6 +23,7 @@ import (
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 
 	"chartd.dev/charts"
+	"chartd.dev/libs/apierr"
 	"chartd.dev/libs/blob"
 	"chartd.dev/libs/chartspec"
 	"chartd.dev/libs/clients"
@@ -79,14 +82,16 @@ type service struct {
 	routes []route.Route
 	// needs are the modules the service is built on.
 	needs []string
-	// calls are the services it calls; in split mode each needs a URL and
-	// is part of its readiness.
+	// calls are the services it calls; in split mode each needs a URL.
+	// None is part of its readiness: a process is ready when its own
+	// modules are, and a service away fails only the answers that need
+	// it, with a 503 error body (docs/decisions.md, "Readiness does not
+	// cascade").
 	calls []string
 	// degradedWithout are services it calls for a part of its answers it
 	// gives without them while they are away (the chart service's lint
 	// asks the render service for layout problems): in split mode each
-	// needs a URL, but is no part of its readiness (render calls chart, so
-	// readiness checks both ways would never turn ready).
+	// needs a URL too.
 	degradedWithout []string
 	// flags registers the service's own prefixed flags on the config.
 	flags func(c *Config, fs *flag.FlagSet)
@@ -129,14 +134,6 @@ func targetNames() []string {
 	return out
 }
 
-// calls lists the services a target calls over the network when it runs
-// alone and needs ready to be ready itself (in -target=all every call
-// stays in the process).
-func calls(target string) []string {
-	s, _ := serviceNamed(target)
-	return s.calls
-}
-
 // urlsNeeded lists the services whose URL a target needs when it runs
 // alone: those it calls, needed or not.
 func urlsNeeded(target string) []string {
@@ -167,6 +164,31 @@ func moduleDeps() map[string][]string {
 	}
 	deps[TargetAll] = all
 	return deps
+}
+
+// backends are the shared backends a target needs when it runs apart.
+type backends struct{ postgres, redis, keyFile bool }
+
+// sharedBackends answers which shared backends target is built on: the
+// store (PostgreSQL), the limiter or counters (Redis) and the server key
+// file (-secrets-key-file), from its modules.
+func sharedBackends(target string) backends {
+	var b backends
+	order, err := initOrder(target)
+	if err != nil {
+		return b
+	}
+	for _, m := range order {
+		switch m {
+		case modStore:
+			b.postgres = true
+		case modRedis:
+			b.redis = true
+		case modSecrets:
+			b.keyFile = true
+		}
+	}
+	return b
 }
 
 // initFuncs maps each module to the function that builds it: a backend
@@ -258,6 +280,9 @@ type App struct {
 	handler  http.Handler
 	modules  lifecycle.Group
 	stopped  bool
+	// draining is set on SIGTERM: /readyz answers 503 while the process
+	// keeps serving for -shutdown.delay (main.go).
+	draining atomic.Bool
 }
 
 // NewApp builds every module of cfg.Target on tel, the process's one set
@@ -287,7 +312,6 @@ func NewApp(ctx context.Context, cfg Config, tel *telemetry.Providers) (*App, er
 		mod.Name = m
 		a.modules.Add(mod)
 	}
-	a.addUpstreamChecks()
 	a.handler = a.buildHandler()
 	return a, nil
 }
@@ -295,8 +319,17 @@ func NewApp(ctx context.Context, cfg Config, tel *telemetry.Providers) (*App, er
 // Handler is the process's HTTP surface.
 func (a *App) Handler() http.Handler { return a.handler }
 
-// Ready asks every module of the process whether it can serve.
-func (a *App) Ready(ctx context.Context) error { return a.modules.Ready(ctx) }
+// Ready asks every module of the process whether it can serve; a process
+// draining for its stop is not ready, whatever its modules say.
+func (a *App) Ready(ctx context.Context) error {
+	if a.draining.Load() {
+		return &lifecycle.NotReadyError{Modules: []string{"process (draining for shutdown)"}, Err: errors.New("draining: SIGTERM received")}
+	}
+	return a.modules.Ready(ctx)
+}
+
+// Live asks the modules that can fail beyond repair (the render pool).
+func (a *App) Live(ctx context.Context) error { return a.modules.Live(ctx) }
 
 // Run runs the modules until ctx ends, then stops them in reverse order.
 func (a *App) Run(ctx context.Context) error {
@@ -443,7 +476,10 @@ func (a *App) initRaster(ctx context.Context) (lifecycle.Module, error) {
 		return lifecycle.Module{}, err
 	}
 	a.raster = pool
+	live := deadPool{after: a.cfg.Render.DeadPoolAfter, ready: pool.Ready, seen: new(atomic.Int64)}
+	live.seen.Store(time.Now().UnixNano())
 	return lifecycle.Module{
+		Live: live.check,
 		Run: func(ctx context.Context) error {
 			if err := pool.Start(ctx); err != nil {
 				return err
@@ -457,6 +493,30 @@ func (a *App) initRaster(ctx context.Context) (lifecycle.Module, error) {
 			return pool.Close()
 		},
 	}, nil
+}
+
+// deadPool is the render pool's liveness: it fails once the pool has had
+// no live browser for longer than after (every relaunch failing), so the
+// kubelet restarts a pod that would otherwise stay unready forever.
+type deadPool struct {
+	after time.Duration
+	ready func() error
+	// seen is when the pool was last seen with a live browser (or the
+	// process started), in Unix nanoseconds.
+	seen *atomic.Int64
+}
+
+func (d deadPool) check(context.Context) error {
+	now := time.Now()
+	if d.ready() == nil {
+		d.seen.Store(now.UnixNano())
+		return nil
+	}
+	since := now.Sub(time.Unix(0, d.seen.Load()))
+	if d.after > 0 && since > d.after {
+		return fmt.Errorf("no live Chromium for %s (over -render.dead-pool-after %s): a restart is needed", since.Round(time.Second), d.after)
+	}
+	return nil
 }
 
 // initSecrets loads the server key that seals signing-key secrets: named
@@ -596,6 +656,7 @@ func (a *App) initGateway(ctx context.Context) (http.Handler, error) {
 		Renders:    clients.Render{Base: a.client(render.Name)},
 		Tel:        a.tel,
 		Ready:      a.Ready,
+		Live:       a.Live,
 		Docs:       a.docs,
 		Gallery:    pictures,
 	})
@@ -631,7 +692,8 @@ func (a *App) site() route.Site {
 }
 
 // upstream answers what serves service name for the gateway: its handler
-// when it runs in this process, else a reverse proxy to its URL.
+// when it runs in this process, else a reverse proxy to its URL
+// (newProxy).
 func (a *App) upstream(name string) (http.Handler, error) {
 	if h, ok := a.handlers[name]; ok {
 		return h, nil
@@ -640,10 +702,40 @@ func (a *App) upstream(name string) (http.Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s service url: %w", name, err)
 	}
-	proxy := httputil.NewSingleHostReverseProxy(u)
-	proxy.Transport = otelhttp.NewTransport(http.DefaultTransport,
+	transport := otelhttp.NewTransport(http.DefaultTransport,
 		otelhttp.WithTracerProvider(a.tel.Tracer), otelhttp.WithMeterProvider(a.tel.Meter), otelhttp.WithPropagators(a.tel.Propagator))
-	return proxy, nil
+	return newProxy(name, u, transport, a.cfg.PublicURL+"/docs", a.tel.Log), nil
+}
+
+// upstreamRetry is the Retry-After of an answer whose service is away:
+// about a pod's restart or an endpoint update.
+const upstreamRetry = clients.UnavailableRetry
+
+// newProxy is the gateway's reverse proxy to a service run apart. An
+// upstream it cannot reach answers the contract's error body (503,
+// internal, Retry-After) rather than an empty 502, a client that hangs up
+// is a debug line (the 499 of the request log), and what the proxy says
+// by itself goes to the structured log. The service's X-Request-Id is
+// dropped from its answer: the gateway sends the same id once.
+func newProxy(name string, u *url.URL, transport http.RoundTripper, docsURL string, log *slog.Logger) *httputil.ReverseProxy {
+	proxy := httputil.NewSingleHostReverseProxy(u)
+	proxy.Transport = transport
+	proxy.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelWarn)
+	proxy.ModifyResponse = func(resp *http.Response) error {
+		resp.Header.Del(httpx.HeaderRequestID)
+		return nil
+	}
+	errs := httpx.Errors{DocsURL: docsURL, Log: log}
+	proxy.ErrorHandler = func(w http.ResponseWriter, r *http.Request, err error) {
+		if r.Context().Err() != nil {
+			log.DebugContext(r.Context(), "request cancelled", slog.String("service", name), slog.String("path", r.URL.Path), slog.String("err", err.Error()))
+			w.WriteHeader(httpx.StatusClientClosed)
+			return
+		}
+		errs.Write(w, r, apierr.Unavailable(fmt.Errorf("proxy to the %s service: %w", name, err), upstreamRetry,
+			"the %s service is not answering for a moment; try again in a few seconds", name))
+	}
+	return proxy
 }
 
 // instrument wraps a service's handler in otelhttp, so each service has its
@@ -670,33 +762,6 @@ func (a *App) client(name string) clients.Base {
 	return clients.NewBase(a.cfg.URLs[name], nil, a.cfg.InternalToken, a.clientTelemetry())
 }
 
-// addUpstreamChecks makes every service this process calls over the
-// network part of its readiness: a service that runs apart is asked for
-// its /readyz.
-func (a *App) addUpstreamChecks() {
-	if a.cfg.Target == TargetAll {
-		return
-	}
-	for _, name := range calls(a.cfg.Target) {
-		u := a.cfg.URLs[name] + "/readyz"
-		a.modules.Add(lifecycle.Module{Name: name + " service", Ready: func(ctx context.Context) error {
-			req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-			if err != nil {
-				return err
-			}
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				return err
-			}
-			resp.Body.Close()
-			if resp.StatusCode != http.StatusOK {
-				return fmt.Errorf("status %d", resp.StatusCode)
-			}
-			return nil
-		}})
-	}
-}
-
 // buildHandler answers the process's HTTP surface: the gateway when it runs
 // here (it routes to in-process services), otherwise the one service with
 // its own health endpoints.
@@ -706,12 +771,10 @@ func (a *App) buildHandler() http.Handler {
 	}
 	svc := a.handlers[a.cfg.Target]
 	docs := a.cfg.PublicURL + "/docs"
-	errs := httpx.Errors{DocsURL: docs, Log: a.tel.Log}
 	r := mux.NewRouter()
-	r.Methods(http.MethodGet).Path("/healthz").Handler(errs.Wrap(func(w http.ResponseWriter, r *http.Request) error {
-		httpx.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
-		return nil
-	}))
+	r.Methods(http.MethodGet).Path("/healthz").HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		lifecycle.ServeLive(w, r, a.Live, docs, a.tel.Log)
+	})
 	r.Methods(http.MethodGet).Path("/readyz").HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		lifecycle.ServeReady(w, r, a.Ready, docs, a.tel.Log)
 	})

@@ -16,14 +16,17 @@ import (
 )
 
 // TestSIGTERMDrains runs the binary, starts a create_chart whose body is
-// still arriving, sends SIGTERM, then finishes the body: the request is
-// answered, new connections are refused, and the process exits cleanly.
+// still arriving, sends SIGTERM, then finishes the body: for
+// -shutdown.delay /readyz answers 503 while new requests are still
+// served; then new connections are refused, the in-flight request is
+// answered, and the process exits cleanly.
 func TestSIGTERMDrains(t *testing.T) {
 	bin := chartdBinary(t)
 	dir := t.TempDir()
 	addr := freeAddr(t)
 	in := instance{url: "http://" + addr, open: storeOpener(Config{DataDir: dir})}
-	cmd := exec.Command(bin, "-target=all", "-data-dir", dir, "-addr", addr, "-log-level", "warn", "-render.browsers=1")
+	const delay = 2 * time.Second
+	cmd := exec.Command(bin, "-target=all", "-data-dir", dir, "-addr", addr, "-log-level", "warn", "-render.browsers=1", "-shutdown.delay="+delay.String())
 	// The Chromium pool lives under the process's TMPDIR: after exit,
 	// nothing of it may be left running.
 	tmp := t.TempDir()
@@ -64,13 +67,49 @@ func TestSIGTERMDrains(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond)
-	if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+	signalled := time.Now()
+	// Draining: not ready, still serving, for the delay.
+	for {
+		resp, err := http.Get("http://" + addr + "/readyz")
+		if err != nil {
+			t.Fatalf("/readyz during the delay: %v", err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode == 503 {
+			break
+		}
+		if time.Since(signalled) > delay/2 {
+			t.Fatalf("/readyz still %d %s after SIGTERM", resp.StatusCode, time.Since(signalled))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	req, _ := http.NewRequest("GET", "http://"+addr+"/api/v1/chart-types", nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("a new request during the delay: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	if time.Since(signalled) >= delay {
+		t.Fatalf("the checks took the whole delay (%s); they prove nothing", time.Since(signalled))
+	}
+	// After the delay: no new connections.
+	for {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err != nil {
+			if since := time.Since(signalled); since < delay {
+				t.Fatalf("connections refused %s after SIGTERM, before the %s delay", since, delay)
+			}
+			break
+		}
 		c.Close()
-		t.Error("a new connection was accepted after SIGTERM")
+		if time.Since(signalled) > delay+5*time.Second {
+			t.Fatal("new connections still accepted 5 s after the delay")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 	fmt.Fprint(conn, body[10:])
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	resp, err = http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {
 		t.Fatalf("the in-flight request got no answer: %v", err)
 	}

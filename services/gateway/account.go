@@ -60,7 +60,14 @@ func (g *Gateway) getAccount(w http.ResponseWriter, r *http.Request) error {
 	eg.Go(func() error {
 		u, err := g.deps.Renders.Usage(ctx, p)
 		if err != nil {
-			return fmt.Errorf("render usage: %w", err)
+			if ctx.Err() != nil {
+				return fmt.Errorf("render usage: %w", err)
+			}
+			// The render service owns the counters; while it is away the
+			// usage is unknown for a moment, not an error: the record
+			// shows the whole allowance, as before the first render.
+			g.log.WarnContext(ctx, "get_account: render usage unknown while the render service is away", "err", err)
+			return nil
 		}
 		usage.renders, usage.images = u.Renders, u.ImageRenders
 		return nil

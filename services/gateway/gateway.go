@@ -88,6 +88,9 @@ type Deps struct {
 	Tel      *telemetry.Providers
 	// Ready reports whether every backend and module is up, for /readyz.
 	Ready func(ctx context.Context) error
+	// Live reports whether the process can still recover by itself, for
+	// /healthz (nil: always).
+	Live func(ctx context.Context) error
 	// Docs is the documentation site served at {docs_url}.
 	Docs *docsite.Site
 	// Gallery, when set, has the pictures of the examples and style ops,
@@ -236,9 +239,12 @@ func (g *Gateway) endpoint(rt route.Route, h http.Handler, own bool) http.Handle
 	if rt.Access == route.Direct {
 		// The owning service guards and limits it itself, its query
 		// string included.
+		// The gateway tells it the client's address, which its own peer
+		// (the gateway, in split mode) is not.
 		limited := g.bodyLimit(h)
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			stripInternal(r.Header)
+			auth.SetClientIP(r.Header, g.cfg.InternalToken, g.cfg.TrustedProxies.ClientIP(r))
 			limited.ServeHTTP(w, r)
 		})
 	}
@@ -287,6 +293,7 @@ func stripInternal(h http.Header) {
 	h.Del(auth.HeaderAccount)
 	h.Del(auth.HeaderPlan)
 	h.Del(auth.HeaderToken)
+	h.Del(auth.HeaderClientIP)
 }
 
 // strictQuery refuses a query string that would be read only in part
@@ -525,7 +532,7 @@ func (g *Gateway) healthz(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.CheckQuery(r); err != nil {
 		return err
 	}
-	httpx.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	lifecycle.ServeLive(w, r, g.deps.Live, g.docsURL, g.log)
 	return nil
 }
 

@@ -77,7 +77,7 @@ func (s *Service) try(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	o := imageOptions{format: "svg", scale: 1, width: tryWidth, height: tryHeight, name: "try", fonts: fontsEmbedded}
-	pic, err := s.draw(r.Context(), auth.Principal{Plan: plan.Free}, spec, t, o)
+	pic, err := s.makePicture(r.Context(), pictureJob{p: auth.Principal{Plan: plan.Free}, spec: spec, table: t, o: o})
 	if err != nil {
 		return err
 	}

@@ -27,7 +27,6 @@ import (
 	"chartd.dev/libs/draw"
 	"chartd.dev/libs/httpx"
 	"chartd.dev/libs/plan"
-	"chartd.dev/libs/quota"
 )
 
 // imageOptions are the picture settings shared by the render endpoints.
@@ -40,9 +39,6 @@ type imageOptions struct {
 	name        string
 	// fonts is embedded or system (see fontsEmbedded).
 	fonts string
-	// svgOnly stops draw at the SVG of a PNG picture: its hash is known
-	// before Chromium is asked (image links answer 304 from it).
-	svgOnly bool
 }
 
 // checkFormat accepts png and svg.
@@ -138,10 +134,14 @@ type picture struct {
 	// notices say what the picture simplified (rows aggregated to fit its
 	// pixels); they travel in the X-Chartd-Notices header.
 	notices []dataset.Notice
+	// hash is the picture hash (pictureHash), set by the pipeline;
+	// notModified says the caller has the picture already (no body).
+	hash        string
+	notModified bool
 }
 
-// draw renders spec on t (data before steps) for p, as SVG and then, when
-// asked, as PNG.
+// draw renders spec on t (data before steps) for p as SVG: the first step
+// of the picture pipeline (makePicture), which every drawing goes through.
 func (s *Service) draw(ctx context.Context, p auth.Principal, spec *chartspec.Spec, t *dataset.Table, o imageOptions) (picture, error) {
 	var steps []dataset.Step
 	for i, raw := range spec.Steps {
@@ -178,15 +178,8 @@ func (s *Service) draw(ctx context.Context, p auth.Principal, spec *chartspec.Sp
 		return picture{}, apierr.New(apierr.InvalidRequest, "the picture would be %d×%d pixels at scale %d; a PNG is at most %d pixels on a side, so lower scale, width or height",
 			w*o.scale, h*o.scale, o.scale, MaxPixels)
 	}
-	pic := picture{body: svg, contentType: "image/svg+xml", width: w * o.scale, height: h * o.scale,
-		svg: svg, cssWidth: w, cssHeight: h, notices: drawn.Notices}
-	if o.svgOnly {
-		return pic, nil
-	}
-	if o.format == "png" {
-		return s.rasterize(ctx, pic, o)
-	}
-	return s.withFonts(ctx, pic, o)
+	return picture{body: svg, contentType: "image/svg+xml", width: w * o.scale, height: h * o.scale,
+		svg: svg, cssWidth: w, cssHeight: h, notices: drawn.Notices}, nil
 }
 
 // pictureHash identifies a picture for "each different picture counts once
@@ -199,21 +192,6 @@ func pictureHash(pic picture, o imageOptions) string {
 	h.Write(pic.svg)
 	fmt.Fprintf(h, "|%s|%d", o.format, o.scale)
 	return hex.EncodeToString(h.Sum(nil))
-}
-
-// countImage takes the picture from the month's image allowance; the same
-// picture again costs nothing.
-func (s *Service) countImage(ctx context.Context, p auth.Principal, pic picture, o imageOptions) error {
-	limit := plan.LimitsOf(p.Plan).MonthlyImages
-	_, ok, err := s.deps.Counter.AddUniqueWithin(ctx, imagesKey(p.AccountID), quota.Month, pictureHash(pic, o), limit)
-	if err != nil {
-		return fmt.Errorf("count image render: %w", err)
-	}
-	if !ok {
-		return apierr.New(apierr.ImageLimitReached, "this account has drawn its %d different pictures this month (the %s plan's allowance); pictures drawn before cost nothing, new ones wait until the month turns in %s",
-			limit, p.Plan, resetIn(quota.Month.Reset(s.deps.Now())))
-	}
-	return nil
 }
 
 func resetIn(d time.Duration) string {
@@ -345,7 +323,7 @@ func (s *Service) thumbnail(w http.ResponseWriter, r *http.Request) error {
 	}
 	o := imageOptions{format: "svg", scale: 1, name: "thumbnail", fonts: fontsEmbedded}
 	o.width, o.height = thumbnailSize(spec)
-	pic, err := s.draw(r.Context(), p, spec, t, o)
+	pic, err := s.makePicture(r.Context(), pictureJob{p: p, spec: spec, table: t, o: o})
 	if err != nil {
 		return err
 	}
@@ -390,17 +368,9 @@ func (s *Service) renderChart(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	pic, err := s.draw(r.Context(), p, spec, t, o)
+	pic, err := s.makePicture(r.Context(), pictureJob{p: p, spec: spec, table: t, o: o, charge: chargeRender})
 	if err != nil {
 		return err
-	}
-	limit := plan.LimitsOf(p.Plan).DailyRenders
-	_, ok, err := s.deps.Counter.AddWithin(r.Context(), rendersKey(p.AccountID), quota.Day, 1, limit)
-	if err != nil {
-		return fmt.Errorf("count render: %w", err)
-	}
-	if !ok {
-		return apierr.New(apierr.RenderLimitReached, "this account has used its %d renders for today (the %s plan's allowance); it starts again in %s", limit, p.Plan, resetIn(quota.Day.Reset(s.deps.Now())))
 	}
 	writePicture(w, r, pic, o, false)
 	return nil
@@ -491,11 +461,8 @@ func (s *Service) renderImage(w http.ResponseWriter, r *http.Request) error {
 	if spec, err = s.deps.Ops.ApplyRequest(r.Context(), spec, req.Ops, t, s.deps.Brand.PaletteOf(p)); err != nil {
 		return err
 	}
-	pic, err := s.draw(r.Context(), p, spec, t, o)
+	pic, err := s.makePicture(r.Context(), pictureJob{p: p, spec: spec, table: t, o: o, charge: chargeImage})
 	if err != nil {
-		return err
-	}
-	if err := s.countImage(r.Context(), p, pic, o); err != nil {
 		return err
 	}
 	writePicture(w, r, pic, o, true)
@@ -597,11 +564,8 @@ func (s *Service) renderTemplate(w http.ResponseWriter, r *http.Request) error {
 	if spec, err = s.deps.Ops.ApplyRequest(r.Context(), spec, req.Ops, t, s.deps.Brand.PaletteOf(p)); err != nil {
 		return err
 	}
-	pic, err := s.draw(r.Context(), p, spec, t, o)
+	pic, err := s.makePicture(r.Context(), pictureJob{p: p, spec: spec, table: t, o: o, charge: chargeImage})
 	if err != nil {
-		return err
-	}
-	if err := s.countImage(r.Context(), p, pic, o); err != nil {
 		return err
 	}
 	writePicture(w, r, pic, o, true)

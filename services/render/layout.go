@@ -29,7 +29,7 @@ func (s *Service) layout(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	pic, err := s.draw(r.Context(), p, l.Spec, l.Table, imageOptions{format: "svg", scale: 1, name: "layout"})
+	pic, err := s.makePicture(r.Context(), pictureJob{p: p, spec: l.Spec, table: l.Table, o: imageOptions{format: "svg", scale: 1, name: "layout", fonts: fontsSystem}})
 	if err != nil {
 		return err
 	}

@@ -23,7 +23,6 @@ import (
 	"chartd.dev/libs/dataset"
 	"chartd.dev/libs/httpx"
 	"chartd.dev/libs/imagelink"
-	"chartd.dev/libs/plan"
 	"chartd.dev/libs/quota"
 	"chartd.dev/libs/signing"
 	"chartd.dev/libs/store"
@@ -344,15 +343,21 @@ func (s *Service) image(w http.ResponseWriter, r *http.Request) error {
 			return errNoImage(err)
 		}
 	}
-	o := imageOptions{format: l.Format, scale: l.Scale, width: l.Width, height: l.Height, transparent: l.Transparent, name: "chart", fonts: fontsEmbedded, svgOnly: true}
-	pic, err := s.draw(r.Context(), p, spec, t, o)
-	if err != nil {
+	o := imageOptions{format: l.Format, scale: l.Scale, width: l.Width, height: l.Height, transparent: l.Transparent, name: "chart", fonts: fontsEmbedded}
+	// Each different picture counts once a month, by the picture hash,
+	// as every render does; a 304 is decided after the count and before
+	// any rasterizing.
+	match := r.Header.Get("If-None-Match")
+	pic, err := s.makePicture(r.Context(), pictureJob{p: p, spec: spec, table: t, o: o, charge: chargeImage, viaLink: true,
+		fresh: func(hash string) bool { return match != "" && etagMatch(match, pictureETag(hash)) }})
+	if isDrawFailure(err) {
 		return errNoImage(err)
 	}
-	hash := pictureHash(pic, o)
-	etag := `"` + hash[:32] + `"`
+	if err != nil {
+		return err
+	}
 	h := w.Header()
-	h.Set("ETag", etag)
+	h.Set("ETag", pictureETag(pic.hash))
 	if len(l.Data) > 0 {
 		// A data link never changes: cache it until it expires.
 		age := int64(dataLinkMaxAge / time.Second)
@@ -363,30 +368,9 @@ func (s *Service) image(w http.ResponseWriter, r *http.Request) error {
 	} else {
 		h.Set("Cache-Control", "public, max-age="+strconv.Itoa(int(s.cfg.Links.LiveMaxAge/time.Second)))
 	}
-	// Each version of the chart (or each data picture) counts once a month.
-	version := "link:" + l.ChartID + "@" + c.Stored.UpdatedAt.UTC().Format(time.RFC3339Nano)
-	if len(l.Data) > 0 {
-		version = hash
-	}
-	limit := plan.LimitsOf(p.Plan).MonthlyImages
-	_, ok, err := s.deps.Counter.AddUniqueWithin(r.Context(), imagesKey(account), quota.Month, version, limit)
-	if err != nil {
-		return fmt.Errorf("count image: %w", err)
-	}
-	if !ok {
-		return apierr.New(apierr.ImageLimitReached, "this picture's owner has drawn its %d different pictures this month; the picture comes back when the month turns", limit)
-	}
-	if match := r.Header.Get("If-None-Match"); match != "" && etagMatch(match, etag) {
+	if pic.notModified {
 		w.WriteHeader(http.StatusNotModified)
 		return nil
-	}
-	if o.format == "png" {
-		pic, err = s.rasterize(r.Context(), pic, o)
-	} else {
-		pic, err = s.withFonts(r.Context(), pic, o)
-	}
-	if err != nil {
-		return err
 	}
 	h.Set("Content-Type", pic.contentType)
 	h.Set("Content-Length", strconv.Itoa(len(pic.body)))
@@ -399,6 +383,9 @@ func (s *Service) image(w http.ResponseWriter, r *http.Request) error {
 	}
 	return nil
 }
+
+// pictureETag is an image link's ETag: the picture hash, cut short.
+func pictureETag(hash string) string { return `"` + hash[:32] + `"` }
 
 // etagMatch reads an If-None-Match list.
 func etagMatch(header, etag string) bool {
@@ -417,7 +404,12 @@ func (s *Service) limitLink(w http.ResponseWriter, r *http.Request) bool {
 	if s.deps.Limiter == nil {
 		return true
 	}
-	addr := s.cfg.TrustedProxies.ClientIP(r)
+	addr, ok := auth.ClientIP(r.Header, s.cfg.Site.InternalToken)
+	if !ok {
+		// Not through the gateway (an ingress sends /img here): read
+		// the address behind this service's own trusted proxies.
+		addr = s.cfg.TrustedProxies.ClientIP(r)
+	}
 	sig := r.URL.Query().Get("sig")
 	if len(sig) > 64 {
 		sig = sig[:64]

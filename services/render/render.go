@@ -56,6 +56,10 @@ type Config struct {
 	// X-Forwarded-For (libs/clientip). Empty, it is the connection's
 	// address and the header is ignored.
 	TrustedProxies clientip.Proxies
+	// DeadPoolAfter is how long the Chromium pool may go without a live
+	// browser (every relaunch failing) before liveness fails and the pod
+	// is restarted; 0 never fails it.
+	DeadPoolAfter time.Duration
 }
 
 // RegisterFlags declares the service's flags under its name, with the
@@ -71,6 +75,7 @@ func (c *Config) RegisterFlags(service string, fs *flag.FlagSet) {
 	fs.IntVar(&c.FontCacheMiB, service+".font-cache-mib", 64, "font subsets kept for SVGs that carry their fonts, in MiB")
 	fs.IntVar(&c.DrawBudgetMiB, service+".draw-budget-mib", 160, "memory the drawings in flight may hold together, by their estimate, in MiB; larger renders wait their turn")
 	fs.Var(&c.TrustedProxies, service+".trusted-proxies", clientip.FlagUsage)
+	fs.DurationVar(&c.DeadPoolAfter, service+".dead-pool-after", 3*time.Minute, "how long the Chromium pool may have no live browser (relaunches failing) before /healthz fails and the pod is restarted; 0: never")
 }
 
 // Deps are the parts the service is built from.

@@ -45,7 +45,7 @@ func (s *Service) sketch(w http.ResponseWriter, r *http.Request) error {
 	}
 	o := imageOptions{format: "svg", scale: 1, name: "sketch", fonts: fontsEmbedded}
 	o.width, o.height = thumbnailSize(spec)
-	pic, err := s.draw(r.Context(), p, spec, t, o)
+	pic, err := s.makePicture(r.Context(), pictureJob{p: p, spec: spec, table: t, o: o})
 	if err != nil {
 		return err
 	}
@@ -86,7 +86,7 @@ func (s *Service) preview(w http.ResponseWriter, r *http.Request) error {
 	if spec, err = s.deps.Ops.ApplyRequest(r.Context(), spec, req.Ops, t, s.deps.Brand.PaletteOf(p)); err != nil {
 		return err
 	}
-	pic, err := s.draw(r.Context(), p, spec, t, imageOptions{format: "svg", scale: 1, name: "preview", fonts: fontsEmbedded})
+	pic, err := s.makePicture(r.Context(), pictureJob{p: p, spec: spec, table: t, o: imageOptions{format: "svg", scale: 1, name: "preview", fonts: fontsEmbedded}})
 	if err != nil {
 		return err
 	}

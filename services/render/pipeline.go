@@ -1,0 +1,114 @@
+package render
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"chartd.dev/libs/apierr"
+	"chartd.dev/libs/auth"
+	"chartd.dev/libs/chartspec"
+	"chartd.dev/libs/dataset"
+	"chartd.dev/libs/plan"
+	"chartd.dev/libs/quota"
+)
+
+// charge is the allowance a picture is taken from.
+type charge int
+
+const (
+	// chargeNone: the site's drawings (thumbnails, sketches, previews, the
+	// try-it box, layouts) count toward no allowance.
+	chargeNone charge = iota
+	// chargeRender: render_chart takes one of the day's renders per call.
+	chargeRender
+	// chargeImage: one of the month's distinct pictures, keyed by the
+	// picture hash, so the same picture again costs nothing.
+	chargeImage
+)
+
+// pictureJob is one picture asked of the pipeline.
+type pictureJob struct {
+	// p is whose allowance pays: the caller, or an image link's owner.
+	p     auth.Principal
+	spec  *chartspec.Spec
+	table *dataset.Table
+	o     imageOptions
+	// charge is the allowance the picture is taken from.
+	charge charge
+	// viaLink says the picture is an image link's: its refusal speaks of
+	// the picture's owner, not of the caller.
+	viaLink bool
+	// fresh, when set, is asked with the picture hash once the picture is
+	// counted: true means the caller has it already (If-None-Match), so no
+	// image is made and the answer is the picture with notModified.
+	fresh func(hash string) bool
+}
+
+// drawFailure marks an error of the draw step: the chart itself cannot be
+// drawn (image links answer not_found for it, whatever the cause).
+type drawFailure struct{ err error }
+
+func (e *drawFailure) Error() string { return e.err.Error() }
+func (e *drawFailure) Unwrap() error { return e.err }
+
+// makePicture is the one picture pipeline every drawing goes through:
+// draw the SVG → hash it → count it against the allowance → answer the
+// SVG (with its fonts), or the PNG from the image cache or Chromium. The
+// count comes before Chromium, so a refused picture costs no
+// rasterization, and every path counts by the same key.
+func (s *Service) makePicture(ctx context.Context, j pictureJob) (picture, error) {
+	pic, err := s.draw(ctx, j.p, j.spec, j.table, j.o)
+	if err != nil {
+		return picture{}, &drawFailure{err: err}
+	}
+	pic.hash = pictureHash(pic, j.o)
+	if err := s.count(ctx, j, pic.hash); err != nil {
+		return picture{}, err
+	}
+	if j.fresh != nil && j.fresh(pic.hash) {
+		pic.notModified = true
+		return pic, nil
+	}
+	if j.o.format == "png" {
+		return s.rasterize(ctx, pic, j.o)
+	}
+	return s.withFonts(ctx, pic, j.o)
+}
+
+// count takes the picture from j's allowance.
+func (s *Service) count(ctx context.Context, j pictureJob, hash string) error {
+	switch j.charge {
+	case chargeRender:
+		limit := plan.LimitsOf(j.p.Plan).DailyRenders
+		_, ok, err := s.deps.Counter.AddWithin(ctx, rendersKey(j.p.AccountID), quota.Day, 1, limit)
+		if err != nil {
+			return fmt.Errorf("count render: %w", err)
+		}
+		if !ok {
+			return apierr.New(apierr.RenderLimitReached, "this account has used its %d renders for today (the %s plan's allowance); it starts again in %s",
+				limit, j.p.Plan, resetIn(quota.Day.Reset(s.deps.Now())))
+		}
+	case chargeImage:
+		limit := plan.LimitsOf(j.p.Plan).MonthlyImages
+		_, ok, err := s.deps.Counter.AddUniqueWithin(ctx, imagesKey(j.p.AccountID), quota.Month, hash, limit)
+		if err != nil {
+			return fmt.Errorf("count image render: %w", err)
+		}
+		if ok {
+			return nil
+		}
+		if j.viaLink {
+			return apierr.New(apierr.ImageLimitReached, "this picture's owner has drawn its %d different pictures this month; the picture comes back when the month turns", limit)
+		}
+		return apierr.New(apierr.ImageLimitReached, "this account has drawn its %d different pictures this month (the %s plan's allowance); pictures drawn before cost nothing, new ones wait until the month turns in %s",
+			limit, j.p.Plan, resetIn(quota.Month.Reset(s.deps.Now())))
+	}
+	return nil
+}
+
+// isDrawFailure tells whether err came from the draw step.
+func isDrawFailure(err error) bool {
+	var df *drawFailure
+	return errors.As(err, &df)
+}
