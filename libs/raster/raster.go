@@ -173,7 +173,7 @@ type Pool struct {
 	// process's memory after them.
 	bigDrawn atomic.Int64
 	// quit ends the upkeep.
-	quit chan struct{}
+	quit    chan struct{}
 	drawing atomic.Int64 // tabs drawing now
 	recent  latencies
 }
