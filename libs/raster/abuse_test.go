@@ -318,3 +318,44 @@ func exitedPid(t *testing.T) int {
 	}
 	return cmd.Process.Pid
 }
+
+// TestRendererKillNoStall: killing the renderers of one browser costs the
+// next render no deadline-long wait and no browser: the crashed tab is
+// seen at once (Inspector.targetCrashed), the render is retried on
+// another tab, and the tab is replaced. The old pool waited out the
+// deadline on the dead tab, then retired the browser.
+func TestRendererKillNoStall(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Browsers, cfg.Tabs = 1, 2
+	cfg.TempDir = t.TempDir()
+	p := startPoolAt(t, cfg)
+	if _, err := p.Render(context.Background(), Job{SVG: barsSVG(0), Width: 400, Height: 300, Scale: 1}); err != nil {
+		t.Fatal(err)
+	}
+	killed := 0
+	for _, pid := range rendererPids(cfg.TempDir) {
+		syscall.Kill(pid, syscall.SIGKILL)
+		killed++
+	}
+	if killed == 0 {
+		t.Fatal("no renderer found")
+	}
+	var worst time.Duration
+	for i := range 10 {
+		start := time.Now()
+		if _, err := p.Render(context.Background(), Job{SVG: barsSVG(i + 1), Width: 400, Height: 300, Scale: 1}); err != nil {
+			t.Fatalf("render %d after killing %d renderers: %v (%+v)", i, killed, err, p.Stats())
+		}
+		worst = max(worst, time.Since(start))
+	}
+	s := p.Stats()
+	t.Logf("killed %d renderers; slowest render after %v; stats %+v", killed, worst, s)
+	// Opening a new tab takes a second or two on a loaded machine; the
+	// old pool waited the whole deadline (10 s) first.
+	if worst > cfg.Deadline/2 {
+		t.Errorf("a render took %v after the renderers were killed", worst)
+	}
+	if s.Restarts != 0 || s.TabRestarts == 0 {
+		t.Errorf("stats %+v, want tabs replaced and no browser restarted", s)
+	}
+}

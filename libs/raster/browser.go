@@ -16,7 +16,9 @@ import (
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/heapprofiler"
+	"github.com/chromedp/cdproto/inspector"
 	"github.com/chromedp/cdproto/memory"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
 
@@ -55,7 +57,14 @@ type tab struct {
 	cancel context.CancelFunc
 	// tidied is the browser's render count at this tab's last tidy.
 	tidied int64
+	// crashed ends when the tab's renderer crashes (Inspector.targetCrashed):
+	// a drawing on it fails at once instead of waiting out the deadline.
+	crashed     context.Context
+	markCrashed context.CancelFunc
 }
+
+// errTabCrashed is a drawing whose tab's renderer died under it.
+var errTabCrashed = errors.New("the tab's renderer crashed")
 
 func (b *browser) alive() bool { return b.live.Load() }
 
@@ -169,22 +178,31 @@ func (b *browser) warm() error {
 // and draws a tiny picture so the first real render pays no start-up cost.
 func (b *browser) newTab() (*tab, error) {
 	tctx, tcancel := chromedp.NewContext(b.ctx)
-	t := &tab{b: b, ctx: tctx, cancel: tcancel}
+	crashed, markCrashed := context.WithCancel(context.Background())
+	t := &tab{b: b, ctx: tctx, cancel: func() { markCrashed(); tcancel() }, crashed: crashed, markCrashed: markCrashed}
 	// The first run opens the target, under the context it is given for
 	// good: the tab's own, not the bounded one below.
 	if err := chromedp.Do(tctx); err != nil {
-		tcancel()
+		t.cancel()
 		return nil, fmt.Errorf("open a tab: %w", err)
+	}
+	if err := chromedp.Listen(tctx, func(ev any) {
+		if _, ok := ev.(*inspector.EventTargetCrashed); ok {
+			markCrashed()
+		}
+	}); err != nil {
+		t.cancel()
+		return nil, fmt.Errorf("listen to the tab: %w", err)
 	}
 	ctx, cancel := context.WithTimeout(tctx, startTimeout)
 	defer cancel()
 	if err := chromedp.Do(ctx, chromedp.Navigate(pageURL())); err != nil {
-		tcancel()
+		t.cancel()
 		return nil, fmt.Errorf("load the render page: %w", err)
 	}
 	probe := []byte(`<svg xmlns="http://www.w3.org/2000/svg" width="2" height="2"><rect width="2" height="2" fill="#000"/></svg>`)
 	if _, err := t.draw(ctx, Job{SVG: probe, Width: 2, Height: 2, Scale: 1}); err != nil {
-		tcancel()
+		t.cancel()
 		return nil, fmt.Errorf("warm-up render: %w", err)
 	}
 	return t, nil
@@ -197,6 +215,7 @@ func (p *Pool) replaceTab(t *tab, why string) {
 	b := t.b
 	p.log.Info("replacing a Chromium tab", "browser", b.id, "why", why)
 	go func() {
+		t.crash()
 		t.cancel()
 		if !b.alive() {
 			b.tabDone()
@@ -211,6 +230,15 @@ func (p *Pool) replaceTab(t *tab, why string) {
 		p.stats.tabRestarts.Add(1)
 		p.requeue(nt)
 	}()
+}
+
+// crash ends the tab's renderer at once (Page.crash works on the
+// renderer's IO thread, so a main thread busy drawing does not delay it):
+// closing the tab alone leaves the renderer drawing to its end.
+func (t *tab) crash() {
+	ctx, cancel := context.WithTimeout(t.ctx, 200*time.Millisecond)
+	defer cancel()
+	chromedp.Call(ctx, page.Crash, cdp.Empty{})
 }
 
 // pingTimeout bounds the health ping of a browser.
@@ -386,11 +414,17 @@ func (t *tab) draw(ctx context.Context, j Job) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	defer context.AfterFunc(t.crashed, func() { cancel(errTabCrashed) })()
 	b64, err := chromedp.Run(ctx, chromedp.Evaluate[string](expr, chromedp.EvalAwaitPromise))
 	if err != nil {
 		var ex *chromedp.ExceptionError
 		if errors.As(err, &ex) {
 			return nil, &DrawError{Msg: "Chromium could not draw the picture: " + ex.Error()}
+		}
+		if errors.Is(context.Cause(ctx), errTabCrashed) {
+			return nil, fmt.Errorf("draw: %w", errTabCrashed)
 		}
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("draw: %w", ctx.Err())

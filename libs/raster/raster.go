@@ -343,8 +343,18 @@ func (p *Pool) Render(ctx context.Context, j Job) ([]byte, error) {
 		return nil, err
 	}
 	start := time.Now()
+	// A tab whose renderer crashed fails at once, and the other tabs'
+	// renderers may have gone with it (one kill can take several): such
+	// failures are retried on every tab, other failures once.
+	crashes := 0
 	for attempt := 0; ; attempt++ {
 		png, err := p.renderOnce(ctx, j)
+		if errors.Is(err, errTabCrashed) && crashes < p.cfg.Browsers*p.cfg.Tabs && ctx.Err() == nil {
+			crashes++
+			attempt--
+			p.stats.retries.Add(1)
+			continue
+		}
 		if err == nil {
 			p.stats.renders.Add(1)
 			p.recent.add(time.Since(start))
@@ -481,6 +491,11 @@ func (p *Pool) acquire(ctx context.Context) (*tab, error) {
 		case !ok:
 			p.stats.busy.Add(1)
 			return nil, ErrBusy
+		case t.b.alive() && t.crashed.Err() != nil:
+			// Its renderer died while it was idle: a new tab takes its
+			// place.
+			p.replaceTab(t, "its renderer crashed")
+			continue
 		case t.b.alive():
 			return t, nil
 		}
