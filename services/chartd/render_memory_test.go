@@ -157,12 +157,15 @@ func procStatusKB(t *testing.T, pid int, field string) int {
 }
 
 // TestHeavyPNGRefused runs the chartd binary and asks for eight PNGs of
-// 1000×1000-cell bar charts (641,000 bars, a 31 MB SVG) at once: each is
-// refused as too_large, saying to use SVG or fewer cells; none answers
-// 500, no browser is restarted, chartd's peak stays under 512 MB and the
-// Chromium tree is back to its idle size within 30 s. Before the cost
-// check each ran past the deadline on both browsers, retiring them, and
-// answered 500 after 22-24 s.
+// 1000×1000-cell bar charts (641,000 bars, a 31 MB SVG) at once, through
+// render_image: each is refused as too_large, saying to use SVG or fewer
+// cells; none answers 500, no browser is restarted, chartd's peak stays
+// under 512 MB and the Chromium tree is back to its idle size within
+// 30 s. Before the cost check each ran past the deadline on both
+// browsers, retiring them, and answered 500 after 22-24 s; and the eight
+// drawings, admitted by their tables' size alone, peaked at 880 MB.
+// render_chart, whose contract has no too_large, refuses the same
+// picture as invalid_request.
 func TestHeavyPNGRefused(t *testing.T) {
 	bin := chartdBinary(t)
 	dir := t.TempDir()
@@ -172,18 +175,6 @@ func TestHeavyPNGRefused(t *testing.T) {
 	cmd := startProcess(t, bin, addr, "-target=all", "-data-dir", dir, "-public-url", in.url, "-log-level", "warn")
 	waitURL(t, in.url+"/readyz", nil, nil)
 	c := newClient(t, in.url, key)
-	var ids []string
-	for n := range 2 {
-		a := c.do("POST", "/api/v1/charts", map[string]any{"type": "bar", "data": gridCSV(1000, 1000, n)})
-		if a.status != 201 {
-			t.Fatalf("create a 1M-cell chart: %d %.300s", a.status, a.body)
-		}
-		var created struct {
-			Chart struct{ ID string } `json:"chart"`
-		}
-		a.json(t, &created)
-		ids = append(ids, created.Chart.ID)
-	}
 	pid := cmd.Process.Pid
 	pools, _ := filepath.Glob(filepath.Join(os.TempDir(), fmt.Sprintf("chartd-raster-%d-*", pid)))
 	if len(pools) != 1 {
@@ -209,9 +200,10 @@ func TestHeavyPNGRefused(t *testing.T) {
 	}
 	// A small PNG first, so the tree's idle size is that of a pool that
 	// has drawn.
-	if a := c.do("GET", "/api/v1/charts/"+ids[0]+"/render.png?width=300&height=200", nil); a.status != 413 {
-		t.Fatalf("a 300×200 PNG of the 1M-cell chart: %d %.300s", a.status, a.body)
+	if a := c.do("POST", "/api/v1/render", map[string]any{"type": "bar", "format": "png", "data": salesCSV}); a.status != 200 {
+		t.Fatalf("a small PNG: %d %.300s", a.status, a.body)
 	}
+	grids := []string{gridCSV(1000, 1000, 0), gridCSV(1000, 1000, 1)}
 	before, idle := browsers(), treeMiB()
 	if err := os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0); err != nil {
 		t.Fatalf("reset the peak resident size: %v", err)
@@ -220,13 +212,18 @@ func TestHeavyPNGRefused(t *testing.T) {
 	answers := make([]answer, 8)
 	start := time.Now()
 	for i := range answers {
-		wg.Go(func() { answers[i] = c.do("GET", "/api/v1/charts/"+ids[i%len(ids)]+"/render.png", nil) })
+		wg.Go(func() {
+			answers[i] = c.do("POST", "/api/v1/render", map[string]any{"type": "bar", "format": "png", "data": grids[i%len(grids)]})
+		})
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
 	peak := procStatusKB(t, pid, "VmHWM")
+	tooHeavy := func(a answer, status int, code string) bool {
+		return a.status == status && a.errCode(t) == code && strings.Contains(string(a.body), "SVG") && strings.Contains(string(a.body), "fewer cells")
+	}
 	for i, a := range answers {
-		if a.status != 413 || a.errCode(t) != "too_large" || !strings.Contains(string(a.body), "SVG") || !strings.Contains(string(a.body), "fewer cells") {
+		if !tooHeavy(a, 413, "too_large") {
 			t.Errorf("PNG %d: %d %.300s", i, a.status, a.body)
 		}
 	}
@@ -245,6 +242,17 @@ func TestHeavyPNGRefused(t *testing.T) {
 	}
 	if after := browsers(); !slices.Equal(before, after) {
 		t.Errorf("browsers %v before, %v after: restarted", before, after)
+	}
+	a := c.do("POST", "/api/v1/charts", map[string]any{"type": "bar", "data": grids[0]})
+	if a.status != 201 {
+		t.Fatalf("create a 1M-cell chart: %d %.300s", a.status, a.body)
+	}
+	var created struct {
+		Chart struct{ ID string } `json:"chart"`
+	}
+	a.json(t, &created)
+	if a := c.do("GET", "/api/v1/charts/"+created.Chart.ID+"/render.png", nil); !tooHeavy(a, 400, "invalid_request") {
+		t.Errorf("render_chart of the 1M-cell chart as PNG: %d %.300s", a.status, a.body)
 	}
 	if a := c.do("POST", "/api/v1/render", map[string]any{"type": "bar", "format": "png", "data": salesCSV}); a.status != 200 {
 		t.Errorf("a small PNG after: %d %.300s", a.status, a.body)
