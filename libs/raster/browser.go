@@ -58,6 +58,8 @@ type tab struct {
 	cancel context.CancelFunc
 	// tidied is the browser's render count at this tab's last tidy.
 	tidied atomic.Int64
+	// used is when the tab last started a drawing (Unix ns).
+	used atomic.Int64
 	// crashed ends when the tab's renderer crashes (Inspector.targetCrashed):
 	// a drawing on it fails at once instead of waiting out the deadline.
 	crashed     context.Context

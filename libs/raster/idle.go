@@ -69,13 +69,14 @@ func (s *idleSet) get(ctx context.Context, deadline time.Duration) (t *tab, ok b
 	return nil, false, err
 }
 
-// takeIf takes every idle tab for which keep answers true.
-func (s *idleSet) takeIf(keep func(*tab) bool) []*tab {
+// takeIf takes the idle tabs for which keep answers true, at most max
+// of them (0: all).
+func (s *idleSet) takeIf(max int, keep func(*tab) bool) []*tab {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []*tab
 	s.tabs = slices.DeleteFunc(s.tabs, func(t *tab) bool {
-		if keep(t) {
+		if (max == 0 || len(out) < max) && keep(t) {
 			out = append(out, t)
 			return true
 		}
