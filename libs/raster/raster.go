@@ -424,8 +424,9 @@ func (p *Pool) renderOnce(ctx context.Context, j Job) ([]byte, error) {
 }
 
 // abandonGrace is how long a drawing whose caller left may go on before
-// its tab is replaced instead: about two ordinary renders. A new tab
-// costs some 100 ms of CPU, less than a heavy picture left to finish.
+// its tab is replaced instead: about ten ordinary renders. A new tab
+// costs a few hundred ms of CPU (its warm-up renders), less than a heavy
+// picture left to finish.
 const abandonGrace = 200 * time.Millisecond
 
 // abandon settles a tab whose caller left mid-draw: a drawing expected to
