@@ -203,9 +203,9 @@ func TestZygoteKillRetiresAtOnce(t *testing.T) {
 	}
 	p.mu.Unlock()
 	zygotes := 0
-	for _, pid := range procsUsing(victim.dir) {
+	for _, pid := range ProcsUnder(cfg.TempDir) {
 		cmd, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-		if strings.Contains(string(cmd), "--type=zygote") {
+		if hasArg(cmd, []byte("--user-data-dir="+victim.dir)) && strings.Contains(string(cmd), "--type=zygote") {
 			syscall.Kill(pid, syscall.SIGKILL)
 			zygotes++
 		}
