@@ -8,14 +8,18 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
+	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/heapprofiler"
+	"github.com/chromedp/cdproto/inspector"
 	"github.com/chromedp/cdproto/memory"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
 
@@ -35,6 +39,10 @@ type browser struct {
 
 	live    atomic.Bool // warm and not retiring
 	renders atomic.Int64
+	// helpers are the pids of the zygotes, GPU and utility processes the
+	// browser had when it became warm: without them it cannot start a
+	// renderer, so one gone retires it (helpersAlive).
+	helpers []int
 	// held counts tabs not yet dropped; the browser stops when it is
 	// retiring and the last tab comes back.
 	held     atomic.Int64
@@ -42,12 +50,24 @@ type browser struct {
 	stopped  chan struct{}
 }
 
-// tab is one warm page of a browser.
+// tab is one warm page of a browser: a target of its own, so that it
+// can be closed and replaced without the browser.
 type tab struct {
 	b      *browser
 	ctx    context.Context
 	cancel context.CancelFunc
+	// tidied is the browser's render count at this tab's last tidy.
+	tidied atomic.Int64
+	// used is when the tab last started a drawing (Unix ns).
+	used atomic.Int64
+	// crashed ends when the tab's renderer crashes (Inspector.targetCrashed):
+	// a drawing on it fails at once instead of waiting out the deadline.
+	crashed     context.Context
+	markCrashed context.CancelFunc
 }
+
+// errTabCrashed is a drawing whose tab's renderer died under it.
+var errTabCrashed = errors.New("the tab's renderer crashed")
 
 func (b *browser) alive() bool { return b.live.Load() }
 
@@ -140,26 +160,152 @@ func (p *Pool) launch(ctx context.Context) error {
 	return nil
 }
 
-// warm opens the browser's tabs, loads our page in each and draws a tiny
-// picture on each so the first real render pays no start-up cost.
+// warm starts the browser, opens its tabs and records its helper
+// processes.
 func (b *browser) warm() error {
 	if err := chromedp.Do(b.ctx); err != nil {
 		return err
 	}
-	for i := range b.p.cfg.Tabs {
-		tctx, tcancel := b.ctx, context.CancelFunc(func() {})
-		if i > 0 {
-			tctx, tcancel = chromedp.NewContext(b.ctx)
-		}
-		t := &tab{b: b, ctx: tctx, cancel: tcancel}
-		if err := chromedp.Do(tctx, chromedp.Navigate(pageURL())); err != nil {
-			return fmt.Errorf("load the render page: %w", err)
-		}
-		probe := []byte(`<svg xmlns="http://www.w3.org/2000/svg" width="2" height="2"><rect width="2" height="2" fill="#000"/></svg>`)
-		if _, err := t.draw(context.Background(), Job{SVG: probe, Width: 2, Height: 2, Scale: 1}); err != nil {
-			return fmt.Errorf("warm-up render: %w", err)
+	for range b.p.cfg.Tabs {
+		t, err := b.newTab()
+		if err != nil {
+			return err
 		}
 		b.tabs = append(b.tabs, t)
+	}
+	b.helpers = helperPids(b.dir)
+	return nil
+}
+
+// newTab opens a tab of its own in the browser (the browser's first
+// target stays blank: closing it would close the browser), loads our page
+// and draws warmRenders pictures so the first real render pays no start-up cost.
+func (b *browser) newTab() (*tab, error) {
+	tctx, tcancel := chromedp.NewContext(b.ctx)
+	crashed, markCrashed := context.WithCancel(context.Background())
+	t := &tab{b: b, ctx: tctx, cancel: func() { markCrashed(); tcancel() }, crashed: crashed, markCrashed: markCrashed}
+	// The first run opens the target, under the context it is given for
+	// good: the tab's own, not the bounded one below.
+	if err := chromedp.Do(tctx); err != nil {
+		t.cancel()
+		return nil, fmt.Errorf("open a tab: %w", err)
+	}
+	if err := chromedp.Listen(tctx, func(ev any) {
+		if _, ok := ev.(*inspector.EventTargetCrashed); ok {
+			markCrashed()
+		}
+	}); err != nil {
+		t.cancel()
+		return nil, fmt.Errorf("listen to the tab: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(tctx, startTimeout)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Navigate(pageURL())); err != nil {
+		t.cancel()
+		return nil, fmt.Errorf("load the render page: %w", err)
+	}
+	for i := range warmRenders {
+		j := Job{SVG: warmSVG(i), Width: 800, Height: 600, Scale: 1 + i%2}
+		if _, err := t.draw(ctx, j); err != nil {
+			t.cancel()
+			return nil, fmt.Errorf("warm-up render: %w", err)
+		}
+	}
+	return t, nil
+}
+
+// warmRenders is how many pictures a new tab draws before it takes
+// traffic. A fresh renderer's first renders took 40–90 ms against 12 ms
+// warm (its code, font and glyph caches, and canvases, are cold): that
+// was the p99 of a pool that had just replaced a browser.
+const warmRenders = 12
+
+// warmSVG is the i-th warm-up picture: a chart as libs/draw writes one,
+// with the shapes and the text styles of charts (title, labels, rotated
+// axis names, lines, paths, dots, translucency), each one different so
+// that none is a cache hit.
+func warmSVG(i int) []byte {
+	var b strings.Builder
+	b.WriteString(`<svg xmlns="http://www.w3.org/2000/svg" width="800" height="600" viewBox="0 0 800 600" font-family="'Roboto', 'DejaVu Sans', sans-serif" font-size="12"><rect width="800" height="600" fill="#fff"/>`)
+	fmt.Fprintf(&b, `<text x="40" y="36" font-size="20" font-weight="bold">Warm-up picture %d</text><text x="18" y="300" transform="rotate(-90 18 300)">Values</text>`, i)
+	for k := range 30 {
+		h := 40 + (k*53+i*7)%420
+		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="18" height="%d" fill="#1d81a2"/><text x="%d" y="580" font-size="11" text-anchor="middle">C%d</text>`, 60+k*24, 550-h, h, 69+k*24, k)
+	}
+	b.WriteString(`<path d="M60 500`)
+	for k := range 30 {
+		fmt.Fprintf(&b, ` L%d %d`, 69+k*24, 300+(k*37+i)%150)
+	}
+	b.WriteString(`" fill="none" stroke="#e4572e" stroke-width="2"/>`)
+	for k := range 10 {
+		fmt.Fprintf(&b, `<circle cx="%d" cy="%d" r="4" fill="#76b041" fill-opacity="0.6"/><line x1="55" x2="780" y1="%d" y2="%d" stroke="#e0e0e0"/>`, 80+k*70, 200+(k*41+i)%100, 550-k*50, 550-k*50)
+	}
+	b.WriteString(`</svg>`)
+	return []byte(b.String())
+}
+
+// replaceTab closes t, which stops its renderer and whatever it was
+// drawing, and opens a new tab of the same browser in its place, off the
+// caller's path. A browser that cannot open one is broken and retired.
+func (p *Pool) replaceTab(t *tab, why string) {
+	b := t.b
+	p.log.Info("replacing a Chromium tab", "browser", b.id, "why", why)
+	go func() {
+		t.crash()
+		t.cancel()
+		if !b.alive() {
+			b.tabDone()
+			return
+		}
+		nt, err := b.newTab()
+		if err != nil {
+			p.retire(b, "a new tab failed: "+err.Error())
+			b.tabDone()
+			return
+		}
+		p.stats.tabRestarts.Add(1)
+		p.requeue(nt)
+	}()
+}
+
+// crash ends the tab's renderer at once (Page.crash works on the
+// renderer's IO thread, so a main thread busy drawing does not delay it):
+// closing the tab alone leaves the renderer drawing to its end.
+func (t *tab) crash() {
+	ctx, cancel := context.WithTimeout(t.ctx, 200*time.Millisecond)
+	defer cancel()
+	chromedp.Call(ctx, page.Crash, cdp.Empty{})
+}
+
+// pingTimeout bounds the health ping of a browser.
+const pingTimeout = 2 * time.Second
+
+// healthy answers nil when the browser's process answers CDP and its
+// helper processes are alive.
+func (b *browser) healthy() error {
+	select {
+	case <-b.ctx.Done():
+		return errors.New("exited")
+	default:
+	}
+	if err := b.helpersAlive(); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(b.ctx, pingTimeout)
+	defer cancel()
+	if _, err := chromedp.CallBrowser(ctx, cdpbrowser.GetVersion, cdp.Empty{}); err != nil {
+		return fmt.Errorf("no answer to a ping: %w", err)
+	}
+	return nil
+}
+
+// helpersAlive answers an error when one of the browser's helper
+// processes has exited or is a zombie.
+func (b *browser) helpersAlive() error {
+	for _, pid := range b.helpers {
+		if st := stateOf(pid); st == 0 || st == 'Z' || st == 'X' {
+			return fmt.Errorf("its helper process %d is gone", pid)
+		}
 	}
 	return nil
 }
@@ -273,13 +419,6 @@ func (b *browser) kill() {
 
 func killPid(pid int) { syscall.Kill(pid, syscall.SIGKILL) }
 
-// render draws j on the tab within deadline.
-func (t *tab) render(ctx context.Context, j Job, deadline time.Duration) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, deadline)
-	defer cancel()
-	return t.draw(ctx, j)
-}
-
 // tidyEvery is how many renders of a browser pass between tidies of the
 // tab that drew the last of them.
 const tidyEvery = 100
@@ -296,28 +435,33 @@ func (t *tab) tidy() error {
 	if _, err := chromedp.Call(ctx, memory.SimulatePressureNotification, memory.SimulatePressureNotificationParams{Level: memory.PressureLevelCritical}); err != nil {
 		return fmt.Errorf("memory pressure: %w", err)
 	}
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool]("tidy()")); err != nil {
+		return fmt.Errorf("drop the canvases: %w", err)
+	}
 	if _, err := chromedp.Call(ctx, heapprofiler.CollectGarbage, cdp.Empty{}); err != nil {
 		return fmt.Errorf("collect garbage: %w", err)
 	}
 	return nil
 }
 
-// draw runs render() in the tab's page and decodes the PNG it answers.
+// draw runs render() in the tab's page under ctx (the tab's context,
+// bounded) and decodes the PNG it answers.
 func (t *tab) draw(ctx context.Context, j Job) ([]byte, error) {
 	expr, err := renderCall(j.SVG, j.Width*j.Scale, j.Height*j.Scale)
 	if err != nil {
 		return nil, err
 	}
-	// The tab's own context carries the target; the caller's bounds the call.
-	callCtx, cancel := context.WithCancel(t.ctx)
-	defer cancel()
-	stop := context.AfterFunc(ctx, cancel)
-	defer stop()
-	b64, err := chromedp.Run(callCtx, chromedp.Evaluate[string](expr, chromedp.EvalAwaitPromise))
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	defer context.AfterFunc(t.crashed, func() { cancel(errTabCrashed) })()
+	b64, err := chromedp.Run(ctx, chromedp.Evaluate[string](expr, chromedp.EvalAwaitPromise))
 	if err != nil {
 		var ex *chromedp.ExceptionError
 		if errors.As(err, &ex) {
 			return nil, &DrawError{Msg: "Chromium could not draw the picture: " + ex.Error()}
+		}
+		if errors.Is(context.Cause(ctx), errTabCrashed) {
+			return nil, fmt.Errorf("draw: %w", errTabCrashed)
 		}
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("draw: %w", ctx.Err())

@@ -68,3 +68,26 @@ func (s *idleSet) get(ctx context.Context, deadline time.Duration) (t *tab, ok b
 	s.put(<-w)
 	return nil, false, err
 }
+
+// takeIf takes the idle tabs for which keep answers true, at most max
+// of them (0: all).
+func (s *idleSet) takeIf(max int, keep func(*tab) bool) []*tab {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []*tab
+	s.tabs = slices.DeleteFunc(s.tabs, func(t *tab) bool {
+		if (max == 0 || len(out) < max) && keep(t) {
+			out = append(out, t)
+			return true
+		}
+		return false
+	})
+	return out
+}
+
+// len is how many tabs are idle.
+func (s *idleSet) len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.tabs)
+}

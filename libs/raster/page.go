@@ -22,13 +22,16 @@ async function render(svg, w, h) {
   img.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(svg);
   try { await img.decode(); } catch (e) { throw new Error("svg: the picture cannot be decoded"); }
   // One canvas per size, reused: allocating and freeing a bitmap per
-  // render costs more than clearing it.
+  // render costs more than clearing it. Big canvases (over 4 Mpx, 16 MB
+  // of pixels each) are used once and dropped.
   const key = w + "x" + h;
   let c = canvases.get(key);
   if (!c) {
-    if (canvases.size >= 8) canvases.clear();
     c = new OffscreenCanvas(w, h);
-    canvases.set(key, c);
+    if (w * h <= 4000000) {
+      if (canvases.size >= 8) canvases.clear();
+      canvases.set(key, c);
+    }
   }
   const ctx = c.getContext("2d");
   ctx.clearRect(0, 0, w, h);
@@ -42,6 +45,8 @@ async function render(svg, w, h) {
   });
   return u.slice(u.indexOf(",") + 1);
 }
+// tidy drops the kept canvases (the pool's tidy, with a collection).
+function tidy() { canvases.clear(); return true; }
 </script></body></html>`
 
 // pageURL is pageHTML as a data: URL the tab navigates to once.

@@ -13,7 +13,8 @@ import (
 // browser of the pool has its own directory. So the directory finds every
 // process of one browser, even those that outlive its main process.
 
-// procsUsing lists the pids whose command line holds --user-data-dir=dir.
+// procsUsing lists the pids whose command line holds --user-data-dir=dir:
+// the browser's main process and all its children.
 func procsUsing(dir string) []int {
 	want := []byte("--user-data-dir=" + dir)
 	entries, err := os.ReadDir("/proc")
@@ -31,14 +32,29 @@ func procsUsing(dir string) []int {
 		if err != nil {
 			continue
 		}
-		for arg := range bytes.SplitSeq(cmdline, []byte{0}) {
-			if bytes.Equal(arg, want) {
-				pids = append(pids, pid)
-				break
-			}
+		if hasArg(cmdline, want) {
+			pids = append(pids, pid)
 		}
 	}
 	return pids
+}
+
+// hasArg reports whether cmdline holds arg as a whole argument. Chromium
+// rewrites its children's command lines into one string joined by
+// spaces, so an argument ends at a NUL, a space or the end.
+func hasArg(cmdline, arg []byte) bool {
+	for rest := cmdline; ; {
+		i := bytes.Index(rest, arg)
+		if i < 0 {
+			return false
+		}
+		if i == 0 || rest[i-1] == 0 || rest[i-1] == ' ' {
+			if end := i + len(arg); end == len(rest) || rest[end] == 0 || rest[end] == ' ' {
+				return true
+			}
+		}
+		rest = rest[i+1:]
+	}
 }
 
 // ProcsUnder lists the pids of live Chromium processes whose user data
@@ -151,4 +167,27 @@ func ppidOf(pid int) int {
 	}
 	n, _ := strconv.Atoi(f[1])
 	return n
+}
+
+// helperPids lists the browser's zygotes, GPU and utility processes:
+// those a process of the browser names with --type= other than renderer.
+// Chromium rewrites its children's command lines into one string, so the
+// arguments are split on spaces as well as NULs.
+func helperPids(dir string) []int {
+	var out []int
+	for _, pid := range procsUsing(dir) {
+		cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+		if err != nil {
+			continue
+		}
+		for _, arg := range strings.FieldsFunc(string(cmdline), func(r rune) bool { return r == 0 || r == ' ' }) {
+			if ty, ok := strings.CutPrefix(arg, "--type="); ok {
+				if ty == "zygote" || ty == "gpu-process" || ty == "utility" {
+					out = append(out, pid)
+				}
+				break
+			}
+		}
+	}
+	return out
 }

@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -110,6 +111,12 @@ type Stats struct {
 	// hangs and recycling; RestartsBy splits them by cause (see Causes).
 	Restarts   int64
 	RestartsBy map[string]int64
+	// TabRestarts counts tabs replaced within a live browser: a caller
+	// that left a long drawing, or a picture that ran past the deadline.
+	TabRestarts int64
+	// Refused counts pictures refused as too heavy, before or after
+	// drawing (*TooHeavyError).
+	Refused int64
 	// Warm is the number of tabs ready to draw or drawing.
 	Warm int
 	// Tabs is the pool's size, browsers × tabs per browser.
@@ -173,10 +180,19 @@ type Pool struct {
 	started  bool
 	wg       sync.WaitGroup // browser starters and watchers
 
-	stats   struct{ renders, retries, failures, busy, restarts atomic.Int64 }
+	stats struct {
+		renders, retries, failures, busy, restarts, tabRestarts, refused atomic.Int64
+	}
 	causes  [len(Causes)]atomic.Int64
 	tracer  trace.Tracer
 	version atomic.Value // string: the browser's product, e.g. HeadlessChrome/131.0.6778.85
+	// bigDrawn counts renders of big pictures; the upkeep frees this
+	// process's memory after them.
+	bigDrawn atomic.Int64
+	// lastUse is when the last render started (Unix ns).
+	lastUse atomic.Int64
+	// quit ends the upkeep.
+	quit    chan struct{}
 	drawing atomic.Int64 // tabs drawing now
 	recent  latencies
 }
@@ -208,7 +224,7 @@ func New(cfg Config, log *slog.Logger) (*Pool, error) {
 		tp = noop.NewTracerProvider()
 	}
 	p := &Pool{cfg: cfg, log: log, exec: path, env: env, tracer: tp.Tracer("chartd.dev/libs/raster"),
-		browsers: map[*browser]struct{}{}}
+		browsers: map[*browser]struct{}{}, quit: make(chan struct{})}
 	return p, nil
 }
 
@@ -243,7 +259,11 @@ func (p *Pool) Start(ctx context.Context) error {
 	p.started = true
 	dir := p.cfg.TempDir
 	if dir == "" {
-		d, err := os.MkdirTemp("", "chartd-raster-")
+		// What a killed process of ours left behind goes first.
+		if n := SweepStale(os.TempDir(), tempPrefix); n > 0 {
+			p.log.Info("removed the temporary folders of pools whose process is gone", "folders", n)
+		}
+		d, err := MakeTempDir(tempPrefix)
 		if err != nil {
 			p.mu.Unlock()
 			return fmt.Errorf("raster: temp dir: %w", err)
@@ -273,6 +293,8 @@ func (p *Pool) Start(ctx context.Context) error {
 		p.Close()
 		return first
 	}
+	p.wg.Add(1)
+	go p.upkeep()
 	return nil
 }
 
@@ -288,6 +310,9 @@ func (p *Pool) checkVersion() error {
 	}
 	return nil
 }
+
+// tempPrefix names the pool's own temporary folder (with the owner's pid).
+const tempPrefix = "chartd-raster-"
 
 // Ready reports nil once the pool has warm tabs to draw with.
 func (p *Pool) Ready() error {
@@ -320,6 +345,7 @@ func (p *Pool) Stats() Stats {
 	}
 	return Stats{RestartsBy: by, Renders: p.stats.renders.Load(), Retries: p.stats.retries.Load(), Failures: p.stats.failures.Load(),
 		Busy: p.stats.busy.Load(), Restarts: p.stats.restarts.Load(), Warm: warm,
+		TabRestarts: p.stats.tabRestarts.Load(), Refused: p.stats.refused.Load(),
 		Tabs: p.cfg.Browsers * p.cfg.Tabs, Queue: int(max(p.waiting.Load(), 0)), BusyTabs: int(p.drawing.Load()),
 		P95: p.recent.p95()}
 }
@@ -364,9 +390,13 @@ func (p *Pool) Version() string {
 	return v
 }
 
-// Render draws one job into a PNG. A browser failing under it is replaced
-// and the job retried once on another tab; ErrBusy means no tab came free
-// within the deadline; a *DrawError is the picture's own fault.
+// Render draws one job into a PNG. A picture whose cost (CostOf) is over
+// the drawing budget is refused with a *TooHeavyError before any tab is
+// spent on it. A browser failing under it is replaced and the job retried
+// once on another tab; ErrBusy means no tab came free within the
+// deadline; a *DrawError or *TooHeavyError is the picture's own fault.
+// A caller that leaves gets its context's error at once; the drawing is
+// finished or cancelled off its path and costs no browser.
 func (p *Pool) Render(ctx context.Context, j Job) ([]byte, error) {
 	if j.Scale == 0 {
 		j.Scale = 1
@@ -374,16 +404,34 @@ func (p *Pool) Render(ctx context.Context, j Job) ([]byte, error) {
 	if j.Width < 1 || j.Height < 1 || j.Scale < 1 {
 		return nil, fmt.Errorf("raster: size %d×%d at scale %d", j.Width, j.Height, j.Scale)
 	}
+	if err := CheckCost(j, p.budget()); err != nil {
+		p.stats.refused.Add(1)
+		return nil, err
+	}
 	start := time.Now()
+	// A tab whose renderer crashed fails at once, and the other tabs'
+	// renderers may have gone with it (one kill can take several): such
+	// failures are retried on every tab, other failures once.
+	crashes := 0
 	for attempt := 0; ; attempt++ {
 		png, err := p.renderOnce(ctx, j)
+		if errors.Is(err, errTabCrashed) && crashes < p.cfg.Browsers*p.cfg.Tabs && ctx.Err() == nil {
+			crashes++
+			attempt--
+			p.stats.retries.Add(1)
+			continue
+		}
 		if err == nil {
 			p.stats.renders.Add(1)
 			p.recent.add(time.Since(start))
 			return png, nil
 		}
 		var de *DrawError
-		if attempt > 0 || errors.Is(err, ErrBusy) || errors.Is(err, ErrClosed) || errors.As(err, &de) || ctx.Err() != nil {
+		var th *TooHeavyError
+		if errors.As(err, &th) {
+			p.stats.refused.Add(1)
+		}
+		if attempt > 0 || errors.Is(err, ErrBusy) || errors.Is(err, ErrClosed) || errors.As(err, &de) || errors.As(err, &th) || ctx.Err() != nil {
 			p.stats.failures.Add(1)
 			return nil, err
 		}
@@ -392,8 +440,24 @@ func (p *Pool) Render(ctx context.Context, j Job) ([]byte, error) {
 	}
 }
 
-// renderOnce takes a tab, draws on it and gives the tab back (or retires
-// its browser when the tab failed).
+// budget is the drawing time a picture's estimate may reach: well under
+// the deadline, since the estimate is of an unloaded tab.
+func (p *Pool) budget() time.Duration { return p.cfg.Deadline * 2 / 5 }
+
+// bigPicture is the SVG plus pixel bytes past which a render counts as
+// big: the upkeep hands this process's freed memory back after it.
+const bigPicture = 16 << 20
+
+// drawn is the end of one drawing on a tab.
+type drawn struct {
+	png []byte
+	err error
+}
+
+// renderOnce takes a tab and draws on it. The drawing runs under the
+// tab's own context, bounded by the deadline, not under the caller's: a
+// caller that leaves is answered at once and the tab is settled by
+// abandon.
 func (p *Pool) renderOnce(ctx context.Context, j Job) ([]byte, error) {
 	qctx, qspan := p.tracer.Start(ctx, "raster.queue_wait")
 	t, err := p.acquire(qctx)
@@ -402,24 +466,86 @@ func (p *Pool) renderOnce(ctx context.Context, j Job) ([]byte, error) {
 		return nil, err
 	}
 	p.drawing.Add(1)
-	dctx, dspan := p.tracer.Start(ctx, "raster.draw", trace.WithAttributes(browserAttr(t.b.id)))
-	png, err := t.render(dctx, j, p.cfg.Deadline)
-	endSpan(dspan, err)
-	p.drawing.Add(-1)
+	_, dspan := p.tracer.Start(ctx, "raster.draw", trace.WithAttributes(browserAttr(t.b.id)))
+	start := time.Now()
+	t.used.Store(start.UnixNano())
+	p.lastUse.Store(start.UnixNano())
+	callCtx, cancel := context.WithTimeout(t.ctx, p.cfg.Deadline)
+	done := make(chan drawn, 1)
+	go func() {
+		png, err := t.draw(callCtx, j)
+		done <- drawn{png, err}
+	}()
+	select {
+	case d := <-done:
+		endSpan(dspan, d.err)
+		cancel()
+		p.drawing.Add(-1)
+		if len(j.SVG)+j.Width*j.Height*j.Scale*j.Scale*4 > bigPicture {
+			p.bigDrawn.Add(1)
+		}
+		return d.png, p.settle(t, j, d.err)
+	case <-ctx.Done():
+		endSpan(dspan, ctx.Err())
+		go p.abandon(t, j, time.Since(start), done, cancel)
+		return nil, fmt.Errorf("draw: the caller left: %w", ctx.Err())
+	}
+}
+
+// abandonGrace is how long a drawing whose caller left may go on before
+// its tab is replaced instead: about ten ordinary renders. A new tab
+// costs a few hundred ms of CPU (its warm-up renders), less than a heavy
+// picture left to finish.
+const abandonGrace = 200 * time.Millisecond
+
+// abandon settles a tab whose caller left mid-draw: a drawing expected to
+// end soon is awaited and the tab goes back; a longer one is cancelled by
+// closing the tab, whose renderer stops with it, and a new tab of the same
+// browser takes its place. Either way the browser stays.
+func (p *Pool) abandon(t *tab, j Job, ran time.Duration, done <-chan drawn, cancel context.CancelFunc) {
+	defer p.drawing.Add(-1)
+	defer cancel()
+	if left := CostOf(j.SVG, j.Width, j.Height, j.Scale).Estimate() - ran; left < abandonGrace {
+		timer := time.NewTimer(abandonGrace)
+		defer timer.Stop()
+		select {
+		case d := <-done:
+			p.settle(t, j, d.err)
+			return
+		case <-timer.C:
+		}
+	}
+	cancel()
+	<-done
+	p.replaceTab(t, "its caller left a long drawing")
+}
+
+// settle gives the tab back after a drawing ended with err, and answers
+// the error the caller sees. A picture's own fault keeps the tab; a
+// drawing past the deadline on a browser that still answers is the
+// picture's too (a *TooHeavyError), and only its tab is replaced; a
+// browser that does not answer is retired.
+func (p *Pool) settle(t *tab, j Job, err error) error {
 	var de *DrawError
 	switch {
 	case err == nil, errors.As(err, &de):
 		p.release(t)
-	case ctx.Err() != nil && !t.b.alive():
-		// The caller left and the browser is gone anyway.
-	case ctx.Err() != nil:
-		// The caller gave up; the tab may still be busy drawing. A
-		// browser with a tab in an unknown state is replaced.
-		p.retire(t.b, "render abandoned mid-draw")
-	default:
-		p.retire(t.b, "render failed: "+err.Error())
+		return err
+	case !t.b.alive():
+		// Retired or dead under the drawing: its tabs are dropped.
+		t.b.tabDone()
+		return err
 	}
-	return png, err
+	if herr := t.b.healthy(); herr != nil {
+		p.retire(t.b, "render failed ("+err.Error()+") and the browser is broken: "+herr.Error())
+		t.b.tabDone()
+		return err
+	}
+	p.replaceTab(t, "render failed: "+err.Error())
+	if errors.Is(err, context.DeadlineExceeded) {
+		return &TooHeavyError{Cost: CostOf(j.SVG, j.Width, j.Height, j.Scale), Budget: p.cfg.Deadline, Ran: true}
+	}
+	return err
 }
 
 // acquire waits for an idle tab of a live browser, up to the deadline.
@@ -439,6 +565,11 @@ func (p *Pool) acquire(ctx context.Context) (*tab, error) {
 		case !ok:
 			p.stats.busy.Add(1)
 			return nil, ErrBusy
+		case t.b.alive() && t.crashed.Err() != nil:
+			// Its renderer died while it was idle: a new tab takes its
+			// place.
+			p.replaceTab(t, "its renderer crashed")
+			continue
 		case t.b.alive():
 			return t, nil
 		}
@@ -454,7 +585,8 @@ func (p *Pool) acquire(ctx context.Context) (*tab, error) {
 // share. The periodic upkeep runs off the request's path: a memory reading
 // every memCheckEvery renders (a scan of /proc that needs no tab, so the
 // tab goes straight back), and a tidy every tidyEvery, on its own goroutine
-// holding the tab.
+// holding the tab: the renders meanwhile go to the other tabs, which the
+// upkeep keeps warm (keepWarm).
 func (p *Pool) release(t *tab) {
 	b := t.b
 	n := b.renders.Add(1)
@@ -482,9 +614,124 @@ func (p *Pool) checkMemory(b *browser) {
 	}
 }
 
+// upkeepEvery is the upkeep's tick: how soon a browser whose helper
+// process died is retired, and how often an idle pool is looked after.
+const upkeepEvery = time.Second
+
+// memCheckTicks is how many upkeep ticks pass between readings of every
+// browser's memory, so that an idle pool sheds memory too.
+const memCheckTicks = 5
+
+// upkeep runs until the pool closes. Each tick it retires a browser one
+// of whose helper processes (zygote, GPU, utility) is gone, which would
+// leave it unable to start a renderer; every memCheckTicks it reads each
+// browser's memory against RecycleMiB and tidies the idle tabs of browsers
+// that drew a big picture since their last tidy; and after big pictures
+// it hands the memory this process freed back to the system.
+func (p *Pool) upkeep() {
+	defer p.wg.Done()
+	ticker := time.NewTicker(upkeepEvery)
+	defer ticker.Stop()
+	var big int64
+	// seen is each browser's render count at the last tidy pass: one
+	// that drew nothing since is at rest.
+	seen := map[*browser]int64{}
+	for tick := 1; ; tick++ {
+		select {
+		case <-p.quit:
+			return
+		case <-ticker.C:
+		}
+		p.mu.Lock()
+		bs := make([]*browser, 0, len(p.browsers))
+		for b := range p.browsers {
+			bs = append(bs, b)
+		}
+		p.mu.Unlock()
+		for _, b := range bs {
+			if !b.alive() {
+				continue
+			}
+			if err := b.helpersAlive(); err != nil {
+				p.retire(b, err.Error())
+				continue
+			}
+			if tick%memCheckTicks == 0 && p.cfg.RecycleMiB > 0 {
+				p.checkMemory(b)
+			}
+		}
+		p.keepWarm()
+		if tick%memCheckTicks == 0 {
+			quiet := map[*browser]bool{}
+			for _, b := range bs {
+				n := b.renders.Load()
+				quiet[b] = seen[b] == n
+				seen[b] = n
+			}
+			p.tidyIdle(quiet)
+			for b := range seen {
+				if !b.alive() {
+					delete(seen, b)
+				}
+			}
+		}
+		if n := p.bigDrawn.Load(); n != big {
+			// The SVG literal, the base64 answer and the PNG of a big
+			// picture are tens of MiB this process would otherwise keep
+			// until the runtime's scavenger gets to them.
+			big = n
+			debug.FreeOSMemory()
+		}
+	}
+}
+
+// keepWarm draws a warm-up picture on each idle tab that drew nothing
+// for an upkeep tick. With one render at a time, the idle set hands out
+// the same tab again and again, and the others go cold; the render that
+// lands on one when the hot tab is tidying or busy took 40–90 ms instead
+// of 12 (the p99 at c=1). A picture a second costs about 1.5% of a core
+// per idle tab, while the pool is in use.
+func (p *Pool) keepWarm() {
+	now := time.Now()
+	if p.lastUse.Load() < now.Add(-keepWarmFor).UnixNano() {
+		return
+	}
+	cold := now.Add(-upkeepEvery).UnixNano()
+	for {
+		taken := p.idle.takeIf(1, func(t *tab) bool { return t.b.alive() && t.used.Load() < cold })
+		if len(taken) == 0 {
+			return
+		}
+		t := taken[0]
+		t.used.Store(time.Now().UnixNano())
+		ctx, cancel := context.WithTimeout(t.ctx, p.cfg.Deadline)
+		_, err := t.draw(ctx, Job{SVG: warmSVG(int(t.used.Load() % 1000)), Width: 800, Height: 600, Scale: 1})
+		cancel()
+		if err != nil {
+			p.settle(t, Job{}, err)
+			continue
+		}
+		p.requeue(t)
+	}
+}
+
+// keepWarmFor is how long after the pool's last render keepWarm goes on:
+// a pool at rest draws nothing.
+const keepWarmFor = 30 * time.Second
+
+// tidyIdle tidies the idle tabs of browsers at rest (quiet) that drew
+// since their tab's last tidy: a pool at rest gives back what big
+// pictures left in its pages, and a busy one is not disturbed.
+func (p *Pool) tidyIdle(quiet map[*browser]bool) {
+	for _, t := range p.idle.takeIf(0, func(t *tab) bool { return quiet[t.b] && t.b.alive() && t.b.renders.Load() != t.tidied.Load() }) {
+		p.tidy(t)
+	}
+}
+
 // tidy tidies the tab, then gives it back.
 func (p *Pool) tidy(t *tab) {
 	if t.b.alive() {
+		t.tidied.Store(t.b.renders.Load())
 		if err := t.tidy(); err != nil {
 			p.retire(t.b, "tidy failed: "+err.Error())
 		}
@@ -540,6 +787,7 @@ func (p *Pool) Close() error {
 		return nil
 	}
 	p.closed = true
+	close(p.quit)
 	bs := make([]*browser, 0, len(p.browsers))
 	for b := range p.browsers {
 		bs = append(bs, b)

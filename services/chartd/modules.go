@@ -460,8 +460,10 @@ func (a *App) initFonts(ctx context.Context) (lifecycle.Module, error) {
 // Run, and the render target is ready once their tabs are warm.
 func (a *App) initRaster(ctx context.Context) (lifecycle.Module, error) {
 	cfg := a.cfg.Render.Raster
-	// Chromium draws with the font stack layout measured with.
-	dir, err := os.MkdirTemp("", "chartd-fonts-")
+	// Chromium draws with the font stack layout measured with. The
+	// folders a killed chartd left behind go first.
+	raster.SweepStale(os.TempDir(), "chartd-fonts-")
+	dir, err := raster.MakeTempDir("chartd-fonts-")
 	if err != nil {
 		return lifecycle.Module{}, fmt.Errorf("fontconfig dir: %w", err)
 	}

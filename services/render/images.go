@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"mime"
@@ -369,6 +370,11 @@ func (s *Service) renderChart(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	pic, err := s.makePicture(r.Context(), pictureJob{p: p, spec: spec, table: t, o: o, charge: chargeRender})
+	if e := (*apierr.Error)(nil); errors.As(err, &e) && e.Code == apierr.TooLarge {
+		// render_chart has no too_large in the contract: the same
+		// refusal, as an invalid request.
+		e.Code = apierr.InvalidRequest
+	}
 	if err != nil {
 		return err
 	}

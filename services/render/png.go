@@ -52,7 +52,11 @@ func (s *Service) rasterize(ctx context.Context, pic picture, o imageOptions) (p
 	png, err := s.deps.Raster.Render(ctx, raster.Job{SVG: pic.svg, Width: pic.cssWidth, Height: pic.cssHeight, Scale: o.scale})
 	s.metrics.rasterized(ctx, time.Since(start), err)
 	var de *raster.DrawError
+	var th *raster.TooHeavyError
 	switch {
+	case errors.As(err, &th):
+		return picture{}, apierr.Wrap(apierr.TooLarge, err, "the picture is too heavy to turn into a PNG (%d shapes, %d KiB of SVG at %d×%d pixels); ask for it as SVG, or draw fewer cells (rows × series)",
+			th.Cost.Elements, th.Cost.SVGBytes>>10, pic.cssWidth*o.scale, pic.cssHeight*o.scale)
 	case errors.Is(err, raster.ErrBusy):
 		return picture{}, &apierr.Error{Code: apierr.RateLimited, RetryAfter: busyRetry,
 			Message: "the render fleet is busy drawing other pictures; try again in a few seconds (SVG needs no rasterizing and is always available)"}

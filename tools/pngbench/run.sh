@@ -88,23 +88,27 @@ for k in "${keys[@]}" "$cached_key"; do [ -n "$k" ] || die "chartctl gave no api
 csv_head="category,value"
 for i in $(seq 0 28); do csv_head="$csv_head\\nC$i,$(( 40 + (i * 53) % 420 ))"; done
 csv() { printf '%s\\nC29,%s' "$csv_head" "$1"; }
+# body VALUE [MARK]: the chart with the last bar at VALUE, and MARK after
+# its title. The mark makes every timed picture distinct: bars sit on
+# whole pixels, so values alone drew about 180 of 400 charts alike, and
+# those answers came from the image cache.
 body() {
-  printf '{"type":"bar","data":"%s","ops":[{"op":"setTitle","title":{"text":"Thirty bars and their labels"}}]}' "$(csv "$1")"
+  printf '{"type":"bar","data":"%s","ops":[{"op":"setTitle","title":{"text":"Thirty bars and their labels%s"}}]}' "$(csv "$1")" "${2:+ $2}"
 }
 
 # create_charts FIRST COUNT: creates COUNT charts whose last bar is
-# 100.25 + j/2 for j = FIRST..FIRST+COUNT-1 (all different pictures, none
-# the chart itself, the axis stays 0–500), chart j with account
-# j % ACCOUNTS; prints 'KEY ID' lines, accounts taking turns. One curl
-# process per account sends its charts over one connection; the accounts'
-# curls run side by side.
+# 100.25 + j/2 and whose title ends in #j for j = FIRST..FIRST+COUNT-1
+# (all different pictures, none the chart itself, the axis stays 0–500),
+# chart j with account j % ACCOUNTS; prints 'KEY ID' lines, accounts
+# taking turns. One curl process per account sends its charts over one
+# connection; the accounts' curls run side by side.
 create_charts() {
   local first=$1 count=$2 a i j cfg pids=() files=() accts=()
   for a in $(seq 0 $(( ACCOUNTS - 1 ))); do
     cfg="$tmp/create-$first-$a.curl"
     : >"$cfg"
     for j in $(seq $(( first + (a - first % ACCOUNTS + ACCOUNTS) % ACCOUNTS )) "$ACCOUNTS" $(( first + count - 1 ))); do
-      body "$(( 100 + j / 2 )).$(( j % 2 ? 75 : 25 ))" >"$tmp/body-$j.json"
+      body "$(( 100 + j / 2 )).$(( j % 2 ? 75 : 25 ))" "#$j" >"$tmp/body-$j.json"
       [ ! -s "$cfg" ] || echo next >>"$cfg"
       cat >>"$cfg" <<CFG
 url = "$base/api/v1/charts"
@@ -166,11 +170,24 @@ load() {
   local before after line
   before=$(pngs)
   line=$(bin/loadgen -d 60s "$@" | tail -1)
+  # The image cache is written off the request's path: wait for the
+  # writes to land before counting.
   after=$(pngs)
+  for _ in $(seq 1 50); do
+    sleep 0.1
+    [ "$(pngs)" = "$after" ] && break
+    after=$(pngs)
+  done
   echo "$line" >"$OUT/$name.txt"
   log "$name: $line (new PNGs in the image cache: $((after - before)))"
   case "$line" in *"statuses=map[200:$want]"*) ;; *) log "WARNING: $name: not $want answers of 200 (see above)";; esac
   echo "$line new_pngs=$((after - before))"
+  # An uncached run must draw every picture: one new cache entry per
+  # answer, or some answers were cache hits and the timing is not of
+  # rasterizing.
+  if [ "${UNCACHED:-}" = 1 ] && [ "$((after - before))" != "$want" ]; then
+    die "$name: $((after - before)) new PNGs in the image cache for $want answers: some pictures were alike"
+  fi
 }
 
 # Go durations (950µs, 48.2ms, 1.2s) in ms.
@@ -198,15 +215,15 @@ cjs() { node "$here/chartjs/render.mjs" --n "$CJS_N" "$@"; }
 workers=$(node -p 'require("os").availableParallelism?.() ?? require("os").cpus().length')
 
 log "chartd: uncached PNG, scale 1, c=1, $N charts"
-r_s1=$(load uncached-scale1 "$N" -pairs "$tmp/pairs-s1" -c 1 -n "$N")
+r_s1=$(UNCACHED=1 load uncached-scale1 "$N" -pairs "$tmp/pairs-s1" -c 1 -n "$N")
 j_s1=$(cjs --scale 1 --out "$OUT/chartjs-scale1.png"); log "chartjs scale 1: $j_s1"
 log "chartd: uncached PNG, scale 2, c=1, $N charts"
-r_s2=$(load uncached-scale2 "$N" -pairs "$tmp/pairs-s2" -c 1 -n "$N")
+r_s2=$(UNCACHED=1 load uncached-scale2 "$N" -pairs "$tmp/pairs-s2" -c 1 -n "$N")
 j_s2=$(cjs --scale 2 --out "$OUT/chartjs-scale2.png"); log "chartjs scale 2: $j_s2"
 log "chartd: cached PNG, c=1, $CACHED_N requests"
 r_ca=$(load cached "$CACHED_N" -url "$cached_url" -key "$cached_key" -c 1 -n "$CACHED_N")
 log "chartd: uncached PNG, scale 1, c=$CONC, $N other charts"
-r_c8=$(load uncached-c"$CONC" "$N" -pairs "$tmp/pairs-c" -c "$CONC" -n "$N")
+r_c8=$(UNCACHED=1 load uncached-c"$CONC" "$N" -pairs "$tmp/pairs-c" -c "$CONC" -n "$N")
 j_w=$(cjs --scale 1 --workers "$workers"); log "chartjs scale 1, $workers workers: $j_w"
 stop_chartd
 
