@@ -442,7 +442,12 @@ func (p *Pool) Render(ctx context.Context, j Job) ([]byte, error) {
 
 // budget is the drawing time a picture's estimate may reach: well under
 // the deadline, since the estimate is of an unloaded tab.
-func (p *Pool) budget() time.Duration { return p.cfg.Deadline * 2 / 5 }
+func (p *Pool) budget() time.Duration { return Budget(p.cfg.Deadline) }
+
+// Budget is the drawing time a picture's cost estimate may reach under a
+// render deadline, so a caller can refuse a picture before spending
+// anything on it (the render service checks before it counts).
+func Budget(deadline time.Duration) time.Duration { return deadline * 2 / 5 }
 
 // bigPicture is the SVG plus pixel bytes past which a render counts as
 // big: the upkeep hands this process's freed memory back after it.

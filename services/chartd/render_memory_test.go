@@ -208,6 +208,16 @@ func TestHeavyPNGRefused(t *testing.T) {
 	if err := os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0); err != nil {
 		t.Fatalf("reset the peak resident size: %v", err)
 	}
+	// A picture refused as too heavy is refused before it is counted.
+	allowance := func() string {
+		var acct struct {
+			Renders      struct{ Left int } `json:"renders"`
+			ImageRenders struct{ Left int } `json:"image_renders"`
+		}
+		c.do("GET", "/api/v1/account", nil).json(t, &acct)
+		return fmt.Sprintf("renders %d, image renders %d", acct.Renders.Left, acct.ImageRenders.Left)
+	}
+	left := allowance()
 	var wg sync.WaitGroup
 	answers := make([]answer, 8)
 	start := time.Now()
@@ -226,6 +236,9 @@ func TestHeavyPNGRefused(t *testing.T) {
 		if !tooHeavy(a, 413, "too_large") {
 			t.Errorf("PNG %d: %d %.300s", i, a.status, a.body)
 		}
+	}
+	if now := allowance(); now != left {
+		t.Errorf("refused pictures were counted: %s before, %s after", left, now)
 	}
 	settled := time.Now().Add(30 * time.Second)
 	now := treeMiB()

@@ -53,7 +53,8 @@ func (e *drawFailure) Error() string { return e.err.Error() }
 func (e *drawFailure) Unwrap() error { return e.err }
 
 // makePicture is the one picture pipeline every drawing goes through:
-// draw the SVG → hash it → count it against the allowance → answer the
+// draw the SVG → hash it → (a PNG too heavy to rasterize is refused here,
+// uncounted) → count it against the allowance → answer the
 // SVG (with its fonts), or the PNG from the image cache or Chromium. The
 // count comes before Chromium, so a refused picture costs no
 // rasterization, and every path counts by the same key.
@@ -63,6 +64,11 @@ func (s *Service) makePicture(ctx context.Context, j pictureJob) (picture, error
 		return picture{}, &drawFailure{err: err}
 	}
 	pic.hash = pictureHash(pic, j.o)
+	if j.o.format == "png" {
+		if err := s.checkCost(pic, j.o); err != nil {
+			return picture{}, err
+		}
+	}
 	if err := s.count(ctx, j, pic.hash); err != nil {
 		return picture{}, err
 	}

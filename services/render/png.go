@@ -55,8 +55,7 @@ func (s *Service) rasterize(ctx context.Context, pic picture, o imageOptions) (p
 	var th *raster.TooHeavyError
 	switch {
 	case errors.As(err, &th):
-		return picture{}, apierr.Wrap(apierr.TooLarge, err, "the picture is too heavy to turn into a PNG (%d shapes, %d KiB of SVG at %d×%d pixels); ask for it as SVG, or draw fewer cells (rows × series)",
-			th.Cost.Elements, th.Cost.SVGBytes>>10, pic.cssWidth*o.scale, pic.cssHeight*o.scale)
+		return picture{}, tooHeavy(th, pic, o)
 	case errors.Is(err, raster.ErrBusy):
 		return picture{}, &apierr.Error{Code: apierr.RateLimited, RetryAfter: busyRetry,
 			Message: "the render fleet is busy drawing other pictures; try again in a few seconds (SVG needs no rasterizing and is always available)"}
@@ -97,3 +96,20 @@ func (s *Service) keep(key string, png []byte) {
 // Flush waits for pending image cache writes: a stopping process keeps
 // what it drew.
 func (s *Service) Flush() { s.writers.Wait() }
+
+// tooHeavy is the refusal of a picture too heavy for a PNG.
+func tooHeavy(th *raster.TooHeavyError, pic picture, o imageOptions) error {
+	return apierr.Wrap(apierr.TooLarge, th, "the picture is too heavy to turn into a PNG (%d shapes, %d KiB of SVG at %d×%d pixels); ask for it as SVG, or draw fewer cells (rows × series)",
+		th.Cost.Elements, th.Cost.SVGBytes>>10, pic.cssWidth*o.scale, pic.cssHeight*o.scale)
+}
+
+// checkCost refuses a PNG too heavy to rasterize before it is counted or
+// queued: its cost is a property of the picture, known from the SVG.
+func (s *Service) checkCost(pic picture, o imageOptions) error {
+	err := raster.CheckCost(raster.Job{SVG: pic.svg, Width: pic.cssWidth, Height: pic.cssHeight, Scale: o.scale}, raster.Budget(s.cfg.Raster.Deadline))
+	var th *raster.TooHeavyError
+	if errors.As(err, &th) {
+		return tooHeavy(th, pic, o)
+	}
+	return err
+}
