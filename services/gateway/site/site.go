@@ -377,10 +377,24 @@ func (s *Site) checkPre(r *http.Request) error {
 	return s.checkWrite(r, c.Value)
 }
 
-// safeNext keeps a post-sign-in destination on this site.
+// safeNext keeps a post-sign-in destination on this site: a path (and
+// query) only, with no scheme, no host, no backslash and no control byte.
+// Browsers drop TAB, CR and LF inside a URL, so "/\t/evil.example" would
+// become the network-path reference "//evil.example"; any byte below 0x20
+// (or DEL) is refused rather than stripped.
 func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") || strings.ContainsAny(next, "\r\n") {
-		return "/charts"
+	const home = "/charts"
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") {
+		return home
+	}
+	for i := 0; i < len(next); i++ {
+		if c := next[i]; c < 0x20 || c == 0x7f || c == '\\' {
+			return home
+		}
+	}
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" || !strings.HasPrefix(u.Path, "/") || strings.HasPrefix(u.Path, "//") {
+		return home
 	}
 	return next
 }
