@@ -112,6 +112,7 @@ func invalidGrant(format string, args ...any) *Error {
 // Server issues and checks codes and tokens.
 type Server struct {
 	st         store.OAuth
+	resources  []string
 	now        func() time.Time
 	log        *slog.Logger
 	accessTTL  time.Duration
@@ -119,9 +120,15 @@ type Server struct {
 	codeTTL    time.Duration
 }
 
-// Config sets the lifetimes; zero values take the defaults.
+// Config sets the lifetimes (zero values take the defaults) and the
+// resources tokens may be asked for.
 type Config struct {
 	AccessTTL, RefreshTTL, CodeTTL time.Duration
+	// Resources are this server's resource identifiers (RFC 8707): the
+	// API as a whole (the public URL) and the MCP endpoint. A request for
+	// any other resource is invalid_target; none: only requests without
+	// a resource are accepted.
+	Resources []string
 }
 
 // New builds the server on st; now is the clock (time.Now when nil).
@@ -132,7 +139,7 @@ func New(st store.OAuth, cfg Config, now func() time.Time, log *slog.Logger) *Se
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{st: st, now: now, log: log, accessTTL: cfg.AccessTTL, refreshTTL: cfg.RefreshTTL, codeTTL: cfg.CodeTTL}
+	s := &Server{st: st, now: now, log: log, resources: canonAll(cfg.Resources), accessTTL: cfg.AccessTTL, refreshTTL: cfg.RefreshTTL, codeTTL: cfg.CodeTTL}
 	if s.accessTTL <= 0 {
 		s.accessTTL = DefaultAccessTTL
 	}
@@ -290,7 +297,64 @@ func (s *Server) CheckAuthorize(ctx context.Context, q url.Values) (Request, err
 	if err != nil {
 		return Request{}, back("invalid_scope", "%v", err)
 	}
-	return Request{Client: c, RedirectURI: ru, Scopes: scopes, State: state, Challenge: ch, Resource: q.Get("resource")}, nil
+	resource, oe := s.checkResource(q["resource"])
+	if oe != nil {
+		return Request{}, &Redirectable{Err: oe, RedirectURI: ru, State: state}
+	}
+	return Request{Client: c, RedirectURI: ru, Scopes: scopes, State: state, Challenge: ch, Resource: resource}, nil
+}
+
+// canon spells a resource identifier for comparison: without a trailing
+// slash, so "https://chartd.dev/" and "https://chartd.dev" are one.
+func canon(resource string) string { return strings.TrimRight(resource, "/") }
+
+func canonAll(rs []string) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = canon(r)
+	}
+	return out
+}
+
+// checkResource accepts none or one resource parameter naming one of this
+// server's resources, answered in its canonical spelling ("" for none).
+func (s *Server) checkResource(vals []string) (string, *Error) {
+	switch len(vals) {
+	case 0:
+		return "", nil
+	case 1:
+		if r := canon(vals[0]); slices.Contains(s.resources, r) {
+			return r, nil
+		}
+		return "", oerr(400, "invalid_target", "resource %q is not served here; ask for one of %s", vals[0], strings.Join(s.resources, ", "))
+	}
+	return "", oerr(400, "invalid_target", "send one resource parameter, not %d", len(vals))
+}
+
+// sameResource checks a token request's resource parameters against the
+// grant's: none, or the very resource the grant was asked for.
+func (s *Server) sameResource(g store.OAuthGrant, vals []string) error {
+	if len(vals) == 0 {
+		return nil
+	}
+	r, oe := s.checkResource(vals)
+	if oe != nil {
+		return oe
+	}
+	if !equal(r, g.Resource) {
+		return oerr(400, "invalid_target", "resource %q is not the one this app was allowed (%q); ask for the same resource as in the authorization request", vals[0], g.Resource)
+	}
+	return nil
+}
+
+// Allows tells whether a grant's tokens may be used at resource (a
+// canonical identifier of this server): a grant for the service as a
+// whole ("" or the public URL) covers every resource under it, a grant
+// for the MCP endpoint only that endpoint. A token asked for another
+// server's resource never passes (RFC 8707 audience binding).
+func Allows(g store.OAuthGrant, resource string) bool {
+	gr, r := canon(g.Resource), canon(resource)
+	return gr == "" || gr == r || strings.HasPrefix(r, gr+"/")
 }
 
 // ParseScopes reads a space-separated scope list; empty means every scope.
@@ -318,7 +382,7 @@ func ParseScopes(raw string) ([]string, error) {
 // Approve records the person's consent for accountID: a grant and a code,
 // answered as the URL to send the browser back to.
 func (s *Server) Approve(ctx context.Context, r Request, accountID, issuer string) (string, error) {
-	g, err := s.st.CreateOAuthGrant(ctx, store.OAuthGrant{AccountID: accountID, ClientID: r.Client.ID, Scopes: r.Scopes, CreatedAt: s.now()})
+	g, err := s.st.CreateOAuthGrant(ctx, store.OAuthGrant{AccountID: accountID, ClientID: r.Client.ID, Scopes: r.Scopes, Resource: r.Resource, CreatedAt: s.now()})
 	if err != nil {
 		return "", fmt.Errorf("approve: %w", err)
 	}
@@ -370,7 +434,8 @@ type Tokens struct {
 
 // Token answers the token endpoint's form: grant_type authorization_code
 // (with code, redirect_uri, client_id, code_verifier) or refresh_token
-// (with refresh_token, client_id).
+// (with refresh_token, client_id); either may repeat the grant's resource,
+// and a different one is invalid_target.
 func (s *Server) Token(ctx context.Context, form url.Values) (Tokens, error) {
 	switch form.Get("grant_type") {
 	case "authorization_code":
@@ -429,6 +494,9 @@ func (s *Server) exchange(ctx context.Context, form url.Values) (Tokens, error) 
 	if !validVerifier(v) || !equal(Challenge(v), t.Challenge) {
 		return Tokens{}, invalidGrant("code_verifier does not match the code_challenge (PKCE S256)")
 	}
+	if err := s.sameResource(g, form["resource"]); err != nil {
+		return Tokens{}, err
+	}
 	return s.issue(ctx, g)
 }
 
@@ -439,6 +507,9 @@ func (s *Server) refresh(ctx context.Context, form url.Values) (Tokens, error) {
 	}
 	if !equal(g.ClientID, form.Get("client_id")) {
 		return Tokens{}, invalidGrant("the refresh token was issued to another client_id")
+	}
+	if err := s.sameResource(g, form["resource"]); err != nil {
+		return Tokens{}, err
 	}
 	return s.issue(ctx, g)
 }

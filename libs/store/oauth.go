@@ -24,7 +24,11 @@ type OAuthGrant struct {
 	ClientID   string
 	ClientName string
 	// Scopes are the allowed scopes, in the order they were asked for.
-	Scopes     []string
+	Scopes []string
+	// Resource is the resource (RFC 8707) the grant's tokens are for:
+	// one of the service's own identifiers, or "" for a grant asked
+	// without one, which stands for the service as a whole.
+	Resource   string
 	CreatedAt  time.Time
 	LastUsedAt *time.Time
 	RevokedAt  *time.Time

@@ -308,7 +308,6 @@ func TestAssistantEndToEnd(t *testing.T) {
 		t.Fatalf("render_chart PNG: %v, bounds %v", err, pic)
 	}
 
-	// The same token works on the REST API, for the same account.
 	ts, err := handler.TokenSource(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -317,8 +316,10 @@ func TestAssistantEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r, body := bearerGet(t, in.url+"/api/v1/charts/"+created.Chart.ID, tok.AccessToken); r.StatusCode != http.StatusOK {
-		t.Fatalf("REST with the access token: %d %s", r.StatusCode, body)
+	// The SDK asks for the MCP endpoint's resource (RFC 8707), so the
+	// REST API, another resource, refuses the token.
+	if r, body := bearerGet(t, in.url+"/api/v1/charts/"+created.Chart.ID, tok.AccessToken); r.StatusCode != http.StatusUnauthorized || !strings.Contains(body, in.url+"/mcp") {
+		t.Fatalf("REST with the access token for /mcp: %d %s", r.StatusCode, body)
 	}
 
 	// Refresh: a new pair; the old refresh token is spent.
@@ -342,8 +343,8 @@ func TestAssistantEndToEnd(t *testing.T) {
 		t.Fatalf("refresh: %d %v", code, fresh)
 	}
 	newAccess, newRefresh := fresh["access_token"].(string), fresh["refresh_token"].(string)
-	if r, body := bearerGet(t, in.url+"/api/v1/account", newAccess); r.StatusCode != http.StatusOK {
-		t.Fatalf("refreshed token: %d %s", r.StatusCode, body)
+	if r, body := mcpCall(t, in.url, newAccess, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); r.StatusCode != http.StatusOK {
+		t.Fatalf("refreshed token: %d %.300s", r.StatusCode, body)
 	}
 
 	// Disconnect on the account page.

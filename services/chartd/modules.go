@@ -557,7 +557,9 @@ func (a *App) initGateway(ctx context.Context) (http.Handler, error) {
 	// The docs' and home page's pictures are drawn where the font stack
 	// is, by the render service, and fetched once (docs/decisions.md).
 	pictures := &gallery.Source{Fetch: clients.Render{Base: a.client(render.Name)}.Gallery}
-	az := oauth.New(a.store, oauth.Config{AccessTTL: cfg.OAuthAccessTTL}, nil, a.tel.Log)
+	// Tokens are for the API or the MCP endpoint only (RFC 8707).
+	pub := strings.TrimRight(cfg.Site.PublicURL, "/")
+	az := oauth.New(a.store, oauth.Config{AccessTTL: cfg.OAuthAccessTTL, Resources: []string{pub, pub + oauthhttp.MCPPath}}, nil, a.tel.Log)
 	pages, err := site.New(a.site(), site.Deps{People: ppl, Store: a.store, Limiter: a.limiter, Box: a.box, Log: a.tel.Log,
 		Charts: clients.Chart{Base: a.client(chart.Name)}, Renders: clients.Render{Base: a.client(render.Name)}, OAuth: az,
 		Proxies: cfg.TrustedProxies, Gallery: pictures})

@@ -38,7 +38,7 @@ func testOAuth(t *testing.T, s store.Store) {
 
 	a, _ := newUser(t, s, "oauth@example.com")
 	b, _ := newUser(t, s, "other@example.com")
-	g, err := s.CreateOAuthGrant(ctx, store.OAuthGrant{AccountID: a.ID, ClientID: c.ID, Scopes: []string{"charts:read", "charts:write"}, CreatedAt: now})
+	g, err := s.CreateOAuthGrant(ctx, store.OAuthGrant{AccountID: a.ID, ClientID: c.ID, Scopes: []string{"charts:read", "charts:write"}, Resource: "https://chartd.example/mcp", CreatedAt: now})
 	must(t, "create grant", err)
 	if g.ClientName != "Claude" || g.ID == "" {
 		t.Fatalf("grant = %+v", g)
@@ -48,7 +48,7 @@ func testOAuth(t *testing.T, s store.Store) {
 
 	list, err := s.ListOAuthGrants(ctx, a.ID)
 	must(t, "list grants", err)
-	if len(list) != 1 || list[0].ID != g.ID || !slices.Equal(list[0].Scopes, g.Scopes) || list[0].LastUsedAt != nil {
+	if len(list) != 1 || list[0].ID != g.ID || !slices.Equal(list[0].Scopes, g.Scopes) || list[0].Resource != g.Resource || list[0].LastUsedAt != nil {
 		t.Fatalf("grants = %+v", list)
 	}
 	if other, _ := s.ListOAuthGrants(ctx, b.ID); len(other) != 0 {
@@ -62,7 +62,7 @@ func testOAuth(t *testing.T, s store.Store) {
 	wantErr(t, "token of an unknown grant", s.CreateOAuthToken(ctx, store.OAuthToken{Hash: hashOf("x"), GrantID: "nope", Kind: store.OAuthAccess, ExpiresAt: now}), store.ErrNotFound)
 	lg, la, err := s.LookupOAuthAccess(ctx, hashOf("access"), now)
 	must(t, "look up access token", err)
-	if lg.ID != g.ID || la.ID != a.ID || !slices.Equal(lg.Scopes, g.Scopes) {
+	if lg.ID != g.ID || la.ID != a.ID || !slices.Equal(lg.Scopes, g.Scopes) || lg.Resource != "https://chartd.example/mcp" {
 		t.Fatalf("lookup = %+v %+v", lg, la)
 	}
 	_, _, err = s.LookupOAuthAccess(ctx, hashOf("access"), now.Add(time.Hour))

@@ -235,6 +235,9 @@ func (s *Site) headers(w http.ResponseWriter) {
 type pageError struct {
 	status int
 	msg    string
+	// back, when set, is a link the person may follow to leave (an app's
+	// redirect URI with the error), never followed without them.
+	back string
 }
 
 func (e *pageError) Error() string { return e.msg }
@@ -251,7 +254,11 @@ func (s *Site) fail(w http.ResponseWriter, r *http.Request, err error) {
 		s.deps.Log.ErrorContext(r.Context(), "site page failed", "path", r.URL.Path, "err", err)
 		pe = &pageError{status: http.StatusInternalServerError, msg: "Something went wrong on our side; try again in a moment."}
 	}
-	s.render(w, r, pe.status, "error", view{Title: http.StatusText(pe.status), Message: pe.msg})
+	v := view{Title: http.StatusText(pe.status), Message: pe.msg}
+	if pe.back != "" {
+		v.Data = pe.back
+	}
+	s.render(w, r, pe.status, "error", v)
 }
 
 // view is what every template gets.
