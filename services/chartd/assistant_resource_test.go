@@ -134,7 +134,7 @@ func TestAssistantResourceBinding(t *testing.T) {
 		t.Fatalf("a token for %s at the REST API: %d %s", mcpResource, r.StatusCode, body)
 	}
 	if r, body := mcpCall(t, in.url, access, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_charts","arguments":{}}}`); r.StatusCode != http.StatusOK ||
-		!strings.Contains(body, `charts`) || strings.Contains(body, `"isError":true`) {
+		!strings.Contains(body, `"structuredContent":{"charts":`) || strings.Contains(body, `"isError":true`) {
 		t.Fatalf("a token for %s at /mcp, calling list_charts: %d %s", mcpResource, r.StatusCode, body)
 	}
 
