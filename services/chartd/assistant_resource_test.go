@@ -18,10 +18,13 @@ import (
 )
 
 // mcpCall posts one JSON-RPC request to /mcp with a bearer token.
-func mcpCall(t *testing.T, base, token, body string) (*http.Response, string) {
+func mcpCall(t *testing.T, base, token, body string, hdr ...string) (*http.Response, string) {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+token)
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	resp, err := http.DefaultClient.Do(req)
@@ -138,6 +141,15 @@ func TestAssistantResourceBinding(t *testing.T) {
 		t.Fatalf("a token for %s at /mcp, calling list_charts: %d %s", mcpResource, r.StatusCode, body)
 	}
 
+	// A web page of another origin cannot call /mcp, even with a token;
+	// the site's own origin can.
+	if r, body := mcpCall(t, in.url, access, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, "Origin", "http://evil.example"); r.StatusCode != http.StatusForbidden {
+		t.Fatalf("/mcp from Origin http://evil.example: %d %.300s", r.StatusCode, body)
+	}
+	if r, body := mcpCall(t, in.url, access, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, "Origin", in.url); r.StatusCode != http.StatusOK {
+		t.Fatalf("/mcp from the site's origin: %d %.300s", r.StatusCode, body)
+	}
+
 	// A grant for another server's resource, as the old authorization
 	// endpoint made them: its token is refused everywhere.
 	st := in.open(t)
@@ -165,7 +177,13 @@ func TestAssistantResourceBinding(t *testing.T) {
 	if r, body := bearerGet(t, in.url+"/api/v1/charts", forged); r.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("a token for https://evil.example/mcp at /api/v1: %d %s", r.StatusCode, body)
 	}
-	if r, body := mcpCall(t, in.url, forged, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); r.StatusCode != http.StatusUnauthorized {
+	r, body := mcpCall(t, in.url, forged, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	if r.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("a token for https://evil.example/mcp at /mcp: %d %.300s", r.StatusCode, body)
+	}
+	// The challenge says the token is the problem and which scope to ask.
+	if ch := r.Header.Get("WWW-Authenticate"); !strings.Contains(ch, `error="invalid_token"`) || !strings.Contains(ch, `scope="charts:read charts:write images brand"`) ||
+		!strings.Contains(ch, `resource_metadata="`+in.url+`/.well-known/oauth-protected-resource/mcp"`) {
+		t.Fatalf("WWW-Authenticate of a refused token: %q", ch)
 	}
 }

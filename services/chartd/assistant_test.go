@@ -307,6 +307,17 @@ func TestAssistantEndToEnd(t *testing.T) {
 	if err != nil || pic.Bounds().Dx() != 800 {
 		t.Fatalf("render_chart PNG: %v, bounds %v", err, pic)
 	}
+	// SVG text is nothing an assistant can show: the answer links the
+	// chart's page too.
+	res = callTool(t, session, "render_chart", map[string]any{"id": created.Chart.ID, "format": "svg"})
+	if link, ok := res.Content[len(res.Content)-1].(*sdk.ResourceLink); res.IsError || !ok || link.URI != created.Chart.URL {
+		t.Fatalf("render_chart svg answered %d blocks, the last %T (error %v)", len(res.Content), res.Content[len(res.Content)-1], res.IsError)
+	}
+	// A refusal names the tool to call, not a REST call.
+	res = callTool(t, session, "get_chart", map[string]any{"id": "0f0e0d0c-0b0a-4000-8000-000000000000"})
+	if !res.IsError || !strings.Contains(toolText(t, res), "list_charts") || strings.Contains(toolText(t, res), "GET /") {
+		t.Fatalf("get_chart of a missing chart: %s", toolText(t, res))
+	}
 
 	ts, err := handler.TokenSource(context.Background())
 	if err != nil {

@@ -602,7 +602,7 @@ func (a *App) assistants(az *oauth.Server) (*gateway.Upstream, *http.Handler, er
 		return nil, nil, err
 	}
 	core := new(http.Handler)
-	m, err := mcp.New(doc, func() http.Handler { return *core }, a.tel.Log)
+	m, err := mcp.New(doc, func() http.Handler { return *core }, a.site().Origin(), a.tel.Log)
 	if err != nil {
 		return nil, nil, fmt.Errorf("mcp server: %w", err)
 	}

@@ -256,12 +256,14 @@ func (g *Gateway) endpoint(rt route.Route, h http.Handler, own bool) http.Handle
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		stripInternal(r.Header)
 		p, scopes, err := g.authenticate(r)
+		scopeErr := false
 		if err == nil && scopes != nil {
 			err = checkScope(rt.Op, scopes)
+			scopeErr = err != nil
 		}
 		if err != nil {
 			if g.deps.OAuth != nil {
-				w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+oauthhttp.ResourceMetadataURL(g.cfg.PublicURL, r.URL.Path)+`"`)
+				w.Header().Set("WWW-Authenticate", g.challenge(r, rt.Op, scopeErr))
 			}
 			// Past the address' allowance the refusal is rate_limited,
 			// written by limit; one answer per request.
@@ -430,6 +432,25 @@ func (g *Gateway) accessToken(r *http.Request, token string) (auth.Principal, []
 		return auth.Principal{}, nil, apierr.New(apierr.Unauthorized, "the access token was issued for the resource %s, not %s; ask for a token with resource=%s", grant.Resource, at, at)
 	}
 	return auth.Principal{AccountID: acct.ID, Plan: acct.Plan}, grant.Scopes, nil
+}
+
+// challenge is the WWW-Authenticate of a refused request (RFC 6750 §3,
+// RFC 9728 §5.1): where the resource's metadata is, the scope the call
+// needs (every scope for the MCP endpoint, whose tools need them all),
+// and, when a token was sent, why it was refused.
+func (g *Gateway) challenge(r *http.Request, op string, scopeErr bool) string {
+	scope := oauth.ScopeOf(op)
+	if scope == "" {
+		scope = strings.Join(oauth.Scopes(), " ")
+	}
+	c := `Bearer resource_metadata="` + oauthhttp.ResourceMetadataURL(g.cfg.PublicURL, r.URL.Path) + `", scope="` + scope + `"`
+	switch {
+	case scopeErr:
+		c += `, error="insufficient_scope"`
+	case r.Header.Get("Authorization") != "":
+		c += `, error="invalid_token"`
+	}
+	return c
 }
 
 // resourceKey marks a request the gateway makes for an MCP tool call with

@@ -19,6 +19,7 @@ import (
 	"maps"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -460,6 +461,7 @@ func rewriteRefs(schema map[string]any) (map[string]any, error) {
 // Server is the MCP server.
 type Server struct {
 	tools    []Tool
+	origin   string
 	server   *sdk.Server
 	dispatch func() http.Handler
 	log      *slog.Logger
@@ -468,8 +470,9 @@ type Server struct {
 
 // New builds the MCP server from the OpenAPI document. dispatch answers
 // the gateway's core router (known only once the gateway is built, which
-// routes to this server).
-func New(openapi []byte, dispatch func() http.Handler, log *slog.Logger) (*Server, error) {
+// routes to this server). origin is the site's (scheme://host[:port]):
+// a request whose Origin header names another is refused.
+func New(openapi []byte, dispatch func() http.Handler, origin string, log *slog.Logger) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -477,7 +480,7 @@ func New(openapi []byte, dispatch func() http.Handler, log *slog.Logger) (*Serve
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{tools: tools, dispatch: dispatch, log: log}
+	s := &Server{tools: tools, origin: origin, dispatch: dispatch, log: log}
 	s.server = sdk.NewServer(&sdk.Implementation{Name: "chartd", Title: "chartd charts", Version: "1"}, &sdk.ServerOptions{
 		Instructions: "Make and edit charts from tabular data for the person. Start with get_op_catalog and lookup_docs to learn the ops; " +
 			"create_chart makes a chart, apply_ops edits it, render_chart draws it. Every chart answer has a url the person can open.",
@@ -490,9 +493,27 @@ func New(openapi []byte, dispatch func() http.Handler, log *slog.Logger) (*Serve
 		}
 		s.server.AddTool(st, s.call(t))
 	}
-	s.handler = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.server },
-		&sdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: log})
+	s.handler = checkOrigin(origin, sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.server },
+		&sdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: log}))
 	return s, nil
+}
+
+// checkOrigin refuses, with 403, a request from a web page of another
+// origin (the MCP transport's MUST, against DNS rebinding and pages that
+// reach a person's local or signed-in endpoint). A request without an
+// Origin header is no browser page's and passes.
+func checkOrigin(origin string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if o := r.Header.Get("Origin"); o != "" && o != origin {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusForbidden)
+			raw, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": -32600,
+				"message": "requests from the web origin " + o + " are refused; only " + origin + " and clients that are not web pages may call this endpoint"}})
+			w.Write(raw)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // Handler serves the MCP endpoint.
@@ -528,6 +549,21 @@ func (s *Server) call(t Tool) sdk.ToolHandler {
 		rec := &recorder{header: http.Header{}}
 		s.dispatch().ServeHTTP(rec, hr)
 		res := result(rec)
+		if res.IsError {
+			for _, c := range res.Content {
+				if tc, ok := c.(*sdk.TextContent); ok {
+					tc.Text = s.namingTools(tc.Text)
+				}
+			}
+		}
+		if t.Op == "render_chart" && !res.IsError && strings.HasPrefix(rec.header.Get("Content-Type"), "image/svg") {
+			// SVG text is nothing an assistant can show: point to the
+			// chart's page, where the person sees the picture.
+			if id, ok := args0(req, "id"); ok {
+				res.Content = append(res.Content, &sdk.ResourceLink{URI: s.origin + "/charts/" + url.PathEscape(id), Name: "chart " + id,
+					Title: "The chart's page", Description: "Open to see the picture", MIMEType: "text/html"})
+			}
+		}
 		if t.OutputSchema != nil && !res.IsError {
 			// The JSON answer again as structured content, for clients
 			// that read the output schema.
@@ -538,6 +574,58 @@ func (s *Server) call(t Tool) sdk.ToolHandler {
 		}
 		return res, nil
 	}
+}
+
+// args0 reads one string argument of a tool call.
+func args0(req *sdk.CallToolRequest, name string) (string, bool) {
+	var args map[string]any
+	if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
+		return "", false
+	}
+	v, ok := args[name].(string)
+	return v, ok && v != ""
+}
+
+// restCall finds a REST call spelled in an API message: "GET /charts".
+var restCall = regexp.MustCompile(`\b(GET|POST|PUT|PATCH|DELETE) (/[A-Za-z0-9_{}<>%.:/-]*[A-Za-z0-9_}>-])`)
+
+// namingTools rewrites the REST calls an API message points to ("list
+// your charts with GET /charts") as the tools that make them
+// (list_charts): an assistant calls tools, not REST. A call no tool makes
+// stays as it is.
+func (s *Server) namingTools(text string) string {
+	return restCall.ReplaceAllStringFunc(text, func(call string) string {
+		m := restCall.FindStringSubmatch(call)
+		for _, t := range s.tools {
+			if t.Method == m[1] && pathMatches(strings.TrimPrefix(t.Path, route.APIBase), strings.TrimPrefix(m[2], route.APIBase)) {
+				return "the tool " + t.Op
+			}
+		}
+		return call
+	})
+}
+
+// pathMatches tells whether path fits a route template, each {param}
+// standing for one segment (or the same segment of a route like
+// /charts/{id}/render.{format}).
+func pathMatches(template, path string) bool {
+	ts, ps := strings.Split(template, "/"), strings.Split(path, "/")
+	if len(ts) != len(ps) {
+		return false
+	}
+	for i, seg := range ts {
+		if strings.Contains(seg, "{") {
+			prefix, _, _ := strings.Cut(seg, "{")
+			if !strings.HasPrefix(ps[i], prefix) || ps[i] == prefix {
+				return false
+			}
+			continue
+		}
+		if seg != ps[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // request builds the operation's HTTP request from tool arguments.

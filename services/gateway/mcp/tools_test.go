@@ -27,7 +27,7 @@ func listTools(t *testing.T) ([]byte, []map[string]any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(doc, func() http.Handler { return http.NotFoundHandler() }, nil)
+	s, err := New(doc, func() http.Handler { return http.NotFoundHandler() }, "https://chartd.example", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,4 +173,58 @@ func checkStrict(t *testing.T, what string, schema any) {
 		}
 	}
 	walk("", schema)
+}
+
+// TestOriginRefused sends tools/list from a foreign web origin, from the
+// site's own and from no origin: only the foreign one is refused.
+func TestOriginRefused(t *testing.T) {
+	doc, err := gateway.OpenAPI("https://chartd.example/api/v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(doc, func() http.Handler { return http.NotFoundHandler() }, "https://chartd.example", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		origin string
+		want   int
+	}{{"http://evil.example", http.StatusForbidden}, {"https://chartd.example.evil.example", http.StatusForbidden}, {"null", http.StatusForbidden},
+		{"https://chartd.example", http.StatusOK}, {"", http.StatusOK}} {
+		req := httptest.NewRequest(http.MethodPost, Path, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if tt.origin != "" {
+			req.Header.Set("Origin", tt.origin)
+		}
+		rec := httptest.NewRecorder()
+		s.Handler().ServeHTTP(rec, req)
+		if rec.Code != tt.want {
+			t.Errorf("Origin %q: %d, want %d: %.200s", tt.origin, rec.Code, tt.want, rec.Body)
+		}
+	}
+}
+
+// TestNamingTools checks that a refusal's pointers to REST calls name the
+// tools that make them: an assistant calls tools.
+func TestNamingTools(t *testing.T) {
+	doc, err := gateway.OpenAPI("https://chartd.example/api/v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(doc, func() http.Handler { return http.NotFoundHandler() }, "https://chartd.example", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ in, want string }{
+		{"no chart x in this account; list your charts with GET /charts", "no chart x in this account; list your charts with the tool list_charts"},
+		{"chart 1 changed since expected_updated_at; read it again (GET /charts/0f0e0d0c-0b0a-4000-8000-000000000000) and retry", "chart 1 changed since expected_updated_at; read it again (the tool get_chart) and retry"},
+		{`type "x" is not a chart type; GET /chart-types lists them`, `type "x" is not a chart type; the tool list_chart_types lists them`},
+		{"render it with GET /api/v1/charts/abc/render.png", "render it with the tool render_chart"},
+		{"see GET /docs/limits", "see GET /docs/limits"},
+	} {
+		if got := s.namingTools(tt.in); got != tt.want {
+			t.Errorf("namingTools(%q)\n = %q\nwant %q", tt.in, got, tt.want)
+		}
+	}
 }
