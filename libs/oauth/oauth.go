@@ -80,6 +80,10 @@ const (
 	DefaultAccessTTL  = time.Hour
 	DefaultRefreshTTL = 30 * 24 * time.Hour
 	DefaultCodeTTL    = time.Minute
+	// DefaultClientTTL is how long an app registered by anyone is kept
+	// when no person connects it: registration is open, so what nobody
+	// uses must not pile up.
+	DefaultClientTTL = 24 * time.Hour
 	// touchEvery bounds how often "last used" is written per grant.
 	touchEvery = time.Minute
 )
@@ -113,6 +117,7 @@ func invalidGrant(format string, args ...any) *Error {
 type Server struct {
 	st         store.OAuth
 	resources  []string
+	clientTTL  time.Duration
 	now        func() time.Time
 	log        *slog.Logger
 	accessTTL  time.Duration
@@ -124,6 +129,8 @@ type Server struct {
 // resources tokens may be asked for.
 type Config struct {
 	AccessTTL, RefreshTTL, CodeTTL time.Duration
+	// ClientTTL is how long a registered app nobody connected is kept.
+	ClientTTL time.Duration
 	// Resources are this server's resource identifiers (RFC 8707): the
 	// API as a whole (the public URL) and the MCP endpoint. A request for
 	// any other resource is invalid_target; none: only requests without
@@ -148,6 +155,10 @@ func New(st store.OAuth, cfg Config, now func() time.Time, log *slog.Logger) *Se
 	}
 	if s.codeTTL <= 0 {
 		s.codeTTL = DefaultCodeTTL
+	}
+	s.clientTTL = cfg.ClientTTL
+	if s.clientTTL <= 0 {
+		s.clientTTL = DefaultClientTTL
 	}
 	return s
 }
@@ -205,6 +216,12 @@ func (s *Server) Register(ctx context.Context, name string, redirectURIs []strin
 			return store.OAuthClient{}, err
 		}
 	}
+	// Each registration sweeps the apps nobody connected in time.
+	if n, err := s.st.DeleteUnusedOAuthClients(ctx, s.now().Add(-s.clientTTL)); err != nil {
+		s.log.WarnContext(ctx, "delete unused oauth clients", "err", err)
+	} else if n > 0 {
+		s.log.InfoContext(ctx, "deleted unused oauth clients", "count", n)
+	}
 	c, err := s.st.CreateOAuthClient(ctx, name, redirectURIs)
 	if err != nil {
 		return store.OAuthClient{}, fmt.Errorf("register client: %w", err)
@@ -237,8 +254,14 @@ func checkRedirectURI(raw string) error {
 		default:
 			return bad("uses http on a host other than loopback; use https")
 		}
-	case "javascript", "data", "file", "vbscript":
-		return bad("uses a forbidden scheme")
+	case "javascript", "data", "file", "vbscript", "about", "blob", "chrome", "view-source", "ws", "wss", "ftp", "mailto",
+		"filesystem", "tel", "sms", "urn", "news", "intent", "edge", "opera", "brave", "resource", "jar":
+		return bad("uses a scheme that is not an app's: use https, http on loopback, or the app's own scheme")
+	}
+	if u.Opaque != "" {
+		// An app's own scheme names a path (myapp:/cb or myapp://host/cb),
+		// not an opaque value like mailto:.
+		return bad("is not a URL with a path")
 	}
 	return nil
 }

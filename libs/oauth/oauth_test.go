@@ -256,6 +256,16 @@ func TestRegisterRedirectURIs(t *testing.T) {
 		{"https://a.example/cb#frag", false},
 		{"/relative", false},
 		{"javascript:alert(1)", false},
+		{"com.example.app:/oauth/callback", true},
+		{"about:blank", false},
+		{"blob:https://a.example/uuid", false},
+		{"chrome://settings", false},
+		{"view-source:https://a.example/", false},
+		{"ws://127.0.0.1/cb", false},
+		{"wss://a.example/cb", false},
+		{"ftp://a.example/cb", false},
+		{"mailto:a@example.com", false},
+		{"CHROME://settings", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.uri, func(t *testing.T) {
@@ -341,5 +351,27 @@ func TestResourceBinding(t *testing.T) {
 		if got := oauth.Allows(store.OAuthGrant{Resource: tt.grant}, tt.at); got != tt.want {
 			t.Errorf("Allows(grant for %q, at %q) = %v, want %v", tt.grant, tt.at, got, tt.want)
 		}
+	}
+}
+
+// TestUnusedClientsExpire registers apps, connects one, and lets a day
+// pass: the next registration deletes the apps nobody connected.
+func TestUnusedClientsExpire(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	f.authorize(t, "") // f.client now has a grant
+	unused, err := f.srv.Register(ctx, "Never connected", []string{redirect})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.clock.add(oauth.DefaultClientTTL + time.Minute)
+	if _, err := f.srv.Register(ctx, "Another", []string{redirect}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.st.GetOAuthClient(ctx, unused.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("an app nobody connected for a day: %v, want deleted", err)
+	}
+	if _, err := f.st.GetOAuthClient(ctx, f.client.ID); err != nil {
+		t.Fatalf("a connected app: %v", err)
 	}
 }

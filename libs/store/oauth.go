@@ -61,6 +61,9 @@ type OAuth interface {
 	CreateOAuthClient(ctx context.Context, name string, redirectURIs []string) (OAuthClient, error)
 	// GetOAuthClient loads an app; ErrNotFound when unknown.
 	GetOAuthClient(ctx context.Context, id string) (OAuthClient, error)
+	// DeleteUnusedOAuthClients deletes the apps registered before before
+	// that no person ever connected (no grant), answering how many.
+	DeleteUnusedOAuthClients(ctx context.Context, before time.Time) (int, error)
 
 	// CreateOAuthGrant stores g with a fresh id; an unknown account or
 	// client is ErrNotFound.

@@ -39,6 +39,17 @@ func (s *Store) GetOAuthClient(ctx context.Context, id string) (store.OAuthClien
 	return c, nil
 }
 
+// DeleteUnusedOAuthClients deletes apps registered before before that
+// have no grant.
+func (s *Store) DeleteUnusedOAuthClients(ctx context.Context, before time.Time) (int, error) {
+	tag, err := s.pool.Exec(ctx, `DELETE FROM oauth_clients c WHERE c.created_at < $1
+		AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = c.id)`, before.UTC())
+	if err != nil {
+		return 0, fmt.Errorf("delete unused oauth clients: %w", err)
+	}
+	return int(tag.RowsAffected()), nil
+}
+
 const grantColumns = `g.id, g.account_id, g.client_id, c.name, g.scopes, g.resource, g.created_at, g.last_used_at, g.revoked_at`
 
 func scanGrant(r pgx.Row, extra ...any) (store.OAuthGrant, error) {

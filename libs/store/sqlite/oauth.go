@@ -47,6 +47,18 @@ func (s *Store) GetOAuthClient(ctx context.Context, id string) (store.OAuthClien
 	return c, nil
 }
 
+// DeleteUnusedOAuthClients deletes apps registered before before that
+// have no grant.
+func (s *Store) DeleteUnusedOAuthClients(ctx context.Context, before time.Time) (int, error) {
+	res, err := s.write.ExecContext(ctx, `DELETE FROM oauth_clients WHERE created_at < ?
+		AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = oauth_clients.id)`, micros(before))
+	if err != nil {
+		return 0, fmt.Errorf("delete unused oauth clients: %w", err)
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
+
 const grantColumns = `g.id, g.account_id, g.client_id, c.name, g.scopes, g.resource, g.created_at, g.last_used_at, g.revoked_at`
 
 func scanGrant(r scanner, extra ...any) (store.OAuthGrant, error) {

@@ -46,6 +46,20 @@ func testOAuth(t *testing.T, s store.Store) {
 	_, err = s.CreateOAuthGrant(ctx, store.OAuthGrant{AccountID: a.ID, ClientID: "nope", CreatedAt: now})
 	wantErr(t, "grant of an unknown client", err, store.ErrNotFound)
 
+	// An app nobody connected is deleted once old; one with a grant stays.
+	unused, err := s.CreateOAuthClient(ctx, "Never used", []string{"https://b.example/cb"})
+	must(t, "create unused client", err)
+	if n, err := s.DeleteUnusedOAuthClients(ctx, now.Add(-time.Hour)); err != nil || n != 0 {
+		t.Fatalf("delete unused clients registered an hour ago: %d, %v", n, err)
+	}
+	if n, err := s.DeleteUnusedOAuthClients(ctx, time.Now().Add(time.Hour)); err != nil || n != 1 {
+		t.Fatalf("delete unused clients: %d, %v; want 1", n, err)
+	}
+	_, err = s.GetOAuthClient(ctx, unused.ID)
+	wantErr(t, "deleted unused client", err, store.ErrNotFound)
+	_, err = s.GetOAuthClient(ctx, c.ID)
+	must(t, "client with a grant", err)
+
 	list, err := s.ListOAuthGrants(ctx, a.ID)
 	must(t, "list grants", err)
 	if len(list) != 1 || list[0].ID != g.ID || !slices.Equal(list[0].Scopes, g.Scopes) || list[0].Resource != g.Resource || list[0].LastUsedAt != nil {
