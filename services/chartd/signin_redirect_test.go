@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"chartd.dev/libs/people"
 )
 
 // TestSignInNextStaysOnSite signs in with next values that a browser reads
@@ -77,5 +79,30 @@ func waitNavigated(t *testing.T, ctx context.Context, cond string) {
 		if (!strings.Contains(err.Error(), "Cannot find context") && !strings.Contains(err.Error(), "Inspected target navigated")) || time.Now().After(deadline) {
 			t.Fatalf("waiting for %s: %v", cond, err)
 		}
+	}
+}
+
+// TestPreCookieIssuedByServer signs in with a pre-session cookie and form
+// token the client chose itself (as a page on a sibling domain that can
+// set cookies would, to sign the browser in to its own account): refused.
+// The site's own cookie and token still work.
+func TestPreCookieIssuedByServer(t *testing.T) {
+	in := startAll(t)
+	newBrowserClient(t, in.url).signUp("pre@example.com")
+	site, _ := url.Parse(in.url)
+
+	chosen := strings.Repeat("A", 43)
+	c := newBrowserClient(t, in.url)
+	c.http.Jar.SetCookies(site, []*http.Cookie{{Name: "chartd_pre", Value: chosen, Path: "/"}})
+	p := c.post("/signin", url.Values{"csrf": {people.CSRFToken(chosen)}, "email": {"pre@example.com"}, "password": {"a long enough password"}})
+	if p.status != http.StatusForbidden || sessionCookie(p.header) != nil || strings.HasSuffix(p.url, "/charts") {
+		t.Fatalf("sign-in with a client-chosen pre-session cookie: %d at %s", p.status, p.url)
+	}
+
+	// The form replaces the chosen cookie with one the site issued.
+	form := c.get("/signin")
+	p = c.post("/signin", url.Values{"csrf": {csrfOf(t, form)}, "email": {"pre@example.com"}, "password": {"a long enough password"}})
+	if p.status != http.StatusOK || !strings.HasSuffix(p.url, "/charts") {
+		t.Fatalf("sign-in with the site's form: %d at %s", p.status, p.url)
 	}
 }

@@ -10,7 +10,10 @@ package site
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
 	"embed"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"html/template"
@@ -365,20 +368,39 @@ func (s *Site) clearCookie(w http.ResponseWriter, name string) {
 const preCookie = "chartd_pre"
 
 // preToken answers the form token of the request's pre-session cookie,
-// setting a fresh cookie when there is none.
+// setting a fresh cookie when there is none, or one the site did not
+// issue.
 func (s *Site) preToken(w http.ResponseWriter, r *http.Request) string {
-	if c, err := r.Cookie(preCookie); err == nil && len(c.Value) == 43 {
+	if c, err := r.Cookie(preCookie); err == nil && s.preIssued(c.Value) {
 		return people.CSRFToken(c.Value)
 	}
-	tok, _ := people.NewToken()
-	http.SetCookie(w, &http.Cookie{Name: preCookie, Value: tok, Path: "/", MaxAge: 3600, HttpOnly: true, Secure: s.secure, SameSite: http.SameSiteLaxMode})
-	return people.CSRFToken(tok)
+	nonce, _ := people.NewToken()
+	v := nonce + "." + s.preMAC(nonce)
+	http.SetCookie(w, &http.Cookie{Name: preCookie, Value: v, Path: "/", MaxAge: 3600, HttpOnly: true, Secure: s.secure, SameSite: http.SameSiteLaxMode})
+	return people.CSRFToken(v)
 }
 
-// checkPre checks a pre-session form's token against its cookie.
+// preMAC signs a pre-session cookie's random part with the internal
+// token, which every replica shares: a value a client (or a page on a
+// sibling domain that can set cookies) chose never passes.
+func (s *Site) preMAC(nonce string) string {
+	m := hmac.New(sha256.New, []byte("chartd-pre-v1\n"+s.cfg.InternalToken))
+	m.Write([]byte(nonce))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// preIssued tells, in constant time, whether a pre-session cookie is one
+// the site issued.
+func (s *Site) preIssued(v string) bool {
+	nonce, mac, ok := strings.Cut(v, ".")
+	return ok && len(nonce) == 43 && hmac.Equal([]byte(mac), []byte(s.preMAC(nonce)))
+}
+
+// checkPre checks a pre-session form's token against its cookie, which
+// must be one the site issued.
 func (s *Site) checkPre(r *http.Request) error {
 	c, err := r.Cookie(preCookie)
-	if err != nil {
+	if err != nil || !s.preIssued(c.Value) {
 		return s.checkWrite(r, "")
 	}
 	return s.checkWrite(r, c.Value)
