@@ -319,7 +319,7 @@ func (s *Service) signingKey(ctx context.Context, account string) (kid string, s
 // errNoImage is every refusal of a link: one answer for every cause, so a
 // prober learns nothing about which check failed.
 func errNoImage(cause error) error {
-	return apierr.Wrap(apierr.NotFound, cause, "no image at this address; the link may have been altered, expired or revoked")
+	return apierr.Wrap(apierr.NotFound, cause, imagelink.Refused)
 }
 
 // image serves a public image link (GET /img/<id>.<format>): no key, the
