@@ -58,6 +58,7 @@ func TestDataLinkStorage(t *testing.T) {
 		}
 		if i == 0 {
 			first = l.URL
+			t.Logf("a link's design: %d bytes", len(design))
 		}
 	}
 	if n, err := st.CountLinkDesigns(ctx, acct); err != nil || n != 1 {
