@@ -41,10 +41,27 @@ func BearerKey(r *http.Request) (string, error) {
 		return "", apierr.New(apierr.Unauthorized, "send your API key in the header Authorization: Bearer <API_KEY>")
 	}
 	scheme, key, ok := strings.Cut(h, " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(key) == "" {
-		return "", apierr.New(apierr.Unauthorized, "the Authorization header must be 'Bearer <API_KEY>'")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || !b64token(key) {
+		return "", apierr.New(apierr.Unauthorized, "the Authorization header must be 'Bearer <API_KEY>', with one space")
 	}
-	return strings.TrimSpace(key), nil
+	return key, nil
+}
+
+// b64token checks RFC 6750's credentials syntax: one run of letters,
+// digits and -._~+/ and then any '=', so no second space, tab or other
+// byte slips into (or around) a key.
+func b64token(s string) bool {
+	body := strings.TrimRight(s, "=")
+	if body == "" {
+		return false
+	}
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || strings.IndexByte("-._~+/", c) >= 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // Principal is who a request acts for.

@@ -515,8 +515,10 @@ func (f *Fetcher) checkAddr(h host, ip netip.Addr, port int, raw string) *Error 
 		return newError(ErrPrivateAddress, raw,
 			fmt.Sprintf("%s is a private network address; only public websites can be fetched", h.name), nil)
 	}
+	// The resolved address stays out of the message: it would map the
+	// service's internal network for whoever asks.
 	return newError(ErrPrivateAddress, raw,
-		fmt.Sprintf("%s resolves to a private network address (%s); only public websites can be fetched", h.name, ip), nil)
+		fmt.Sprintf("%s resolves to a private network address; only public websites can be fetched", h.name), nil)
 }
 
 // resolve looks h up once and checks every answer: one private answer

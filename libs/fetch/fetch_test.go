@@ -518,7 +518,7 @@ func TestNewRejectsBadConfig(t *testing.T) {
 func TestErrorWording(t *testing.T) {
 	f := newFetcher(t, Config{Resolver: newResolver(corpusAnswers())}, 0)
 	for _, c := range []struct{ url, want string }{
-		{"http://internal.corp/", "internal.corp resolves to a private network address (10.1.2.3)"},
+		{"http://internal.corp/", "internal.corp resolves to a private network address; only public websites can be fetched"},
 		{"http://127.0.0.1/", "127.0.0.1 is a private network address"},
 		{"http://2130706433/", "2130706433 is another spelling of 127.0.0.1, a private network address"},
 		{"http://134744072/", "unusual spelling of the IP address 8.8.8.8"},
@@ -529,6 +529,10 @@ func TestErrorWording(t *testing.T) {
 		_, err := f.Get(context.Background(), c.url, HTML)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v; want %q", c.url, err, c.want)
+		}
+		// A resolved address is never told back.
+		if err != nil && strings.Contains(err.Error(), "10.1.2.3") {
+			t.Errorf("%s: %v names the resolved address", c.url, err)
 		}
 	}
 }

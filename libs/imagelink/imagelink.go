@@ -71,6 +71,11 @@ const (
 	sigLen       = 43 // base64url of 32 bytes, unpadded
 )
 
+// Refused is what every refusal of an image link says, whatever failed
+// and wherever (the gateway for an address no link can have, the render
+// service for the rest), so a prober learns nothing from the answer.
+const Refused = "no image at this address; the link may have been altered, expired or revoked"
+
 // ErrInvalid is the one error every refused link (and every link Sign refuses
 // to make) matches, so that callers answer the same 404 whatever failed; the
 // error's text names the reason, for logs only.

@@ -80,6 +80,10 @@ const (
 	DefaultAccessTTL  = time.Hour
 	DefaultRefreshTTL = 30 * 24 * time.Hour
 	DefaultCodeTTL    = time.Minute
+	// DefaultClientTTL is how long an app registered by anyone is kept
+	// when no person connects it: registration is open, so what nobody
+	// uses must not pile up.
+	DefaultClientTTL = 24 * time.Hour
 	// touchEvery bounds how often "last used" is written per grant.
 	touchEvery = time.Minute
 )
@@ -112,6 +116,8 @@ func invalidGrant(format string, args ...any) *Error {
 // Server issues and checks codes and tokens.
 type Server struct {
 	st         store.OAuth
+	resources  []string
+	clientTTL  time.Duration
 	now        func() time.Time
 	log        *slog.Logger
 	accessTTL  time.Duration
@@ -119,9 +125,17 @@ type Server struct {
 	codeTTL    time.Duration
 }
 
-// Config sets the lifetimes; zero values take the defaults.
+// Config sets the lifetimes (zero values take the defaults) and the
+// resources tokens may be asked for.
 type Config struct {
 	AccessTTL, RefreshTTL, CodeTTL time.Duration
+	// ClientTTL is how long a registered app nobody connected is kept.
+	ClientTTL time.Duration
+	// Resources are this server's resource identifiers (RFC 8707): the
+	// API as a whole (the public URL) and the MCP endpoint. A request for
+	// any other resource is invalid_target; none: only requests without
+	// a resource are accepted.
+	Resources []string
 }
 
 // New builds the server on st; now is the clock (time.Now when nil).
@@ -132,7 +146,7 @@ func New(st store.OAuth, cfg Config, now func() time.Time, log *slog.Logger) *Se
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{st: st, now: now, log: log, accessTTL: cfg.AccessTTL, refreshTTL: cfg.RefreshTTL, codeTTL: cfg.CodeTTL}
+	s := &Server{st: st, now: now, log: log, resources: canonAll(cfg.Resources), accessTTL: cfg.AccessTTL, refreshTTL: cfg.RefreshTTL, codeTTL: cfg.CodeTTL}
 	if s.accessTTL <= 0 {
 		s.accessTTL = DefaultAccessTTL
 	}
@@ -141,6 +155,10 @@ func New(st store.OAuth, cfg Config, now func() time.Time, log *slog.Logger) *Se
 	}
 	if s.codeTTL <= 0 {
 		s.codeTTL = DefaultCodeTTL
+	}
+	s.clientTTL = cfg.ClientTTL
+	if s.clientTTL <= 0 {
+		s.clientTTL = DefaultClientTTL
 	}
 	return s
 }
@@ -198,6 +216,12 @@ func (s *Server) Register(ctx context.Context, name string, redirectURIs []strin
 			return store.OAuthClient{}, err
 		}
 	}
+	// Each registration sweeps the apps nobody connected in time.
+	if n, err := s.st.DeleteUnusedOAuthClients(ctx, s.now().Add(-s.clientTTL)); err != nil {
+		s.log.WarnContext(ctx, "delete unused oauth clients", "err", err)
+	} else if n > 0 {
+		s.log.InfoContext(ctx, "deleted unused oauth clients", "count", n)
+	}
 	c, err := s.st.CreateOAuthClient(ctx, name, redirectURIs)
 	if err != nil {
 		return store.OAuthClient{}, fmt.Errorf("register client: %w", err)
@@ -230,8 +254,14 @@ func checkRedirectURI(raw string) error {
 		default:
 			return bad("uses http on a host other than loopback; use https")
 		}
-	case "javascript", "data", "file", "vbscript":
-		return bad("uses a forbidden scheme")
+	case "javascript", "data", "file", "vbscript", "about", "blob", "chrome", "view-source", "ws", "wss", "ftp", "mailto",
+		"filesystem", "tel", "sms", "urn", "news", "intent", "edge", "opera", "brave", "resource", "jar":
+		return bad("uses a scheme that is not an app's: use https, http on loopback, or the app's own scheme")
+	}
+	if u.Opaque != "" {
+		// An app's own scheme names a path (myapp:/cb or myapp://host/cb),
+		// not an opaque value like mailto:.
+		return bad("is not a URL with a path")
 	}
 	return nil
 }
@@ -290,7 +320,64 @@ func (s *Server) CheckAuthorize(ctx context.Context, q url.Values) (Request, err
 	if err != nil {
 		return Request{}, back("invalid_scope", "%v", err)
 	}
-	return Request{Client: c, RedirectURI: ru, Scopes: scopes, State: state, Challenge: ch, Resource: q.Get("resource")}, nil
+	resource, oe := s.checkResource(q["resource"])
+	if oe != nil {
+		return Request{}, &Redirectable{Err: oe, RedirectURI: ru, State: state}
+	}
+	return Request{Client: c, RedirectURI: ru, Scopes: scopes, State: state, Challenge: ch, Resource: resource}, nil
+}
+
+// canon spells a resource identifier for comparison: without a trailing
+// slash, so "https://chartd.dev/" and "https://chartd.dev" are one.
+func canon(resource string) string { return strings.TrimRight(resource, "/") }
+
+func canonAll(rs []string) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = canon(r)
+	}
+	return out
+}
+
+// checkResource accepts none or one resource parameter naming one of this
+// server's resources, answered in its canonical spelling ("" for none).
+func (s *Server) checkResource(vals []string) (string, *Error) {
+	switch len(vals) {
+	case 0:
+		return "", nil
+	case 1:
+		if r := canon(vals[0]); slices.Contains(s.resources, r) {
+			return r, nil
+		}
+		return "", oerr(400, "invalid_target", "resource %q is not served here; ask for one of %s", vals[0], strings.Join(s.resources, ", "))
+	}
+	return "", oerr(400, "invalid_target", "send one resource parameter, not %d", len(vals))
+}
+
+// sameResource checks a token request's resource parameters against the
+// grant's: none, or the very resource the grant was asked for.
+func (s *Server) sameResource(g store.OAuthGrant, vals []string) error {
+	if len(vals) == 0 {
+		return nil
+	}
+	r, oe := s.checkResource(vals)
+	if oe != nil {
+		return oe
+	}
+	if !equal(r, g.Resource) {
+		return oerr(400, "invalid_target", "resource %q is not the one this app was allowed (%q); ask for the same resource as in the authorization request", vals[0], g.Resource)
+	}
+	return nil
+}
+
+// Allows tells whether a grant's tokens may be used at resource (a
+// canonical identifier of this server): a grant for the service as a
+// whole ("" or the public URL) covers every resource under it, a grant
+// for the MCP endpoint only that endpoint. A token asked for another
+// server's resource never passes (RFC 8707 audience binding).
+func Allows(g store.OAuthGrant, resource string) bool {
+	gr, r := canon(g.Resource), canon(resource)
+	return gr == "" || gr == r || strings.HasPrefix(r, gr+"/")
 }
 
 // ParseScopes reads a space-separated scope list; empty means every scope.
@@ -318,7 +405,7 @@ func ParseScopes(raw string) ([]string, error) {
 // Approve records the person's consent for accountID: a grant and a code,
 // answered as the URL to send the browser back to.
 func (s *Server) Approve(ctx context.Context, r Request, accountID, issuer string) (string, error) {
-	g, err := s.st.CreateOAuthGrant(ctx, store.OAuthGrant{AccountID: accountID, ClientID: r.Client.ID, Scopes: r.Scopes, CreatedAt: s.now()})
+	g, err := s.st.CreateOAuthGrant(ctx, store.OAuthGrant{AccountID: accountID, ClientID: r.Client.ID, Scopes: r.Scopes, Resource: r.Resource, CreatedAt: s.now()})
 	if err != nil {
 		return "", fmt.Errorf("approve: %w", err)
 	}
@@ -370,7 +457,8 @@ type Tokens struct {
 
 // Token answers the token endpoint's form: grant_type authorization_code
 // (with code, redirect_uri, client_id, code_verifier) or refresh_token
-// (with refresh_token, client_id).
+// (with refresh_token, client_id); either may repeat the grant's resource,
+// and a different one is invalid_target.
 func (s *Server) Token(ctx context.Context, form url.Values) (Tokens, error) {
 	switch form.Get("grant_type") {
 	case "authorization_code":
@@ -429,6 +517,9 @@ func (s *Server) exchange(ctx context.Context, form url.Values) (Tokens, error) 
 	if !validVerifier(v) || !equal(Challenge(v), t.Challenge) {
 		return Tokens{}, invalidGrant("code_verifier does not match the code_challenge (PKCE S256)")
 	}
+	if err := s.sameResource(g, form["resource"]); err != nil {
+		return Tokens{}, err
+	}
 	return s.issue(ctx, g)
 }
 
@@ -439,6 +530,9 @@ func (s *Server) refresh(ctx context.Context, form url.Values) (Tokens, error) {
 	}
 	if !equal(g.ClientID, form.Get("client_id")) {
 		return Tokens{}, invalidGrant("the refresh token was issued to another client_id")
+	}
+	if err := s.sameResource(g, form["resource"]); err != nil {
+		return Tokens{}, err
 	}
 	return s.issue(ctx, g)
 }

@@ -50,7 +50,7 @@ func newFixture(t *testing.T) *fixture {
 	}
 	t.Cleanup(func() { st.Close() })
 	c := &clock{t: time.Now()}
-	srv := oauth.New(st, oauth.Config{}, c.now, nil)
+	srv := oauth.New(st, oauth.Config{Resources: []string{issuer, issuer + "/mcp"}}, c.now, nil)
 	cl, err := srv.Register(context.Background(), "Test app", []string{redirect})
 	if err != nil {
 		t.Fatal(err)
@@ -63,10 +63,10 @@ func newFixture(t *testing.T) *fixture {
 }
 
 // authorize runs the authorization request and consent, answering the code.
-func (f *fixture) authorize(t *testing.T, scope string) string {
+func (f *fixture) authorize(t *testing.T, scope string, resource ...string) string {
 	t.Helper()
 	q := url.Values{"client_id": {f.client.ID}, "redirect_uri": {redirect}, "response_type": {"code"}, "scope": {scope},
-		"code_challenge": {oauth.Challenge(verifier)}, "code_challenge_method": {"S256"}, "state": {"xyz"}}
+		"code_challenge": {oauth.Challenge(verifier)}, "code_challenge_method": {"S256"}, "state": {"xyz"}, "resource": resource}
 	req, err := f.srv.CheckAuthorize(context.Background(), q)
 	if err != nil {
 		t.Fatalf("authorize: %v", err)
@@ -114,6 +114,9 @@ func TestCheckAuthorizeRefusals(t *testing.T) {
 		{"no PKCE", func(q url.Values) { q.Del("code_challenge"); q.Del("code_challenge_method") }, "invalid_request", true},
 		{"implicit flow", func(q url.Values) { q.Set("response_type", "token") }, "unsupported_response_type", true},
 		{"unknown scope", func(q url.Values) { q.Set("scope", "charts:read admin") }, "invalid_scope", true},
+		{"another server's resource", func(q url.Values) { q.Set("resource", "https://evil.example/mcp") }, "invalid_target", true},
+		{"a resource under this one", func(q url.Values) { q.Set("resource", issuer+"/api/v1/charts") }, "invalid_target", true},
+		{"two resources", func(q url.Values) { q["resource"] = []string{issuer, issuer + "/mcp"} }, "invalid_target", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -253,6 +256,16 @@ func TestRegisterRedirectURIs(t *testing.T) {
 		{"https://a.example/cb#frag", false},
 		{"/relative", false},
 		{"javascript:alert(1)", false},
+		{"com.example.app:/oauth/callback", true},
+		{"about:blank", false},
+		{"blob:https://a.example/uuid", false},
+		{"chrome://settings", false},
+		{"view-source:https://a.example/", false},
+		{"ws://127.0.0.1/cb", false},
+		{"wss://a.example/cb", false},
+		{"ftp://a.example/cb", false},
+		{"mailto:a@example.com", false},
+		{"CHROME://settings", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.uri, func(t *testing.T) {
@@ -283,5 +296,82 @@ func TestScopes(t *testing.T) {
 	}
 	if all, _ := oauth.ParseScopes(""); len(all) != 4 {
 		t.Fatalf("empty scope = %v, want every scope", all)
+	}
+}
+
+// TestResourceBinding checks RFC 8707: the grant keeps the resource it was
+// asked for, the token endpoint refuses another one, and Allows binds the
+// tokens' audience.
+func TestResourceBinding(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	code := f.authorize(t, "", issuer+"/mcp/")
+	form := f.codeForm(code)
+	form.Set("resource", issuer)
+	_, err := f.srv.Token(ctx, form)
+	wantOAuthErr(t, err, "invalid_target")
+
+	code = f.authorize(t, "", issuer+"/mcp")
+	form = f.codeForm(code)
+	form.Set("resource", issuer+"/mcp")
+	tok, err := f.srv.Token(ctx, form)
+	if err != nil {
+		t.Fatalf("exchange with the same resource: %v", err)
+	}
+	g, _, err := f.srv.Verify(ctx, tok.AccessToken)
+	if err != nil || g.Resource != issuer+"/mcp" {
+		t.Fatalf("grant %+v, %v: want the resource %s/mcp", g, err, issuer)
+	}
+	for _, other := range []string{issuer, "https://evil.example/mcp"} {
+		_, err = f.srv.Token(ctx, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {tok.RefreshToken}, "client_id": {f.client.ID}, "resource": {other}})
+		wantOAuthErr(t, err, "invalid_target")
+		// The refused refresh spent the token: the next one is a reuse.
+		tok, err = f.srv.Token(ctx, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {tok.RefreshToken}, "client_id": {f.client.ID}})
+		wantOAuthErr(t, err, "invalid_grant")
+		code = f.authorize(t, "", issuer+"/mcp")
+		if tok, err = f.srv.Token(ctx, f.codeForm(code)); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	for _, tt := range []struct {
+		grant, at string
+		want      bool
+	}{
+		{"", issuer, true},
+		{"", issuer + "/mcp", true},
+		{issuer, issuer + "/mcp", true},
+		{issuer, issuer, true},
+		{issuer + "/mcp", issuer + "/mcp", true},
+		{issuer + "/mcp", issuer, false},
+		{"https://evil.example/mcp", issuer + "/mcp", false},
+		{"https://evil.example", issuer, false},
+		{issuer + "/m", issuer + "/mcp", false},
+	} {
+		if got := oauth.Allows(store.OAuthGrant{Resource: tt.grant}, tt.at); got != tt.want {
+			t.Errorf("Allows(grant for %q, at %q) = %v, want %v", tt.grant, tt.at, got, tt.want)
+		}
+	}
+}
+
+// TestUnusedClientsExpire registers apps, connects one, and lets a day
+// pass: the next registration deletes the apps nobody connected.
+func TestUnusedClientsExpire(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	f.authorize(t, "") // f.client now has a grant
+	unused, err := f.srv.Register(ctx, "Never connected", []string{redirect})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.clock.add(oauth.DefaultClientTTL + time.Minute)
+	if _, err := f.srv.Register(ctx, "Another", []string{redirect}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.st.GetOAuthClient(ctx, unused.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("an app nobody connected for a day: %v, want deleted", err)
+	}
+	if _, err := f.st.GetOAuthClient(ctx, f.client.ID); err != nil {
+		t.Fatalf("a connected app: %v", err)
 	}
 }

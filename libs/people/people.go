@@ -104,34 +104,50 @@ func HashPassword(pw string) (string, error) {
 const dummyHash = "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0c2FsdA$Q0hBUlREX0RVTU1ZX0hBU0hfTk9UX0FfUEFTU1dPUkQ"
 
 // CheckPassword reports whether pw matches encoded, comparing in constant
-// time. A malformed hash, or an empty one (no password set), never
-// matches; the work done is the same either way when encoded is valid.
+// time. A malformed hash, or an empty one (no password set: an account
+// that signs in by link), never matches, but costs the same hashing as a
+// wrong password, so the answer's time does not tell which accounts have
+// a password.
 func CheckPassword(encoded, pw string) bool {
+	h, ok := parseHash(encoded)
+	if !ok {
+		h, _ = parseHash(dummyHash)
+	}
+	got := argon2.IDKey([]byte(pw), h.salt, h.t, h.m, h.p, uint32(len(h.key)))
+	return subtle.ConstantTimeCompare(got, h.key) == 1 && ok
+}
+
+// argonHash is a parsed PHC argon2id string.
+type argonHash struct {
+	m, t      uint32
+	p         uint8
+	salt, key []byte
+}
+
+// parseHash reads an encoded argon2id hash, refusing other algorithms and
+// parameters out of bounds.
+func parseHash(encoded string) (argonHash, bool) {
+	var h argonHash
 	var version int
-	var m uint32
-	var t uint32
-	var p uint8
 	parts := strings.Split(encoded, "$")
 	if len(parts) != 6 || parts[1] != "argon2id" {
-		return false
+		return h, false
 	}
 	if _, err := fmt.Sscanf(parts[2], "v=%d", &version); err != nil || version != argon2.Version {
-		return false
+		return h, false
 	}
-	if _, err := fmt.Sscanf(parts[3], "m=%d,t=%d,p=%d", &m, &t, &p); err != nil || m == 0 || m > 256*1024 || t == 0 || t > 10 || p == 0 {
-		return false
+	if _, err := fmt.Sscanf(parts[3], "m=%d,t=%d,p=%d", &h.m, &h.t, &h.p); err != nil || h.m == 0 || h.m > 256*1024 || h.t == 0 || h.t > 10 || h.p == 0 {
+		return h, false
 	}
 	b64 := base64.RawStdEncoding
-	salt, err := b64.DecodeString(parts[4])
-	if err != nil {
-		return false
+	var err error
+	if h.salt, err = b64.DecodeString(parts[4]); err != nil {
+		return h, false
 	}
-	want, err := b64.DecodeString(parts[5])
-	if err != nil || len(want) == 0 {
-		return false
+	if h.key, err = b64.DecodeString(parts[5]); err != nil || len(h.key) == 0 {
+		return h, false
 	}
-	got := argon2.IDKey([]byte(pw), salt, t, m, p, uint32(len(want)))
-	return subtle.ConstantTimeCompare(got, want) == 1
+	return h, true
 }
 
 // NewToken makes a random token (256 bits) and the SHA-256 hash that is
@@ -180,8 +196,9 @@ type Config struct {
 	// SignInLinkTTL is how long a one-time sign-in link stays valid.
 	SignInLinkTTL time.Duration
 	// PerAddress and PerAccount bound sign-in attempts (and sign-ups, by
-	// address) a minute: guessing is slowed from one address and against
-	// one account from many.
+	// address) a minute: PerAddress from one address, PerAccount against
+	// one email from one address (known or not, so the throttle's answer
+	// tells nothing about which emails have accounts).
 	PerAddress int
 	PerAccount int
 }
@@ -255,8 +272,11 @@ func (p *People) SignUp(ctx context.Context, addr, email, password string) (toke
 }
 
 // SignIn checks email and password, throttled per client address and
-// per account, and starts a session. Every refusal of the credentials is
-// ErrBadCredentials, after the same amount of hashing.
+// per (address, email), and starts a session. Every refusal of the
+// credentials is ErrBadCredentials, after the same amount of hashing, and
+// the throttle answers alike for known and unknown emails: nothing tells
+// whether an email has an account. Keying the second allowance by address
+// too means a stranger cannot lock a known person out from elsewhere.
 func (p *People) SignIn(ctx context.Context, addr, email, password string) (token string, se store.Session, err error) {
 	if err := p.throttle(ctx, "signin-ip:"+addr, p.cfg.PerAddress); err != nil {
 		return "", store.Session{}, err
@@ -266,15 +286,15 @@ func (p *People) SignIn(ctx context.Context, addr, email, password string) (toke
 		CheckPassword(dummyHash, password)
 		return "", store.Session{}, ErrBadCredentials
 	}
+	if err := p.throttle(ctx, "signin-acct:"+addr+"\n"+email, p.cfg.PerAccount); err != nil {
+		return "", store.Session{}, err
+	}
 	u, err := p.st.FindUserByEmail(ctx, email)
 	if errors.Is(err, store.ErrNotFound) {
 		CheckPassword(dummyHash, password)
 		return "", store.Session{}, ErrBadCredentials
 	}
 	if err != nil {
-		return "", store.Session{}, err
-	}
-	if err := p.throttle(ctx, "signin-acct:"+u.AccountID, p.cfg.PerAccount); err != nil {
 		return "", store.Session{}, err
 	}
 	if !CheckPassword(u.PasswordHash, password) {

@@ -156,26 +156,75 @@ func TestSignUpSignInSignOut(t *testing.T) {
 	}
 }
 
+// TestThrottle checks both allowances and that the per-email one answers
+// alike for an email with an account and one without, and holds per
+// address: guesses from one address do not lock the person out from
+// another.
 func TestThrottle(t *testing.T) {
 	ctx := context.Background()
-	p, _, _ := newPeople(t, Config{PerAddress: 3, PerAccount: 2})
+	p, _, _ := newPeople(t, Config{PerAddress: 4, PerAccount: 2})
 	if _, _, err := p.SignUp(ctx, "10.0.0.9", "ada@example.com", "correct horse battery"); err != nil {
 		t.Fatal(err)
 	}
-	// Per account: from many addresses, the third guess is refused,
-	// right password or not.
-	for i, want := range []error{ErrBadCredentials, ErrBadCredentials, ErrThrottled} {
-		_, _, err := p.SignIn(ctx, "10.1.0."+string(rune('1'+i)), "ada@example.com", "guess guess guess")
-		if !errors.Is(err, want) {
-			t.Fatalf("account attempt %d = %v, want %v", i, err, want)
+	for _, email := range []string{"ada@example.com", "nobody@example.com"} {
+		for i, want := range []error{ErrBadCredentials, ErrBadCredentials, ErrThrottled} {
+			_, _, err := p.SignIn(ctx, "10.1.0.1/"+email, email, "guess guess guess")
+			if !errors.Is(err, want) {
+				t.Fatalf("%s: attempt %d from one address = %v, want %v", email, i, err, want)
+			}
 		}
 	}
-	// Per address: the fourth attempt from one address is refused.
-	for i, want := range []error{ErrBadCredentials, ErrBadCredentials, ErrBadCredentials, ErrThrottled} {
-		_, _, err := p.SignIn(ctx, "10.2.0.1", "nobody@example.com", "guess guess guess")
+	// Ada signs in from her own address all the same.
+	if _, _, err := p.SignIn(ctx, "10.3.0.1", "ada@example.com", "correct horse battery"); err != nil {
+		t.Fatalf("sign-in from another address after guesses elsewhere: %v", err)
+	}
+	// Per address: the fifth attempt from one address is refused, whatever
+	// the email.
+	for i, want := range []error{ErrBadCredentials, ErrBadCredentials, ErrBadCredentials, ErrBadCredentials, ErrThrottled} {
+		_, _, err := p.SignIn(ctx, "10.2.0.1", "nobody"+string(rune('a'+i))+"@example.com", "guess guess guess")
 		if !errors.Is(err, want) {
 			t.Fatalf("address attempt %d = %v, want %v", i, err, want)
 		}
+	}
+}
+
+// TestSignInTimeAlike checks that a wrong password costs the same hashing
+// for an account without a password (it signs in by link) as for one with
+// one, so the answer's time does not tell them apart. The hash takes tens
+// of milliseconds, a lookup well under one, so a bound of a third holds
+// under load.
+func TestSignInTimeAlike(t *testing.T) {
+	ctx := context.Background()
+	p, st, _ := newPeople(t, Config{PerAddress: 1000, PerAccount: 1000})
+	if _, _, err := p.SignUp(ctx, "10.0.0.1", "pw@example.com", "correct horse battery"); err != nil {
+		t.Fatal(err)
+	}
+	acct, err := st.CreateAccount(ctx, store.PlanFree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.CreateUser(ctx, acct.ID, "link@example.com", ""); err != nil {
+		t.Fatal(err)
+	}
+	// Round-robin, so a burst of load on the machine falls on all three;
+	// the fastest try of each is its cost with the least noise.
+	emails := []string{"pw@example.com", "link@example.com", "nobody@example.com"}
+	fastest := make([]time.Duration, len(emails))
+	for range 7 {
+		for i, email := range emails {
+			start := time.Now()
+			if _, _, err := p.SignIn(ctx, "10.0.0.2", email, "wrong horse battery"); !errors.Is(err, ErrBadCredentials) {
+				t.Fatalf("%s: %v", email, err)
+			}
+			if d := time.Since(start); fastest[i] == 0 || d < fastest[i] {
+				fastest[i] = d
+			}
+		}
+	}
+	withPassword, without, unknown := fastest[0], fastest[1], fastest[2]
+	t.Logf("fastest wrong sign-in: with a password %v, without %v, unknown email %v", withPassword, without, unknown)
+	if without < withPassword/3 || unknown < withPassword/3 {
+		t.Fatalf("an account without a password answers in %v and an unknown email in %v, against %v with one: the hash is skipped", without, unknown, withPassword)
 	}
 }
 

@@ -8,6 +8,7 @@ package route
 import (
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/gorilla/mux"
@@ -129,6 +130,16 @@ type Site struct {
 
 // DocsURL is {docs_url}, where error bodies link to.
 func (s Site) DocsURL() string { return strings.TrimRight(s.PublicURL, "/") + "/docs" }
+
+// Origin is the site's web origin, scheme://host[:port], which browsers
+// send in the Origin header of its own pages' requests.
+func (s Site) Origin() string {
+	u, err := url.Parse(s.PublicURL)
+	if err != nil {
+		return strings.TrimRight(s.PublicURL, "/")
+	}
+	return u.Scheme + "://" + u.Host
+}
 
 // Errors is the error writer of a service of this site: refusals link to
 // its docs, internal causes go to log.

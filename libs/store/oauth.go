@@ -24,7 +24,11 @@ type OAuthGrant struct {
 	ClientID   string
 	ClientName string
 	// Scopes are the allowed scopes, in the order they were asked for.
-	Scopes     []string
+	Scopes []string
+	// Resource is the resource (RFC 8707) the grant's tokens are for:
+	// one of the service's own identifiers, or "" for a grant asked
+	// without one, which stands for the service as a whole.
+	Resource   string
 	CreatedAt  time.Time
 	LastUsedAt *time.Time
 	RevokedAt  *time.Time
@@ -57,6 +61,9 @@ type OAuth interface {
 	CreateOAuthClient(ctx context.Context, name string, redirectURIs []string) (OAuthClient, error)
 	// GetOAuthClient loads an app; ErrNotFound when unknown.
 	GetOAuthClient(ctx context.Context, id string) (OAuthClient, error)
+	// DeleteUnusedOAuthClients deletes the apps registered before before
+	// that no person ever connected (no grant), answering how many.
+	DeleteUnusedOAuthClients(ctx context.Context, before time.Time) (int, error)
 
 	// CreateOAuthGrant stores g with a fresh id; an unknown account or
 	// client is ErrNotFound.

@@ -245,14 +245,21 @@ func LikePattern(text string) string {
 }
 
 // Store is everything a backend provides.
-// LinkDesigns keeps the design (spec and columns) a data image link was
-// made with, so its picture never changes; owned by the render service.
+// LinkDesigns keeps the design (spec and drawn columns) a data image link
+// was made with, so its picture never changes; owned by the render
+// service. Each design is kept once per account, by its SHA-256: a link
+// stores only its id and the design's hash, so links made from one chart
+// state cost a few hundred bytes each.
 type LinkDesigns interface {
 	// PutLinkDesign stores a design under id (a hash of the link); storing
-	// the same id again keeps the first.
-	PutLinkDesign(ctx context.Context, accountID, id, chartID string, design []byte) error
+	// the same id again keeps the first. With limit > 0, a design the
+	// account does not hold yet is refused with ErrLimit once the account
+	// holds limit designs.
+	PutLinkDesign(ctx context.Context, accountID, id, chartID string, design []byte, limit int) error
 	// GetLinkDesign loads a design of the account; ErrNotFound when none.
 	GetLinkDesign(ctx context.Context, accountID, id string) ([]byte, error)
+	// CountLinkDesigns answers how many distinct designs the account holds.
+	CountLinkDesigns(ctx context.Context, accountID string) (int, error)
 }
 
 type Store interface {

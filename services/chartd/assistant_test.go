@@ -307,8 +307,18 @@ func TestAssistantEndToEnd(t *testing.T) {
 	if err != nil || pic.Bounds().Dx() != 800 {
 		t.Fatalf("render_chart PNG: %v, bounds %v", err, pic)
 	}
+	// SVG text is nothing an assistant can show: the answer links the
+	// chart's page too.
+	res = callTool(t, session, "render_chart", map[string]any{"id": created.Chart.ID, "format": "svg"})
+	if link, ok := res.Content[len(res.Content)-1].(*sdk.ResourceLink); res.IsError || !ok || link.URI != created.Chart.URL {
+		t.Fatalf("render_chart svg answered %d blocks, the last %T (error %v)", len(res.Content), res.Content[len(res.Content)-1], res.IsError)
+	}
+	// A refusal names the tool to call, not a REST call.
+	res = callTool(t, session, "get_chart", map[string]any{"id": "0f0e0d0c-0b0a-4000-8000-000000000000"})
+	if !res.IsError || !strings.Contains(toolText(t, res), "list_charts") || strings.Contains(toolText(t, res), "GET /") {
+		t.Fatalf("get_chart of a missing chart: %s", toolText(t, res))
+	}
 
-	// The same token works on the REST API, for the same account.
 	ts, err := handler.TokenSource(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -317,8 +327,10 @@ func TestAssistantEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r, body := bearerGet(t, in.url+"/api/v1/charts/"+created.Chart.ID, tok.AccessToken); r.StatusCode != http.StatusOK {
-		t.Fatalf("REST with the access token: %d %s", r.StatusCode, body)
+	// The SDK asks for the MCP endpoint's resource (RFC 8707), so the
+	// REST API, another resource, refuses the token.
+	if r, body := bearerGet(t, in.url+"/api/v1/charts/"+created.Chart.ID, tok.AccessToken); r.StatusCode != http.StatusUnauthorized || !strings.Contains(body, in.url+"/mcp") {
+		t.Fatalf("REST with the access token for /mcp: %d %s", r.StatusCode, body)
 	}
 
 	// Refresh: a new pair; the old refresh token is spent.
@@ -342,8 +354,8 @@ func TestAssistantEndToEnd(t *testing.T) {
 		t.Fatalf("refresh: %d %v", code, fresh)
 	}
 	newAccess, newRefresh := fresh["access_token"].(string), fresh["refresh_token"].(string)
-	if r, body := bearerGet(t, in.url+"/api/v1/account", newAccess); r.StatusCode != http.StatusOK {
-		t.Fatalf("refreshed token: %d %s", r.StatusCode, body)
+	if r, body := mcpCall(t, in.url, newAccess, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); r.StatusCode != http.StatusOK {
+		t.Fatalf("refreshed token: %d %.300s", r.StatusCode, body)
 	}
 
 	// Disconnect on the account page.

@@ -634,7 +634,9 @@ func (a *App) initGateway(ctx context.Context) (http.Handler, error) {
 		<-ctx.Done()
 		return nil
 	}
-	az := oauth.New(a.store, oauth.Config{AccessTTL: cfg.OAuthAccessTTL}, nil, a.tel.Log)
+	// Tokens are for the API or the MCP endpoint only (RFC 8707).
+	pub := strings.TrimRight(cfg.Site.PublicURL, "/")
+	az := oauth.New(a.store, oauth.Config{AccessTTL: cfg.OAuthAccessTTL, Resources: []string{pub, pub + oauthhttp.MCPPath}}, nil, a.tel.Log)
 	pages, err := site.New(a.site(), site.Deps{People: ppl, Store: a.store, Limiter: a.limiter, Box: a.box, Log: a.tel.Log,
 		Charts: clients.Chart{Base: a.client(chart.Name)}, Renders: clients.Render{Base: a.client(render.Name)}, OAuth: az,
 		Proxies: cfg.TrustedProxies, Gallery: pictures})
@@ -678,7 +680,7 @@ func (a *App) assistants(az *oauth.Server) (*gateway.Upstream, *http.Handler, er
 		return nil, nil, err
 	}
 	core := new(http.Handler)
-	m, err := mcp.New(doc, func() http.Handler { return *core }, a.tel.Log)
+	m, err := mcp.New(doc, func() http.Handler { return *core }, a.site().Origin(), a.tel.Log)
 	if err != nil {
 		return nil, nil, fmt.Errorf("mcp server: %w", err)
 	}

@@ -262,12 +262,14 @@ func (g *Gateway) endpoint(rt route.Route, h http.Handler, own bool) http.Handle
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		stripInternal(r.Header)
 		p, scopes, err := g.authenticate(r)
+		scopeErr := false
 		if err == nil && scopes != nil {
 			err = checkScope(rt.Op, scopes)
+			scopeErr = err != nil
 		}
 		if err != nil {
 			if g.deps.OAuth != nil {
-				w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+oauthhttp.ResourceMetadataURL(g.cfg.PublicURL, r.URL.Path)+`"`)
+				w.Header().Set("WWW-Authenticate", g.challenge(r, rt.Op, scopeErr))
 			}
 			// Past the address' allowance the refusal is rate_limited,
 			// written by limit; one answer per request.
@@ -281,6 +283,10 @@ func (g *Gateway) endpoint(rt route.Route, h http.Handler, own bool) http.Handle
 			return
 		}
 		auth.SetInternal(r.Header, g.cfg.InternalToken, p)
+		if isMCP(r.URL.Path) {
+			// The tool calls it makes are checked against this resource.
+			r = r.WithContext(context.WithValue(r.Context(), resourceKey{}, g.resourceOf(r)))
+		}
 		if own {
 			r = r.WithContext(context.WithValue(r.Context(), callerKey{}, caller{p: p, limit: res}))
 		}
@@ -429,7 +435,52 @@ func (g *Gateway) accessToken(r *http.Request, token string) (auth.Principal, []
 	if err != nil {
 		return auth.Principal{}, nil, fmt.Errorf("look up access token: %w", err)
 	}
+	if at := g.resourceOf(r); !oauth.Allows(grant, at) {
+		return auth.Principal{}, nil, apierr.New(apierr.Unauthorized, "the access token was issued for the resource %s, not %s; ask for a token with resource=%s", grant.Resource, at, at)
+	}
 	return auth.Principal{AccountID: acct.ID, Plan: acct.Plan}, grant.Scopes, nil
+}
+
+// challenge is the WWW-Authenticate of a refused request (RFC 6750 §3,
+// RFC 9728 §5.1): where the resource's metadata is, the scope the call
+// needs (every scope for the MCP endpoint, whose tools need them all),
+// and, when a token was sent, why it was refused.
+func (g *Gateway) challenge(r *http.Request, op string, scopeErr bool) string {
+	scope := oauth.ScopeOf(op)
+	if scope == "" {
+		scope = strings.Join(oauth.Scopes(), " ")
+	}
+	c := `Bearer resource_metadata="` + oauthhttp.ResourceMetadataURL(g.cfg.PublicURL, r.URL.Path) + `", scope="` + scope + `"`
+	switch {
+	case scopeErr:
+		c += `, error="insufficient_scope"`
+	case r.Header.Get("Authorization") != "":
+		c += `, error="invalid_token"`
+	}
+	return c
+}
+
+// resourceKey marks a request the gateway makes for an MCP tool call with
+// the resource of the MCP request that carried it.
+type resourceKey struct{}
+
+// isMCP tells whether path is the MCP endpoint's.
+func isMCP(path string) bool {
+	return path == oauthhttp.MCPPath || strings.HasPrefix(path, oauthhttp.MCPPath+"/")
+}
+
+// resourceOf answers the resource (RFC 8707) a request is made to, the
+// audience its access token must have: the MCP endpoint for /mcp and the
+// tool calls it makes, else the API (the public URL).
+func (g *Gateway) resourceOf(r *http.Request) string {
+	if v, ok := r.Context().Value(resourceKey{}).(string); ok {
+		return v
+	}
+	base := strings.TrimRight(g.cfg.PublicURL, "/")
+	if isMCP(r.URL.Path) {
+		return base + oauthhttp.MCPPath
+	}
+	return base
 }
 
 // checkScope refuses an operation the token's scopes do not allow.

@@ -2,10 +2,12 @@ package gateway
 
 import (
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 
 	"chartd.dev/libs/apierr"
+	"chartd.dev/libs/imagelink"
 )
 
 // router dispatches on the standard library's ServeMux, which matches in
@@ -44,11 +46,10 @@ func stdPattern(path string) (string, func(*http.Request) bool) {
 			continue
 		}
 		name := "seg" + string(rune('a'+i))
-		prefix := s[:open]
 		segs[i] = "{" + name + "}"
+		shape := segmentShape(s)
 		checks = append(checks, func(r *http.Request) bool {
-			v := r.PathValue(name)
-			return strings.HasPrefix(v, prefix) && len(v) > len(prefix)
+			return shape.MatchString(r.PathValue(name))
 		})
 	}
 	p := strings.Join(segs, "/")
@@ -66,6 +67,31 @@ func stdPattern(path string) (string, func(*http.Request) bool) {
 		}
 		return true
 	}
+}
+
+// segmentShape is what a segment template such as render.{format} or
+// {id}.{format} takes: its literal parts as they are, each variable one or
+// more characters, so "/img/abc" (no dot) is no image link's address.
+func segmentShape(tmpl string) *regexp.Regexp {
+	var b strings.Builder
+	b.WriteString("^")
+	for rest := tmpl; rest != ""; {
+		open := strings.IndexByte(rest, '{')
+		if open < 0 {
+			b.WriteString(regexp.QuoteMeta(rest))
+			break
+		}
+		b.WriteString(regexp.QuoteMeta(rest[:open]))
+		end := strings.IndexByte(rest[open:], '}')
+		if end < 0 {
+			b.WriteString(regexp.QuoteMeta(rest[open:]))
+			break
+		}
+		b.WriteString(".+")
+		rest = rest[open+end+1:]
+	}
+	b.WriteString("$")
+	return regexp.MustCompile(b.String())
 }
 
 // handle serves h for method at a route path.
@@ -104,11 +130,18 @@ func (rt *router) register(entries map[string]*pathEntry, order []string) {
 	rt.mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { rt.refuse(w, r, nil) }))
 }
 
+// imageLinks is where public image links live.
+const imageLinks = "/img/"
+
 // refuse answers a request no route takes: invalid_request with an Allow
 // header when the path is served under other methods, else not_found.
 // Both are rate limited per client address like any anonymous request.
 func (rt *router) refuse(w http.ResponseWriter, r *http.Request, allowed []string) {
 	rt.g.anonymous(rt.g.errs.Wrap(func(w http.ResponseWriter, r *http.Request) error {
+		if strings.HasPrefix(r.URL.Path, imageLinks) {
+			// Under /img every refusal is the image links' one 404.
+			return apierr.New(apierr.NotFound, imagelink.Refused)
+		}
 		if len(allowed) == 0 {
 			return apierr.New(apierr.NotFound, "no endpoint %s %s; the endpoints are listed in %s%s/openapi.json", r.Method, r.URL.Path, strings.TrimRight(rt.g.cfg.PublicURL, "/"), BasePath)
 		}

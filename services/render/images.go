@@ -610,20 +610,9 @@ func missingColumns(spec *chartspec.Spec, saved, t *dataset.Table) ([]string, er
 	for _, c := range t.Columns {
 		have[c.Name] = true
 	}
-	used := map[string]bool{}
-	for _, ref := range spec.Mapping {
-		for _, id := range ref.IDs {
-			used[id] = true
-		}
-	}
-	for i, raw := range spec.Steps {
-		ids, err := stepColumns(raw)
-		if err != nil {
-			return nil, fmt.Errorf("saved steps[%d]: %w", i, err)
-		}
-		for _, id := range ids {
-			used[id] = true
-		}
+	used, err := drawnColumns(spec)
+	if err != nil {
+		return nil, fmt.Errorf("saved %w", err)
 	}
 	var missing []string
 	for _, c := range saved.Columns {

@@ -23,6 +23,7 @@ import (
 	"chartd.dev/libs/dataset"
 	"chartd.dev/libs/httpx"
 	"chartd.dev/libs/imagelink"
+	"chartd.dev/libs/plan"
 	"chartd.dev/libs/quota"
 	"chartd.dev/libs/signing"
 	"chartd.dev/libs/store"
@@ -153,7 +154,7 @@ func (s *Service) createImageURL(w http.ResponseWriter, r *http.Request) error {
 	if len(link.Data) > 0 {
 		// A data link keeps the design it was made with: its picture never
 		// changes, whatever happens to the chart later.
-		if err := s.keepDesign(r.Context(), p.AccountID, path, c); err != nil {
+		if err := s.keepDesign(r.Context(), p, path, c); err != nil {
 			return err
 		}
 	}
@@ -209,24 +210,62 @@ func designID(pathAndQuery string) (string, error) {
 	return v.Get("sig"), nil
 }
 
-// keepDesign stores the design a data link was made with.
-func (s *Service) keepDesign(ctx context.Context, account, path string, c *aggregate.Chart) error {
+// keepDesign stores the design a data link was made with: the spec and
+// only the columns it draws (a link's data brings its own), once per
+// account however many links share it, within the plan's count.
+func (s *Service) keepDesign(ctx context.Context, p auth.Principal, path string, c *aggregate.Chart) error {
 	id, err := designID(path)
 	if err != nil {
 		return err
 	}
-	cols := make([]*dataset.Column, len(c.Table.Columns))
-	for i, col := range c.Table.Columns {
-		cols[i] = &dataset.Column{ID: col.ID, Name: col.Name, Kind: col.Kind}
+	drawn, err := drawnColumns(c.Spec)
+	if err != nil {
+		return err
 	}
-	b, err := json.Marshal(linkDesign{Spec: c.Spec, Columns: cols})
+	var cols []*dataset.Column
+	for _, col := range c.Table.Columns {
+		if drawn[col.ID] {
+			cols = append(cols, &dataset.Column{ID: col.ID, Name: col.Name, Kind: col.Kind})
+		}
+	}
+	spec := c.Spec.Clone()
+	// The data is the link's: the chart's data version would only keep
+	// equal designs apart.
+	spec.DataVersion = ""
+	b, err := json.Marshal(linkDesign{Spec: spec, Columns: cols})
 	if err != nil {
 		return fmt.Errorf("encode link design: %w", err)
 	}
-	if err := s.deps.Accounts.PutLinkDesign(ctx, account, id, c.Stored.ID, b); err != nil {
+	limit := plan.LimitsOf(p.Plan).LinkDesigns
+	err = s.deps.Accounts.PutLinkDesign(ctx, p.AccountID, id, c.Stored.ID, b, limit)
+	if errors.Is(err, store.ErrLimit) {
+		return apierr.New(apierr.ImageLimitReached, "this account keeps the designs of its data links, and holds its %d: link to the live chart, or make data links of charts already linked", limit)
+	}
+	if err != nil {
 		return fmt.Errorf("keep link design: %w", err)
 	}
 	return nil
+}
+
+// drawnColumns names the columns the spec draws: its roles and the
+// columns its steps read.
+func drawnColumns(spec *chartspec.Spec) (map[string]bool, error) {
+	used := map[string]bool{}
+	for _, ref := range spec.Mapping {
+		for _, id := range ref.IDs {
+			used[id] = true
+		}
+	}
+	for i, raw := range spec.Steps {
+		ids, err := stepColumns(raw)
+		if err != nil {
+			return nil, fmt.Errorf("steps[%d]: %w", i, err)
+		}
+		for _, id := range ids {
+			used[id] = true
+		}
+	}
+	return used, nil
 }
 
 // design loads the design a data link was made with; ok is false for a
@@ -280,7 +319,7 @@ func (s *Service) signingKey(ctx context.Context, account string) (kid string, s
 // errNoImage is every refusal of a link: one answer for every cause, so a
 // prober learns nothing about which check failed.
 func errNoImage(cause error) error {
-	return apierr.Wrap(apierr.NotFound, cause, "no image at this address; the link may have been altered, expired or revoked")
+	return apierr.Wrap(apierr.NotFound, cause, imagelink.Refused)
 }
 
 // image serves a public image link (GET /img/<id>.<format>): no key, the

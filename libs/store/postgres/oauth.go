@@ -39,11 +39,22 @@ func (s *Store) GetOAuthClient(ctx context.Context, id string) (store.OAuthClien
 	return c, nil
 }
 
-const grantColumns = `g.id, g.account_id, g.client_id, c.name, g.scopes, g.created_at, g.last_used_at, g.revoked_at`
+// DeleteUnusedOAuthClients deletes apps registered before before that
+// have no grant.
+func (s *Store) DeleteUnusedOAuthClients(ctx context.Context, before time.Time) (int, error) {
+	tag, err := s.pool.Exec(ctx, `DELETE FROM oauth_clients c WHERE c.created_at < $1
+		AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = c.id)`, before.UTC())
+	if err != nil {
+		return 0, fmt.Errorf("delete unused oauth clients: %w", err)
+	}
+	return int(tag.RowsAffected()), nil
+}
+
+const grantColumns = `g.id, g.account_id, g.client_id, c.name, g.scopes, g.resource, g.created_at, g.last_used_at, g.revoked_at`
 
 func scanGrant(r pgx.Row, extra ...any) (store.OAuthGrant, error) {
 	var g store.OAuthGrant
-	if err := r.Scan(append([]any{&g.ID, &g.AccountID, &g.ClientID, &g.ClientName, &g.Scopes, &g.CreatedAt, &g.LastUsedAt, &g.RevokedAt}, extra...)...); err != nil {
+	if err := r.Scan(append([]any{&g.ID, &g.AccountID, &g.ClientID, &g.ClientName, &g.Scopes, &g.Resource, &g.CreatedAt, &g.LastUsedAt, &g.RevokedAt}, extra...)...); err != nil {
 		return store.OAuthGrant{}, err
 	}
 	g.CreatedAt = store.Micro(g.CreatedAt)
@@ -61,9 +72,9 @@ func (s *Store) CreateOAuthGrant(ctx context.Context, g store.OAuthGrant) (store
 		g.Scopes = []string{}
 	}
 	err := s.pool.QueryRow(ctx, `WITH ins AS (
-		   INSERT INTO oauth_grants (id, account_id, client_id, scopes, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING client_id)
+		   INSERT INTO oauth_grants (id, account_id, client_id, scopes, resource, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING client_id)
 		 SELECT c.name FROM oauth_clients c JOIN ins ON c.id = ins.client_id`,
-		g.ID, g.AccountID, g.ClientID, g.Scopes, g.CreatedAt).Scan(&g.ClientName)
+		g.ID, g.AccountID, g.ClientID, g.Scopes, g.Resource, g.CreatedAt).Scan(&g.ClientName)
 	if pgCode(err) == codeForeignKeyViolation {
 		err = store.ErrNotFound
 	}

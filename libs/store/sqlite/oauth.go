@@ -47,14 +47,26 @@ func (s *Store) GetOAuthClient(ctx context.Context, id string) (store.OAuthClien
 	return c, nil
 }
 
-const grantColumns = `g.id, g.account_id, g.client_id, c.name, g.scopes, g.created_at, g.last_used_at, g.revoked_at`
+// DeleteUnusedOAuthClients deletes apps registered before before that
+// have no grant.
+func (s *Store) DeleteUnusedOAuthClients(ctx context.Context, before time.Time) (int, error) {
+	res, err := s.write.ExecContext(ctx, `DELETE FROM oauth_clients WHERE created_at < ?
+		AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = oauth_clients.id)`, micros(before))
+	if err != nil {
+		return 0, fmt.Errorf("delete unused oauth clients: %w", err)
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
+
+const grantColumns = `g.id, g.account_id, g.client_id, c.name, g.scopes, g.resource, g.created_at, g.last_used_at, g.revoked_at`
 
 func scanGrant(r scanner, extra ...any) (store.OAuthGrant, error) {
 	var g store.OAuthGrant
 	var scopes string
 	var created int64
 	var used, revoked sql.NullInt64
-	if err := r.Scan(append([]any{&g.ID, &g.AccountID, &g.ClientID, &g.ClientName, &scopes, &created, &used, &revoked}, extra...)...); err != nil {
+	if err := r.Scan(append([]any{&g.ID, &g.AccountID, &g.ClientID, &g.ClientName, &scopes, &g.Resource, &created, &used, &revoked}, extra...)...); err != nil {
 		return store.OAuthGrant{}, err
 	}
 	g.Scopes = strings.Fields(scopes)
@@ -69,8 +81,8 @@ func (s *Store) CreateOAuthGrant(ctx context.Context, g store.OAuthGrant) (store
 	g.ID = uuid.NewString()
 	g.CreatedAt = store.Micro(g.CreatedAt)
 	g.LastUsedAt, g.RevokedAt = nil, nil
-	if _, err := s.write.ExecContext(ctx, `INSERT INTO oauth_grants (id, account_id, client_id, scopes, created_at) VALUES (?, ?, ?, ?, ?)`,
-		g.ID, g.AccountID, g.ClientID, strings.Join(g.Scopes, " "), micros(g.CreatedAt)); err != nil {
+	if _, err := s.write.ExecContext(ctx, `INSERT INTO oauth_grants (id, account_id, client_id, scopes, resource, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+		g.ID, g.AccountID, g.ClientID, strings.Join(g.Scopes, " "), g.Resource, micros(g.CreatedAt)); err != nil {
 		if isForeignKey(err) {
 			err = store.ErrNotFound
 		}

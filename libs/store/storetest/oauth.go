@@ -38,7 +38,7 @@ func testOAuth(t *testing.T, s store.Store) {
 
 	a, _ := newUser(t, s, "oauth@example.com")
 	b, _ := newUser(t, s, "other@example.com")
-	g, err := s.CreateOAuthGrant(ctx, store.OAuthGrant{AccountID: a.ID, ClientID: c.ID, Scopes: []string{"charts:read", "charts:write"}, CreatedAt: now})
+	g, err := s.CreateOAuthGrant(ctx, store.OAuthGrant{AccountID: a.ID, ClientID: c.ID, Scopes: []string{"charts:read", "charts:write"}, Resource: "https://chartd.example/mcp", CreatedAt: now})
 	must(t, "create grant", err)
 	if g.ClientName != "Claude" || g.ID == "" {
 		t.Fatalf("grant = %+v", g)
@@ -46,9 +46,23 @@ func testOAuth(t *testing.T, s store.Store) {
 	_, err = s.CreateOAuthGrant(ctx, store.OAuthGrant{AccountID: a.ID, ClientID: "nope", CreatedAt: now})
 	wantErr(t, "grant of an unknown client", err, store.ErrNotFound)
 
+	// An app nobody connected is deleted once old; one with a grant stays.
+	unused, err := s.CreateOAuthClient(ctx, "Never used", []string{"https://b.example/cb"})
+	must(t, "create unused client", err)
+	if n, err := s.DeleteUnusedOAuthClients(ctx, now.Add(-time.Hour)); err != nil || n != 0 {
+		t.Fatalf("delete unused clients registered an hour ago: %d, %v", n, err)
+	}
+	if n, err := s.DeleteUnusedOAuthClients(ctx, time.Now().Add(time.Hour)); err != nil || n != 1 {
+		t.Fatalf("delete unused clients: %d, %v; want 1", n, err)
+	}
+	_, err = s.GetOAuthClient(ctx, unused.ID)
+	wantErr(t, "deleted unused client", err, store.ErrNotFound)
+	_, err = s.GetOAuthClient(ctx, c.ID)
+	must(t, "client with a grant", err)
+
 	list, err := s.ListOAuthGrants(ctx, a.ID)
 	must(t, "list grants", err)
-	if len(list) != 1 || list[0].ID != g.ID || !slices.Equal(list[0].Scopes, g.Scopes) || list[0].LastUsedAt != nil {
+	if len(list) != 1 || list[0].ID != g.ID || !slices.Equal(list[0].Scopes, g.Scopes) || list[0].Resource != g.Resource || list[0].LastUsedAt != nil {
 		t.Fatalf("grants = %+v", list)
 	}
 	if other, _ := s.ListOAuthGrants(ctx, b.ID); len(other) != 0 {
@@ -62,7 +76,7 @@ func testOAuth(t *testing.T, s store.Store) {
 	wantErr(t, "token of an unknown grant", s.CreateOAuthToken(ctx, store.OAuthToken{Hash: hashOf("x"), GrantID: "nope", Kind: store.OAuthAccess, ExpiresAt: now}), store.ErrNotFound)
 	lg, la, err := s.LookupOAuthAccess(ctx, hashOf("access"), now)
 	must(t, "look up access token", err)
-	if lg.ID != g.ID || la.ID != a.ID || !slices.Equal(lg.Scopes, g.Scopes) {
+	if lg.ID != g.ID || la.ID != a.ID || !slices.Equal(lg.Scopes, g.Scopes) || lg.Resource != "https://chartd.example/mcp" {
 		t.Fatalf("lookup = %+v %+v", lg, la)
 	}
 	_, _, err = s.LookupOAuthAccess(ctx, hashOf("access"), now.Add(time.Hour))

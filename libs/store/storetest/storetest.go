@@ -1261,7 +1261,7 @@ func testLinkDesigns(t *testing.T, s store.Store) {
 		t.Fatal(err)
 	}
 	chart := uuid.NewString()
-	if err := s.PutLinkDesign(ctx, a.ID, "link-1", chart, []byte(`{"spec":1}`)); err != nil {
+	if err := s.PutLinkDesign(ctx, a.ID, "link-1", chart, []byte(`{"spec":1}`), 0); err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.GetLinkDesign(ctx, a.ID, "link-1")
@@ -1269,7 +1269,7 @@ func testLinkDesigns(t *testing.T, s store.Store) {
 		t.Fatalf("get: %q %v", got, err)
 	}
 	// The first design stored under an id stays.
-	if err := s.PutLinkDesign(ctx, a.ID, "link-1", chart, []byte(`{"spec":2}`)); err != nil {
+	if err := s.PutLinkDesign(ctx, a.ID, "link-1", chart, []byte(`{"spec":2}`), 0); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := s.GetLinkDesign(ctx, a.ID, "link-1"); string(got) != `{"spec":1}` {
@@ -1280,8 +1280,39 @@ func testLinkDesigns(t *testing.T, s store.Store) {
 			t.Errorf("get %s of %s: %v, want ErrNotFound", tc.id, tc.account, err)
 		}
 	}
-	if err := s.PutLinkDesign(ctx, uuid.NewString(), "link-3", chart, []byte("x")); !errors.Is(err, store.ErrNotFound) {
+	if err := s.PutLinkDesign(ctx, uuid.NewString(), "link-3", chart, []byte("x"), 0); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("put for a missing account: %v, want ErrNotFound", err)
+	}
+
+	// One design, many links: kept once. The limit counts designs, not
+	// links, and refuses only a design the account does not hold yet.
+	for i := range 5 {
+		if err := s.PutLinkDesign(ctx, b.ID, fmt.Sprintf("same-%d", i), chart, []byte(`{"spec":"same"}`), 2); err != nil {
+			t.Fatalf("link %d of one design: %v", i, err)
+		}
+	}
+	if err := s.PutLinkDesign(ctx, b.ID, "other", chart, []byte(`{"spec":"other"}`), 2); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.CountLinkDesigns(ctx, b.ID); err != nil || n != 2 {
+		t.Fatalf("designs of 6 links of 2 designs: %d, %v", n, err)
+	}
+	if err := s.PutLinkDesign(ctx, b.ID, "third", chart, []byte(`{"spec":"third"}`), 2); !errors.Is(err, store.ErrLimit) {
+		t.Fatalf("a third design over a limit of 2: %v, want ErrLimit", err)
+	}
+	if _, err := s.GetLinkDesign(ctx, b.ID, "third"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("a refused link was stored: %v", err)
+	}
+	if err := s.PutLinkDesign(ctx, b.ID, "same-again", chart, []byte(`{"spec":"same"}`), 2); err != nil {
+		t.Fatalf("a held design at the limit: %v", err)
+	}
+	for _, id := range []string{"same-0", "same-4", "same-again"} {
+		if got, err := s.GetLinkDesign(ctx, b.ID, id); err != nil || string(got) != `{"spec":"same"}` {
+			t.Fatalf("get %s: %q %v", id, got, err)
+		}
+	}
+	if n, _ := s.CountLinkDesigns(ctx, a.ID); n != 1 {
+		t.Fatalf("account A's designs: %d, want 1", n)
 	}
 }
 

@@ -22,8 +22,10 @@ func authorizeParams() []string {
 type consentData struct {
 	App         string
 	RedirectURI string
-	Scopes      []scopeRow
-	Fields      []field
+	// Resource is what the tokens will be for (RFC 8707).
+	Resource string
+	Scopes   []scopeRow
+	Fields   []field
 }
 
 type scopeRow struct{ Name, Text string }
@@ -33,9 +35,11 @@ type field struct{ Name, Value string }
 // issuer is the authorization server's issuer: the public URL.
 func (s *Site) issuer() string { return strings.TrimRight(s.cfg.PublicURL, "/") }
 
-// checkAuthorize validates an authorization request, writing the answer
-// for a refused one: an error page when the app cannot be trusted with
-// the redirect, else a redirect back to the app with the error.
+// checkAuthorize validates an authorization request, answering a refused
+// one with an error page. Errors are never sent to the app's redirect URI
+// without the person's say (RFC 9700 §4.11.2): every app registers itself
+// (RFC 7591), so none is first-party, and a redirect URI anyone
+// registered could be a phishing page. The page offers the way back.
 func (s *Site) checkAuthorize(w http.ResponseWriter, r *http.Request, q url.Values) (oauth.Request, bool, error) {
 	req, err := s.deps.OAuth.CheckAuthorize(r.Context(), q)
 	var oe *oauth.Error
@@ -44,8 +48,8 @@ func (s *Site) checkAuthorize(w http.ResponseWriter, r *http.Request, q url.Valu
 	case err == nil:
 		return req, true, nil
 	case errors.As(err, &rd):
-		http.Redirect(w, r, oauth.DenyURL(rd.RedirectURI, rd.State, rd.Err.Code, rd.Err.Description, s.issuer()), http.StatusSeeOther)
-		return req, false, nil
+		return req, false, &pageError{status: http.StatusBadRequest, msg: "This app's request cannot be accepted: " + rd.Err.Description + ".",
+			back: oauth.DenyURL(rd.RedirectURI, rd.State, rd.Err.Code, rd.Err.Description, s.issuer())}
 	case errors.As(err, &oe):
 		return req, false, &pageError{status: http.StatusBadRequest, msg: "This app's request cannot be accepted: " + oe.Description + "."}
 	}
@@ -87,7 +91,10 @@ func (s *Site) authorize(w http.ResponseWriter, r *http.Request) error {
 	if err != nil || !ok {
 		return err
 	}
-	d := consentData{App: req.Client.Name, RedirectURI: req.RedirectURI}
+	d := consentData{App: req.Client.Name, RedirectURI: req.RedirectURI, Resource: req.Resource}
+	if d.Resource == "" {
+		d.Resource = s.issuer()
+	}
 	for _, sc := range req.Scopes {
 		d.Scopes = append(d.Scopes, scopeRow{Name: sc, Text: oauth.Describe(sc)})
 	}

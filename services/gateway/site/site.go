@@ -10,7 +10,10 @@ package site
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
 	"embed"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"html/template"
@@ -235,6 +238,9 @@ func (s *Site) headers(w http.ResponseWriter) {
 type pageError struct {
 	status int
 	msg    string
+	// back, when set, is a link the person may follow to leave (an app's
+	// redirect URI with the error), never followed without them.
+	back string
 }
 
 func (e *pageError) Error() string { return e.msg }
@@ -251,7 +257,11 @@ func (s *Site) fail(w http.ResponseWriter, r *http.Request, err error) {
 		s.deps.Log.ErrorContext(r.Context(), "site page failed", "path", r.URL.Path, "err", err)
 		pe = &pageError{status: http.StatusInternalServerError, msg: "Something went wrong on our side; try again in a moment."}
 	}
-	s.render(w, r, pe.status, "error", view{Title: http.StatusText(pe.status), Message: pe.msg})
+	v := view{Title: http.StatusText(pe.status), Message: pe.msg}
+	if pe.back != "" {
+		v.Data = pe.back
+	}
+	s.render(w, r, pe.status, "error", v)
 }
 
 // view is what every template gets.
@@ -358,29 +368,62 @@ func (s *Site) clearCookie(w http.ResponseWriter, name string) {
 const preCookie = "chartd_pre"
 
 // preToken answers the form token of the request's pre-session cookie,
-// setting a fresh cookie when there is none.
+// setting a fresh cookie when there is none, or one the site did not
+// issue.
 func (s *Site) preToken(w http.ResponseWriter, r *http.Request) string {
-	if c, err := r.Cookie(preCookie); err == nil && len(c.Value) == 43 {
+	if c, err := r.Cookie(preCookie); err == nil && s.preIssued(c.Value) {
 		return people.CSRFToken(c.Value)
 	}
-	tok, _ := people.NewToken()
-	http.SetCookie(w, &http.Cookie{Name: preCookie, Value: tok, Path: "/", MaxAge: 3600, HttpOnly: true, Secure: s.secure, SameSite: http.SameSiteLaxMode})
-	return people.CSRFToken(tok)
+	nonce, _ := people.NewToken()
+	v := nonce + "." + s.preMAC(nonce)
+	http.SetCookie(w, &http.Cookie{Name: preCookie, Value: v, Path: "/", MaxAge: 3600, HttpOnly: true, Secure: s.secure, SameSite: http.SameSiteLaxMode})
+	return people.CSRFToken(v)
 }
 
-// checkPre checks a pre-session form's token against its cookie.
+// preMAC signs a pre-session cookie's random part with the internal
+// token, which every replica shares: a value a client (or a page on a
+// sibling domain that can set cookies) chose never passes.
+func (s *Site) preMAC(nonce string) string {
+	m := hmac.New(sha256.New, []byte("chartd-pre-v1\n"+s.cfg.InternalToken))
+	m.Write([]byte(nonce))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// preIssued tells, in constant time, whether a pre-session cookie is one
+// the site issued.
+func (s *Site) preIssued(v string) bool {
+	nonce, mac, ok := strings.Cut(v, ".")
+	return ok && len(nonce) == 43 && hmac.Equal([]byte(mac), []byte(s.preMAC(nonce)))
+}
+
+// checkPre checks a pre-session form's token against its cookie, which
+// must be one the site issued.
 func (s *Site) checkPre(r *http.Request) error {
 	c, err := r.Cookie(preCookie)
-	if err != nil {
+	if err != nil || !s.preIssued(c.Value) {
 		return s.checkWrite(r, "")
 	}
 	return s.checkWrite(r, c.Value)
 }
 
-// safeNext keeps a post-sign-in destination on this site.
+// safeNext keeps a post-sign-in destination on this site: a path (and
+// query) only, with no scheme, no host, no backslash and no control byte.
+// Browsers drop TAB, CR and LF inside a URL, so "/\t/evil.example" would
+// become the network-path reference "//evil.example"; any byte below 0x20
+// (or DEL) is refused rather than stripped.
 func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") || strings.ContainsAny(next, "\r\n") {
-		return "/charts"
+	const home = "/charts"
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") {
+		return home
+	}
+	for i := 0; i < len(next); i++ {
+		if c := next[i]; c < 0x20 || c == 0x7f || c == '\\' {
+			return home
+		}
+	}
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" || !strings.HasPrefix(u.Path, "/") || strings.HasPrefix(u.Path, "//") {
+		return home
 	}
 	return next
 }

@@ -1,0 +1,21 @@
+-- Data-link designs kept once per account by their SHA-256 (owner: the
+-- render service): a link row points at its design by hash instead of
+-- holding a copy, so links made from one chart state cost a few hundred
+-- bytes each. Rows stored before keep their design in link_designs.design
+-- and no hash.
+
+-- +goose Up
+CREATE TABLE link_design_bodies (
+    account_id text COLLATE "C" NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+    hash       bytea    NOT NULL,
+    design     bytea    NOT NULL,
+    created_at timestamptz NOT NULL,
+    PRIMARY KEY (account_id, hash)
+);
+ALTER TABLE link_designs ADD COLUMN design_hash bytea;
+CREATE INDEX link_designs_account ON link_designs (account_id);
+
+-- +goose Down
+DROP INDEX link_designs_account;
+ALTER TABLE link_designs DROP COLUMN design_hash;
+DROP TABLE link_design_bodies;
