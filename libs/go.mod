@@ -41,6 +41,8 @@ require (
 	modernc.org/sqlite v1.61.1
 )
 
+require github.com/andybalholm/cascadia v1.3.5 // indirect
+
 require (
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect

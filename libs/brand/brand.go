@@ -152,6 +152,7 @@ func Extract(s Site) (Result, error) {
 // extractDetailed is Extract with the scored groups, for tests.
 func extractDetailed(s Site) (Result, []scored, error) {
 	e := newExtractor(s.URL)
+	e.dom = newDOM(s.HTML)
 	e.scanHTML(s.HTML)
 	for _, d := range s.Stylesheets {
 		e.scanCSS(d.Body, d.URL, nil)
@@ -169,7 +170,10 @@ type extractor struct {
 	page *url.URL
 
 	signals []signal
-	freq    map[rgb]int
+	freq    map[rgb]float64
+
+	dom     *dom    // the parsed page, for weighing rules by what they paint
+	srcMult float64 // weight of the stylesheet being read (sheetMult)
 
 	vars     map[string]varDef
 	varOrder []string
@@ -216,7 +220,8 @@ type signal struct {
 
 func newExtractor(pageURL string) *extractor {
 	e := &extractor{
-		freq:        make(map[rgb]int, 64),
+		freq:        make(map[rgb]float64, 64),
+		srcMult:     1,
 		vars:        make(map[string]varDef, 64),
 		classPaints: make(map[string]int),
 		classUse:    make(map[string]*int),
