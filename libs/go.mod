@@ -41,7 +41,7 @@ require (
 	modernc.org/sqlite v1.61.1
 )
 
-require github.com/andybalholm/cascadia v1.3.5 // indirect
+require github.com/andybalholm/cascadia v1.3.5
 
 require (
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect

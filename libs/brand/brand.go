@@ -57,6 +57,7 @@ package brand
 
 import (
 	"errors"
+	"fmt"
 	"net/url"
 )
 
@@ -285,4 +286,24 @@ func (e *extractor) addCapped(c rgb, k Kind, where string, w float64) {
 	if w > e.signals[low].w {
 		e.signals[low] = signal{c, k, where, w}
 	}
+}
+
+// Explain says why each returned colour ranks where it does: its heaviest
+// signals (logo, theme-color, brand variable, button on N elements…), for
+// the debug log. It reads only res.Signals, so it never changes an answer.
+func Explain(res Result) map[string]string {
+	const perColor = 4
+	out := make(map[string]string, len(res.Colors))
+	n := make(map[string]int, len(res.Colors))
+	for _, s := range res.Signals { // heaviest first
+		if s.Into == "" || n[s.Into] >= perColor {
+			continue
+		}
+		if n[s.Into] > 0 {
+			out[s.Into] += "; "
+		}
+		out[s.Into] += fmt.Sprintf("%s %s %s (%.2f)", s.Kind, s.Color, s.Where, s.Weight)
+		n[s.Into]++
+	}
+	return out
 }

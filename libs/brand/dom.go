@@ -19,6 +19,9 @@ const (
 	foldElems = 150
 	// maxSelectors bounds the distinct selectors matched per page.
 	maxSelectors = 4000
+	// maxCandidates bounds the elements one selector is tried on; the
+	// first ones in document order are the ones that weigh most.
+	maxCandidates = 200
 )
 
 // domElem is what ruleFactor needs to know about one element.
@@ -160,6 +163,9 @@ func (d *dom) computeFactor(sel string) float64 {
 		if err != nil {
 			continue
 		}
+		if len(cands) > maxCandidates {
+			cands = cands[:maxCandidates]
+		}
 		for _, i := range cands {
 			el := &d.elems[i]
 			if !s.Match(el.n) {
@@ -241,10 +247,7 @@ func (d *dom) candidates(sel string) ([]int, bool) {
 		return d.byTag[strings.ToLower(subj[:j])], true
 	}
 	if subj == "*" || subj == "" || strings.HasPrefix(subj, "[") || strings.HasPrefix(subj, ":") {
-		if len(d.elems) > 400 {
-			return d.elems2idx(400), true
-		}
-		return d.elems2idx(len(d.elems)), true
+		return d.elems2idx(min(len(d.elems), maxCandidates)), true
 	}
 	return nil, false
 }

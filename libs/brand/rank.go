@@ -159,7 +159,7 @@ func (e *extractor) rankDetailed() (Result, []scored, error) {
 		n.cluster = best
 	}
 	for gi := range groups {
-		e.trustLogo(nodes, &groups[gi])
+		e.trustLogo(nodes, groups, gi)
 		groups[gi].score = e.score(nodes, groups[gi].nodes)
 	}
 	order := make([]int, len(groups))
@@ -232,7 +232,8 @@ func logoKind(k Kind) bool {
 // trustLogo makes a group's representative the colour its logo or icon
 // paints exactly, when there is one: a nearby CSS shade with more evidence
 // joins the logo's colour rather than replacing it.
-func (e *extractor) trustLogo(nodes []node, g *group) {
+func (e *extractor) trustLogo(nodes []node, groups []group, gi int) {
+	g := &groups[gi]
 	best, bestW := -1, 0.0
 	for _, ni := range g.nodes {
 		n := &nodes[ni]
@@ -249,10 +250,18 @@ func (e *extractor) trustLogo(nodes []node, g *group) {
 			best, bestW = ni, w
 		}
 	}
-	if best >= 0 && bestW >= 1 {
-		g.rep = best
-		g.tone = chromatic
+	if best < 0 || bestW < 1 || best == g.rep {
+		return
 	}
+	// Returned colours stay ΔE2000 10 apart: keep the old representative
+	// when the logo's colour sits too near another group's.
+	for gj := range groups {
+		if gj != gi && nodes[groups[gj].rep].c.colorful().DistanceCIEDE2000(nodes[best].c.colorful())*100 < mergeDeltaE {
+			return
+		}
+	}
+	g.rep = best
+	g.tone = chromatic
 }
 
 func filterGroups(groups []group, order []int, ok func(group) bool) []int {

@@ -12,6 +12,7 @@ require (
 require (
 	chartd.dev/charts v0.0.0 // indirect
 	code.dny.dev/ssrf v0.3.0 // indirect
+	github.com/andybalholm/cascadia v1.3.5 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/felixge/httpsnoop v1.1.0 // indirect
 	github.com/go-logr/logr v1.4.4 // indirect
