@@ -43,14 +43,18 @@ require (
 )
 
 require (
+	github.com/andybalholm/cascadia v1.3.5
+	github.com/prometheus/client_golang v1.24.1
+	go.opentelemetry.io/otel/exporters/prometheus v0.69.0
+)
+
+require (
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
-	github.com/prometheus/client_golang v1.24.1 // indirect
 	github.com/prometheus/client_model v0.6.3 // indirect
 	github.com/prometheus/common v0.72.0 // indirect
 	github.com/prometheus/otlptranslator v1.0.0 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
-	go.opentelemetry.io/otel/exporters/prometheus v0.69.0 // indirect
 )
 
 require (

@@ -57,6 +57,7 @@ package brand
 
 import (
 	"errors"
+	"fmt"
 	"net/url"
 )
 
@@ -152,6 +153,7 @@ func Extract(s Site) (Result, error) {
 // extractDetailed is Extract with the scored groups, for tests.
 func extractDetailed(s Site) (Result, []scored, error) {
 	e := newExtractor(s.URL)
+	e.dom = newDOM(s.HTML)
 	e.scanHTML(s.HTML)
 	for _, d := range s.Stylesheets {
 		e.scanCSS(d.Body, d.URL, nil)
@@ -169,7 +171,10 @@ type extractor struct {
 	page *url.URL
 
 	signals []signal
-	freq    map[rgb]int
+	freq    map[rgb]float64
+
+	dom     *dom    // the parsed page, for weighing rules by what they paint
+	srcMult float64 // weight of the stylesheet being read (sheetMult)
 
 	vars     map[string]varDef
 	varOrder []string
@@ -216,7 +221,8 @@ type signal struct {
 
 func newExtractor(pageURL string) *extractor {
 	e := &extractor{
-		freq:        make(map[rgb]int, 64),
+		freq:        make(map[rgb]float64, 64),
+		srcMult:     1,
 		vars:        make(map[string]varDef, 64),
 		classPaints: make(map[string]int),
 		classUse:    make(map[string]*int),
@@ -280,4 +286,24 @@ func (e *extractor) addCapped(c rgb, k Kind, where string, w float64) {
 	if w > e.signals[low].w {
 		e.signals[low] = signal{c, k, where, w}
 	}
+}
+
+// Explain says why each returned colour ranks where it does: its heaviest
+// signals (logo, theme-color, brand variable, button on N elements…), for
+// the debug log. It reads only res.Signals, so it never changes an answer.
+func Explain(res Result) map[string]string {
+	const perColor = 4
+	out := make(map[string]string, len(res.Colors))
+	n := make(map[string]int, len(res.Colors))
+	for _, s := range res.Signals { // heaviest first
+		if s.Into == "" || n[s.Into] >= perColor {
+			continue
+		}
+		if n[s.Into] > 0 {
+			out[s.Into] += "; "
+		}
+		out[s.Into] += fmt.Sprintf("%s %s %s (%.2f)", s.Kind, s.Color, s.Where, s.Weight)
+		n[s.Into]++
+	}
+	return out
 }

@@ -191,6 +191,8 @@ func TestVarWeight(t *testing.T) {
 		"--brand-secondary":                4.8,
 		"--fb-color-brand-primary-subtle":  4,
 		"--fb-color-brand-secondary-hover": 2.4,
+		"--docsearch-primary-color":        7 * 0.15,
+		"--swiper-theme-color":             1.5 * 0.15,
 	} {
 		if got := varWeight(name, false); abs(got-want) > 1e-9 {
 			t.Errorf("%s: %v, want %v", name, got, want)

@@ -2,6 +2,7 @@ package brand
 
 import (
 	"bytes"
+	"net/url"
 	"strings"
 	"unicode/utf8"
 
@@ -120,12 +121,16 @@ type frame struct {
 	dark       bool   // inside a dark colour scheme
 	class      []byte // the class of a single-class rule (.bg-indigo-600), as written
 	classState bool   // that rule is a :hover/:focus variant
+	// fac weighs the rule by the page elements it paints (dom.ruleFactor)
+	// and by whose stylesheet it is in (extractor.srcMult).
+	fac float64
 }
 
 type varDef struct {
 	toks  []tok
 	dark  bool
 	where string
+	mult  float64 // other-host stylesheet or a rule that paints nothing
 }
 
 // pendingDecl is a declaration whose colour depends on a custom property
@@ -167,10 +172,13 @@ func (e *extractor) scanCSS(body []byte, src string, inline *selInfo) {
 	var stackBuf [16]frame
 	stack := stackBuf[:0]
 	if inline != nil {
-		stack = append(stack, frame{kind: frameRule, sel: *inline, resolved: true})
+		stack = append(stack, frame{kind: frameRule, sel: *inline, resolved: true, fac: 1})
 	} else {
-		stack = append(stack, frame{kind: frameGroup, resolved: true})
+		stack = append(stack, frame{kind: frameGroup, resolved: true, fac: 1})
 	}
+	prevMult := e.srcMult
+	e.srcMult = e.sheetMult(src, inline != nil)
+	defer func() { e.srcMult = prevMult }()
 	arena := e.arena[:0]
 	defer func() { e.arena = arena[:0] }()
 	overflow := 0
@@ -254,29 +262,42 @@ func (e *extractor) open(p []tok, parent *frame) frame {
 		case equalFold(name, "media"), equalFold(name, "supports"), equalFold(name, "layer"),
 			equalFold(name, "container"), equalFold(name, "document"), equalFold(name, "scope"),
 			equalFold(name, "starting-style"):
-			return frame{kind: frameGroup, resolved: true, dark: parent.dark || mentionsDark(p)}
+			return frame{kind: frameGroup, resolved: true, dark: parent.dark || mentionsDark(p), fac: 1}
 		case equalFold(name, "keyframes"):
-			return frame{kind: frameKeyframes, resolved: true}
+			return frame{kind: frameKeyframes, resolved: true, fac: 1}
 		}
-		return frame{kind: frameOther, resolved: true}
+		return frame{kind: frameOther, resolved: true, fac: 1}
 	}
 	if parent.kind == frameKeyframes || parent.kind == frameOther {
-		return frame{kind: frameOther, resolved: true}
+		return frame{kind: frameOther, resolved: true, fac: 1}
 	}
 	return frame{kind: frameRule}
 }
 
 // resolveFrame classifies the selector of stack[i] (and its ancestors, for
-// nesting) the first time one of its declarations needs it.
-func resolveFrame(stack []frame, i int) *frame {
+// nesting) the first time one of its declarations needs it, and weighs it by
+// the elements it paints.
+func (e *extractor) resolveFrame(stack []frame, i int) *frame {
 	f := &stack[i]
 	if f.resolved {
 		return f
 	}
 	f.resolved = true
-	parent := resolveFrame(stack, f.parent)
+	parent := e.resolveFrame(stack, f.parent)
 	p := f.pre
 	sel := classifySelector(p)
+	full := selectorFull(p)
+	fac := e.srcMult
+	switch {
+	case parent.kind == frameRule || strings.Contains(full, "&"):
+		fac = parent.fac
+	case e.dom != nil:
+		fac *= e.dom.ruleFactor(full)
+	case highlightSelector(full):
+		fac *= 0.05
+	}
+	f.fac = fac
+	sel.mult *= fac
 	if parent.kind == frameRule { // CSS nesting: & inherits its parent's role
 		if sel.role == roleNone {
 			sel.role = parent.sel.role
@@ -322,10 +343,10 @@ func (e *extractor) statement(stmt []tok, stack []frame, src string) {
 		if hasPrefixFold(name.data, "--tw-") {
 			// Tailwind's internal opacity, ring and shadow variables:
 			// never a colour of their own, redefined by every utility.
-			valueScan(val, false, nil, 0, false, func(c rgb, _ bool) { e.freq[c]++ })
+			valueScan(val, false, nil, 0, false, func(c rgb, _ bool) { e.freq[c] += e.srcMult })
 			return
 		}
-		e.customProp(name.data, val, resolveFrame(stack, len(stack)-1), src)
+		e.customProp(name.data, val, e.resolveFrame(stack, len(stack)-1), src)
 		return
 	}
 	if name.tt != css.IdentToken {
@@ -333,14 +354,17 @@ func (e *extractor) statement(stmt []tok, stack []frame, src string) {
 	}
 	p, identsOK := propPaint(name.data)
 	if p != paintNone {
-		f = resolveFrame(stack, len(stack)-1)
+		f = e.resolveFrame(stack, len(stack)-1)
 	}
 	roleSig := f.kind == frameRule && f.sel.role != roleNone && p != paintNone
 	classSig := f.kind == frameRule && f.class != nil && p != paintNone
 	e.decl++
 	decl := e.decl
 	sawVar := valueScan(val, identsOK, nil, 0, false, func(c rgb, _ bool) {
-		e.freq[c]++
+		if !f.resolved {
+			f = e.resolveFrame(stack, len(stack)-1)
+		}
+		e.freq[c] += f.fac
 		if roleSig {
 			e.roleSignal(f.sel, p, c, name.data, decl)
 		}
@@ -468,7 +492,7 @@ func (e *extractor) customProp(name []byte, val []tok, f *frame, src string) {
 		if !seen {
 			e.varOrder = append(e.varOrder, key)
 		}
-		e.vars[key] = varDef{toks: append([]tok(nil), val...), dark: f.dark, where: src}
+		e.vars[key] = varDef{toks: append([]tok(nil), val...), dark: f.dark, where: src, mult: min(1, f.fac)}
 	}
 	wpPreset := hasPrefixFold(name, "--wp--preset--")
 	rolePaint := paintNone
@@ -479,7 +503,7 @@ func (e *extractor) customProp(name []byte, val []tok, f *frame, src string) {
 	decl := e.decl
 	sawVar := valueScan(val, len(val) == 1, nil, 0, false, func(c rgb, _ bool) {
 		if !wpPreset {
-			e.freq[c]++
+			e.freq[c] += f.fac
 		}
 		if rolePaint != paintNone {
 			e.roleSignal(f.sel, rolePaint, c, name, decl)
@@ -629,6 +653,43 @@ func classifySelector(p []tok) selInfo {
 		best.where = selectorText(p)
 	}
 	return best
+}
+
+// selectorFull is a rule's whole selector text, for matching.
+func selectorFull(p []tok) string {
+	var b strings.Builder
+	for _, t := range p {
+		b.Write(t.data)
+	}
+	return b.String()
+}
+
+// sheetMult is the weight of a stylesheet's colours: a stylesheet from
+// another host (a search widget, a vendor's CDN) is seldom the brand's.
+// Inline styles and <style> elements are the page's own.
+func (e *extractor) sheetMult(src string, inline bool) float64 {
+	if inline || e.page == nil || !strings.Contains(src, "://") {
+		return 1
+	}
+	u, err := url.Parse(src)
+	if err != nil {
+		return 1
+	}
+	if sameSite(u.Hostname(), e.page.Hostname()) {
+		return 1
+	}
+	return 0.25
+}
+
+// sameSite compares hosts ignoring www. and allowing a subdomain of the
+// page's registrable part (static.example.com serves example.com).
+func sameSite(a, b string) bool {
+	a = strings.TrimPrefix(strings.ToLower(a), "www.")
+	b = strings.TrimPrefix(strings.ToLower(b), "www.")
+	if a == b {
+		return true
+	}
+	return strings.HasSuffix(a, "."+b) || strings.HasSuffix(b, "."+a)
 }
 
 func selectorText(p []tok) string {
@@ -945,10 +1006,7 @@ func (e *extractor) finishCSS() {
 			continue
 		}
 		if c, ok := e.varColor(d.toks); ok {
-			if strings.HasPrefix(name, "--bs-") && bootstrapDefault(c) {
-				w *= 0.3 // stock Bootstrap, not a choice; its buttons still count
-			}
-			e.add(c, KindCSSVariable, name+" in "+d.where, w)
+			e.add(c, KindCSSVariable, name+" in "+d.where, w*d.mult)
 		}
 	}
 	e.joinClasses()
@@ -969,6 +1027,7 @@ func varWeight(name string, dark bool) float64 {
 		n = "--" + c + "-color"
 	}
 	var w float64
+	vendor := vendorPrefixed(n)
 	switch {
 	case strings.Contains(n, "brand"):
 		w = 8
@@ -1000,7 +1059,27 @@ func varWeight(name string, dark bool) float64 {
 	if dark {
 		w *= 0.5
 	}
+	if vendor {
+		w *= 0.15 // a widget's own theme (--docsearch-primary-color), not the site's
+	}
 	return w
+}
+
+// vendorPrefixes name the custom properties of widgets and frameworks a
+// site embeds; their "primary" is the vendor's default, not the brand.
+var vendorPrefixes = [...]string{"--docsearch-", "--swiper-", "--plyr-", "--fa-", "--toastify-",
+	"--rdp-", "--mdc-", "--mat-", "--ion-", "--sl-", "--shiki-", "--giscus-", "--cc-", "--klaro-", "--tippy-",
+	"--select2-", "--choices-", "--flatpickr-", "--pico-", "--md-", "--vp-c-", "--ifm-", "--pagefind-", "--algolia-",
+	"--hljs-", "--prism-", "--cookie-", "--osano-", "--onetrust-", "--intercom-", "--hs-", "--mantine-", "--chakra-",
+	"--joy-", "--mui-", "--el-", "--van-", "--ant-", "--daisy", "--tblr-", "--vs-", "--nprogress-"}
+
+func vendorPrefixed(n string) bool {
+	for _, p := range vendorPrefixes {
+		if strings.HasPrefix(n, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // trailingNumber returns a numeric suffix such as the 700 of
@@ -1026,18 +1105,6 @@ func wpCorePalette(slug string) bool {
 	case "black", "white", "cyan-bluish-gray", "pale-pink", "vivid-red", "luminous-vivid-orange",
 		"luminous-vivid-amber", "light-green-cyan", "vivid-green-cyan", "pale-cyan-blue",
 		"vivid-cyan-blue", "vivid-purple":
-		return true
-	}
-	return false
-}
-
-// bootstrapDefault reports the colours Bootstrap 5 ships in its --bs-*
-// variables, which say little about a brand when left unchanged.
-func bootstrapDefault(c rgb) bool {
-	switch c.hex() {
-	case "#0D6EFD", "#6610F2", "#6F42C1", "#D63384", "#DC3545", "#FD7E14", "#FFC107", "#198754",
-		"#20C997", "#0DCAF0", "#052C65", "#CFE2FF", "#9EC5FE", "#0A58CA", "#6EA8FE", "#8BB9FE",
-		"#0B5ED7", "#031633":
 		return true
 	}
 	return false

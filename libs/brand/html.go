@@ -500,7 +500,7 @@ func (e *extractor) joinClasses() {
 	for cls, n := range e.classUse {
 		for _, cp := range e.paintsOf(cls) {
 			if !cp.state {
-				e.freq[cp.c] += *n
+				e.freq[cp.c] += float64(*n)
 			}
 		}
 	}

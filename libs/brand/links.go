@@ -207,7 +207,7 @@ func Links(pageURL string, doc []byte) Wanted {
 			if parent.header && score > 0 {
 				score++
 			}
-			if parent.wall {
+			if parent.wall || notOwnLogo(src, a.alt, a.class) {
 				score -= 5
 			}
 			if score >= 2 {
@@ -264,6 +264,29 @@ func Links(pageURL string, doc []byte) Wanted {
 	}
 	w.Images = picks
 	return w
+}
+
+// notOwnLogo reports images that say "logo" but are not the site's own:
+// customer and partner walls (by folder), other companies' sign-in and
+// social marks, and arrows such as a scroll-to-top chevron.
+func notOwnLogo(src, alt, class []byte) bool {
+	p := pathOnly(src)
+	for _, w := range [...]string{"/companies/", "/company/", "/customers/", "/users", "/adopters/", "/partners/",
+		"/sponsors/", "/clients/", "/integrations/", "chevron", "arrow", "caret", "scroll", "to-top", "totop",
+		"back-top", "backtotop"} {
+		if containsFold(p, w) {
+			return true
+		}
+	}
+	for _, v := range [...][]byte{alt, class} {
+		if socialName(v) || containsFold(v, "sign in") || containsFold(v, "sign-in") || containsFold(v, "log in") ||
+			containsFold(v, "login") || containsFold(v, "google") || containsFold(v, "forum") ||
+			containsFold(v, "slack") || containsFold(v, "powered by") || containsFold(v, "user logo") ||
+			containsFold(v, "customer") || containsFold(v, "partner") {
+			return true
+		}
+	}
+	return false
 }
 
 // refreshURL reads a meta refresh's content, "5; url=https://x/" (the

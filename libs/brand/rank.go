@@ -22,7 +22,7 @@ const (
 func (e *extractor) frequencySignals() {
 	type fc struct {
 		c rgb
-		n int
+		n float64
 	}
 	list := make([]fc, 0, len(e.freq))
 	for c, n := range e.freq {
@@ -37,7 +37,7 @@ func (e *extractor) frequencySignals() {
 	if len(list) > 2*maxFrequencySignals {
 		list = list[:2*maxFrequencySignals]
 	}
-	ref := 0
+	ref := 0.0
 	for _, x := range list {
 		if toneOf(x.c.lab()) == chromatic {
 			ref = x.n
@@ -52,7 +52,7 @@ func (e *extractor) frequencySignals() {
 	}
 	for _, x := range list {
 		w := frequencyWeight * math.Min(1, math.Sqrt(float64(x.n)/float64(ref)))
-		e.add(x.c, KindFrequency, fmt.Sprintf("used %d time(s) in CSS and markup", x.n), w)
+		e.add(x.c, KindFrequency, fmt.Sprintf("used %.1f weighted time(s) in CSS and markup", x.n), w)
 	}
 }
 
@@ -103,6 +103,10 @@ func (e *extractor) rankDetailed() (Result, []scored, error) {
 	e.frequencySignals()
 	live := e.signals[:0]
 	for _, s := range e.signals {
+		if cssKind(s.kind) && stockColor(s.c) {
+			s.w *= stockDiscount
+			s.where += " (stock framework colour)"
+		}
 		if s.w > 0 { // overridden declarations carry no weight
 			live = append(live, s)
 		}
@@ -155,6 +159,7 @@ func (e *extractor) rankDetailed() (Result, []scored, error) {
 		n.cluster = best
 	}
 	for gi := range groups {
+		e.trustLogo(nodes, groups, gi)
 		groups[gi].score = e.score(nodes, groups[gi].nodes)
 	}
 	order := make([]int, len(groups))
@@ -213,6 +218,50 @@ func (e *extractor) rankDetailed() (Result, []scored, error) {
 		detail[i] = scored{h, groups[gi].score, groups[gi].tone, kept}
 	}
 	return res, detail, nil
+}
+
+// logoKind reports evidence from the brand's own marks: logos and icons.
+func logoKind(k Kind) bool {
+	switch k {
+	case KindSVGLogo, KindLogoImage, KindAppleTouchIcon, KindFavicon, KindMaskIcon:
+		return true
+	}
+	return false
+}
+
+// trustLogo makes a group's representative the colour its logo or icon
+// paints exactly, when there is one: a nearby CSS shade with more evidence
+// joins the logo's colour rather than replacing it.
+func (e *extractor) trustLogo(nodes []node, groups []group, gi int) {
+	g := &groups[gi]
+	best, bestW := -1, 0.0
+	for _, ni := range g.nodes {
+		n := &nodes[ni]
+		if toneOf(n.l, n.a, n.b) != chromatic {
+			continue
+		}
+		w := 0.0
+		for _, si := range n.sigs {
+			if logoKind(e.signals[si].kind) {
+				w += e.signals[si].w
+			}
+		}
+		if w > bestW {
+			best, bestW = ni, w
+		}
+	}
+	if best < 0 || bestW < 1 || best == g.rep {
+		return
+	}
+	// Returned colours stay ΔE2000 10 apart: keep the old representative
+	// when the logo's colour sits too near another group's.
+	for gj := range groups {
+		if gj != gi && nodes[groups[gj].rep].c.colorful().DistanceCIEDE2000(nodes[best].c.colorful())*100 < mergeDeltaE {
+			return
+		}
+	}
+	g.rep = best
+	g.tone = chromatic
 }
 
 func filterGroups(groups []group, order []int, ok func(group) bool) []int {

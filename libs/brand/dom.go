@@ -1,0 +1,313 @@
+package brand
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+
+	"github.com/andybalholm/cascadia"
+	"golang.org/x/net/html"
+)
+
+// Limits of the parsed page used for selector matching. A page past them
+// is still read by the streaming scan; its later elements just count as
+// below the fold and unindexed.
+const (
+	maxDOMElems = 20000
+	// foldElems is how many body elements, in document order, stand in for
+	// "above the fold": a landing page's header and hero come first.
+	foldElems = 150
+	// maxSelectors bounds the distinct selectors matched per page.
+	maxSelectors = 4000
+	// maxCandidates bounds the elements one selector is tried on; the
+	// first ones in document order are the ones that weigh most.
+	maxCandidates = 200
+)
+
+// domElem is what ruleFactor needs to know about one element.
+type domElem struct {
+	n      *html.Node
+	order  int  // position among body elements
+	header bool // inside header, nav or a banner
+	hero   bool // inside a hero, jumbotron or masthead
+	footer bool
+	code   bool // inside pre or code
+}
+
+// dom is the parsed page indexed for selector matching: cascadia matches
+// a rule's selector only against the elements that carry the class, id or
+// tag its subject names, so unused framework rules cost a map look-up.
+type dom struct {
+	elems   []domElem
+	byNode  map[*html.Node]int
+	byClass map[string][]int
+	byID    map[string][]int
+	byTag   map[string][]int
+	cache   map[string]float64
+}
+
+func newDOM(doc []byte) *dom {
+	if len(doc) == 0 {
+		return nil
+	}
+	root, err := html.Parse(bytes.NewReader(doc))
+	if err != nil {
+		return nil
+	}
+	d := &dom{
+		byNode:  make(map[*html.Node]int, 256),
+		byClass: make(map[string][]int, 256),
+		byID:    make(map[string][]int, 64),
+		byTag:   make(map[string][]int, 64),
+		cache:   make(map[string]float64, 256),
+	}
+	var walk func(n *html.Node, header, hero, footer, code bool)
+	walk = func(n *html.Node, header, hero, footer, code bool) {
+		if len(d.elems) >= maxDOMElems {
+			return
+		}
+		if n.Type == html.ElementNode {
+			var class, id, role string
+			for _, a := range n.Attr {
+				switch a.Key {
+				case "class":
+					class = a.Val
+				case "id":
+					id = a.Val
+				case "role":
+					role = a.Val
+				}
+			}
+			lc := strings.ToLower(class + " " + id)
+			switch n.Data {
+			case "header", "nav":
+				header = true
+			case "footer":
+				footer = true
+			case "pre", "code":
+				code = true
+			}
+			if role == "banner" || role == "navigation" || strings.Contains(lc, "navbar") || strings.Contains(lc, "topbar") {
+				header = true
+			}
+			if strings.Contains(lc, "hero") || strings.Contains(lc, "jumbotron") || strings.Contains(lc, "masthead") ||
+				strings.Contains(lc, "splash") || strings.Contains(lc, "banner") {
+				hero = true
+			}
+			if strings.Contains(lc, "footer") {
+				footer = true
+			}
+			i := len(d.elems)
+			d.elems = append(d.elems, domElem{n: n, order: i, header: header, hero: hero, footer: footer, code: code})
+			d.byNode[n] = i
+			d.byTag[n.Data] = append(d.byTag[n.Data], i)
+			for _, c := range strings.Fields(class) {
+				d.byClass[c] = append(d.byClass[c], i)
+			}
+			if id != "" {
+				d.byID[id] = append(d.byID[id], i)
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c, header, hero, footer, code)
+		}
+	}
+	walk(root, false, false, false, false)
+	if len(d.elems) < 8 {
+		return nil // a fragment: too little page to judge rules by
+	}
+	return d
+}
+
+// statePseudo matches the pseudo-classes and pseudo-elements a static page
+// cannot be in: the rule is matched as if the state held.
+var statePseudo = regexp.MustCompile(`(?i)::?(hover|focus|focus-visible|focus-within|active|visited|link|any-link|target|checked|disabled|enabled|placeholder|placeholder-shown|selection|before|after|first-line|first-letter|marker|backdrop|-webkit-[a-z-]+|-moz-[a-z-]+|-ms-[a-z-]+)\b(\([^)]*\))?`)
+
+// ruleFactor weighs a rule by the elements its selector paints: ~nothing
+// when it matches nothing, more for many elements and for elements in the
+// header, nav or hero and above the fold; code-highlighting rules and
+// footers count little.
+func (d *dom) ruleFactor(sel string) float64 {
+	if d == nil {
+		return 1
+	}
+	if f, ok := d.cache[sel]; ok {
+		return f
+	}
+	if len(d.cache) >= maxSelectors {
+		return 0.5
+	}
+	f := d.computeFactor(sel)
+	d.cache[sel] = f
+	return f
+}
+
+func (d *dom) computeFactor(sel string) float64 {
+	if highlightSelector(sel) {
+		return 0.05
+	}
+	clean := statePseudo.ReplaceAllString(sel, "")
+	sum := 0.0
+	matched := 0
+	top := false
+	for _, part := range splitSelectorList(clean) {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		cands, ok := d.candidates(part)
+		if !ok || len(cands) == 0 {
+			continue
+		}
+		s, err := cascadia.Parse(part)
+		if err != nil {
+			continue
+		}
+		if len(cands) > maxCandidates {
+			cands = cands[:maxCandidates]
+		}
+		for _, i := range cands {
+			el := &d.elems[i]
+			if !s.Match(el.n) {
+				continue
+			}
+			matched++
+			w := 1.0
+			switch {
+			case el.code:
+				w = 0.05
+			case el.footer:
+				w = 0.3
+			case el.header || el.hero:
+				w, top = 3, true
+			case el.order < foldElems:
+				w, top = 2, true
+			}
+			sum += w
+			if matched >= 64 {
+				break
+			}
+		}
+	}
+	if matched == 0 {
+		return 0.05
+	}
+	f := 0.6 + 0.4*min(1, sum/6)
+	if top {
+		f += 0.6
+	}
+	return f
+}
+
+// candidates returns the elements that could match a complex selector:
+// those carrying the id, a class or the tag of its subject compound.
+func (d *dom) candidates(sel string) ([]int, bool) {
+	subj := sel
+	if i := strings.LastIndexAny(sel, " >+~"); i >= 0 {
+		subj = sel[i+1:]
+	}
+	var best []int
+	found := false
+	pick := func(l []int) {
+		if !found || len(l) < len(best) {
+			best, found = l, true
+		}
+	}
+	for i := 0; i < len(subj); i++ {
+		c := subj[i]
+		if c != '.' && c != '#' {
+			continue
+		}
+		j := i + 1
+		for j < len(subj) && (isIdentByte(subj[j]) || subj[j] == '\\') {
+			if subj[j] == '\\' {
+				j++
+			}
+			j++
+		}
+		name := unescapeIdent([]byte(subj[i+1 : min(j, len(subj))]))
+		if c == '.' {
+			pick(d.byClass[name])
+		} else {
+			pick(d.byID[name])
+		}
+		if found && len(best) == 0 {
+			return nil, true
+		}
+		i = j - 1
+	}
+	if found {
+		return best, true
+	}
+	j := 0
+	for j < len(subj) && isIdentByte(subj[j]) {
+		j++
+	}
+	if j > 0 {
+		return d.byTag[strings.ToLower(subj[:j])], true
+	}
+	if subj == "*" || subj == "" || strings.HasPrefix(subj, "[") || strings.HasPrefix(subj, ":") {
+		return d.elems2idx(min(len(d.elems), maxCandidates)), true
+	}
+	return nil, false
+}
+
+func (d *dom) elems2idx(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+func isIdentByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c >= 0x80
+}
+
+// splitSelectorList splits a selector list at top-level commas.
+func splitSelectorList(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(', '[':
+			depth++
+		case ')', ']':
+			depth--
+		case ',':
+			if depth == 0 {
+				out = append(out, s[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(out, s[start:])
+}
+
+// pygmentsClasses lists Pygments' and Chroma's token classes (.k, .nf, .s2…),
+// space-separated with a space at each end.
+const pygmentsClasses = " c ch cm cp cpf c1 cs k kc kd kn kp kr kt m mb mf mh mi mo il s sa sb sc dl sd s2 se sh" +
+	" si sx sr s1 ss na nb bp nc no nd ni ne nf fm py nl nn nx nt nv vc vg vi vm o ow p err gd ge gr gh gi go gp gs gu gt" +
+	" w hll lineno lnt ln "
+
+// highlightSelector reports syntax-highlighting rules: their colours paint
+// code samples, not the brand.
+func highlightSelector(sel string) bool {
+	l := strings.ToLower(sel)
+	for _, w := range [...]string{".highlight", ".hljs", ".token", ".chroma", ".codehilite", ".prism", ".cm-",
+		".language-", ".syntax", ".sourcecode", ".rouge", ".shiki", "pre ", "code ", "pre.", "code."} {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	for _, part := range splitSelectorList(l) {
+		part = strings.TrimSpace(part)
+		if i := strings.LastIndexAny(part, " >+~"); i >= 0 {
+			part = part[i+1:]
+		}
+		if len(part) > 1 && part[0] == '.' && strings.Contains(pygmentsClasses, " "+part[1:]+" ") {
+			return true
+		}
+	}
+	return false
+}
