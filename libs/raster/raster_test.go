@@ -184,18 +184,23 @@ func TestBusy(t *testing.T) {
 	cfg := smallConfig()
 	cfg.Tabs, cfg.Deadline, cfg.Queue = 1, 300*time.Millisecond, 1
 	p := startPool(t, cfg)
-	// A big picture keeps the tab busy for a while.
+	// A picture under the cost budget (a heavier one is refused as too
+	// heavy before it queues) keeps the tab busy for a while; with one
+	// tab and a queue of one, the others find no room.
 	var heavy bytes.Buffer
 	heavy.WriteString(`<svg xmlns="http://www.w3.org/2000/svg" width="1000" height="1000">`)
-	for i := range 20000 {
+	for i := range 2000 {
 		fmt.Fprintf(&heavy, `<circle cx="%d" cy="%d" r="3" fill="#%06x" fill-opacity="0.5"/>`, i%997, (i*7)%991, i*2654435761%0xffffff)
 	}
 	heavy.WriteString(`</svg>`)
+	if err := CheckCost(Job{SVG: heavy.Bytes(), Width: 1000, Height: 1000, Scale: 1}, p.budget()); err != nil {
+		t.Fatalf("the test's picture must be within the budget: %v", err)
+	}
 	var wg sync.WaitGroup
 	var busy, ok, other atomic.Int64
 	for range 6 {
 		wg.Go(func() {
-			_, err := p.Render(context.Background(), Job{SVG: heavy.Bytes(), Width: 1000, Height: 1000, Scale: 4})
+			_, err := p.Render(context.Background(), Job{SVG: heavy.Bytes(), Width: 1000, Height: 1000, Scale: 1})
 			switch {
 			case err == nil:
 				ok.Add(1)
