@@ -94,11 +94,9 @@ func Mux[S any](service string, s S, table []Endpoint[S], errs httpx.Errors) *mu
 	r := mux.NewRouter()
 	for _, e := range table {
 		h := e.Handle
-		at := semconv.HTTPRoute(e.Path)
-		r.Methods(e.Method).Path(e.Path).Handler(errs.Wrap(func(w http.ResponseWriter, req *http.Request) error {
-			markRoute(req, at)
+		r.Methods(e.Method).Path(e.Path).Handler(Marked(e.Path, errs.Wrap(func(w http.ResponseWriter, req *http.Request) error {
 			return h(s, w, req)
-		}))
+		})))
 	}
 	r.NotFoundHandler = errs.Wrap(func(w http.ResponseWriter, req *http.Request) error {
 		return apierr.New(apierr.NotFound, "no endpoint %s %s in the %s service", req.Method, req.URL.Path, service)
@@ -109,13 +107,26 @@ func Mux[S any](service string, s S, table []Endpoint[S], errs httpx.Errors) *mu
 	return r
 }
 
-// markRoute puts the matched route template on the request's server span
-// and on otelhttp's request metrics, so traces and latency group by
-// endpoint and not by path, whose ids never repeat.
-func markRoute(r *http.Request, at attribute.KeyValue) {
-	trace.SpanFromContext(r.Context()).SetAttributes(at)
+// Marked serves h after putting the route template path (as matched by the
+// caller's router) on the request's server span and on otelhttp's request
+// metrics, so traces and latency group by endpoint and not by path, whose
+// ids never repeat. The services' routers and the gateway's both use it.
+func Marked(path string, h http.Handler) http.Handler {
+	// Made once, so marking a request allocates nothing of its own.
+	at := []attribute.KeyValue{semconv.HTTPRoute(path)}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		markRoute(r, at)
+		h.ServeHTTP(w, r)
+	})
+}
+
+// markRoute puts at on the request's server span and metric labels.
+func markRoute(r *http.Request, at []attribute.KeyValue) {
+	if s := trace.SpanFromContext(r.Context()); s.IsRecording() {
+		s.SetAttributes(at...)
+	}
 	if l, ok := otelhttp.LabelerFromContext(r.Context()); ok {
-		l.Add(at)
+		l.Add(at...)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"chartd.dev/libs/apierr"
 	"chartd.dev/libs/imagelink"
+	"chartd.dev/libs/route"
 )
 
 // router dispatches on the standard library's ServeMux, which matches in
@@ -94,7 +95,8 @@ func segmentShape(tmpl string) *regexp.Regexp {
 	return regexp.MustCompile(b.String())
 }
 
-// handle serves h for method at a route path.
+// handle serves h for method at a route path, the path template put on
+// the gateway's server span as http.route.
 func (rt *router) handle(entries map[string]*pathEntry, order *[]string, method, path string, h http.Handler) {
 	pat, check := stdPattern(path)
 	e := entries[pat]
@@ -103,7 +105,7 @@ func (rt *router) handle(entries map[string]*pathEntry, order *[]string, method,
 		entries[pat] = e
 		*order = append(*order, pat)
 	}
-	e.methods[method] = h
+	e.methods[method] = route.Marked(path, h)
 }
 
 // register installs the entries on the ServeMux, and the catch-all.

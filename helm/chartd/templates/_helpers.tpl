@@ -123,6 +123,7 @@ calls:
 - -addr=0.0.0.0:8080
 - -public-url={{ .Values.publicURL }}
 - -log-level={{ .Values.logLevel }}
+- -shutdown.delay={{ .Values.shutdownDelaySeconds }}s
 - -shutdown-timeout={{ .Values.shutdownTimeoutSeconds }}s
 {{- if .Values.metrics.enabled }}
 - -metrics-addr=0.0.0.0:9090
@@ -210,8 +211,9 @@ calls:
 
 {{/* Refuse settings that cannot work. */}}
 {{- define "chartd.validate" -}}
-{{- if le (int .Values.terminationGracePeriodSeconds) (int .Values.shutdownTimeoutSeconds) -}}
-{{- fail (printf "terminationGracePeriodSeconds (%d) must be larger than shutdownTimeoutSeconds (%d), or the kubelet kills chartd while it drains" (int .Values.terminationGracePeriodSeconds) (int .Values.shutdownTimeoutSeconds)) -}}
+{{- $stop := add (int .Values.shutdownDelaySeconds) (int .Values.shutdownTimeoutSeconds) -}}
+{{- if le (int .Values.terminationGracePeriodSeconds) (int $stop) -}}
+{{- fail (printf "terminationGracePeriodSeconds (%d) must be larger than shutdownDelaySeconds + shutdownTimeoutSeconds (%d + %d = %d): after SIGTERM chartd serves for the delay, then drains for the timeout, and the kubelet kills it at the grace period" (int .Values.terminationGracePeriodSeconds) (int .Values.shutdownDelaySeconds) (int .Values.shutdownTimeoutSeconds) (int $stop)) -}}
 {{- end -}}
 {{- if and (eq .Values.deploymentMode "distributed") (not .Values.secrets.existingSecret) -}}
 {{- if not .Values.secrets.postgresURL -}}{{- fail "secrets.postgresURL (or secrets.existingSecret) is required in distributed mode" -}}{{- end -}}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"helm.sh/helm/v3/pkg/chartutil"
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
@@ -46,11 +47,15 @@ func checkWorkloads(t *testing.T, tc valueCase, objs []client.Object) {
 			checkPod(t, x.Name, x.Spec.Template.Spec)
 			for _, c := range x.Spec.Template.Spec.Containers {
 				checkTrustedProxies(t, tc, x.Name, c.Args)
+				if c.Name != "operator" {
+					checkShutdownDelay(t, tc, x.Name, c.Args)
+				}
 			}
 		case *v1alpha1.RenderFleet:
 			checkTrustedProxies(t, tc, x.Name, x.Spec.Args)
-			if x.Spec.TerminationGracePeriodSeconds <= shutdownSeconds(t, x.Spec.Args) {
-				t.Errorf("RenderFleet %s: grace %ds is not above the drain timeout", x.Name, x.Spec.TerminationGracePeriodSeconds)
+			checkShutdownDelay(t, tc, x.Name, x.Spec.Args)
+			if x.Spec.TerminationGracePeriodSeconds <= stopSeconds(t, x.Spec.Args) {
+				t.Errorf("RenderFleet %s: grace %ds is not above the shutdown delay plus the drain timeout", x.Name, x.Spec.TerminationGracePeriodSeconds)
 			}
 			if x.Spec.SecretsKey == nil || x.Spec.Resources.Limits.Memory().IsZero() {
 				t.Errorf("RenderFleet %s: want a secrets key and a memory limit", x.Name)
@@ -139,8 +144,25 @@ func checkTrustedProxies(t *testing.T, tc valueCase, name string, args []string)
 	}
 }
 
+// checkShutdownDelay: every chartd process gets -shutdown.delay from
+// shutdownDelaySeconds (5 when the case leaves it to the default).
+func checkShutdownDelay(t *testing.T, tc valueCase, name string, args []string) {
+	t.Helper()
+	vals, err := chartutil.ReadValues([]byte(tc.values))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "-shutdown.delay=5s"
+	if v, ok := vals["shutdownDelaySeconds"]; ok {
+		want = fmt.Sprintf("-shutdown.delay=%vs", v)
+	}
+	if !slices.Contains(args, want) {
+		t.Errorf("%s: want %s in %q", name, want, args)
+	}
+}
+
 // checkPod: probes, resources, a locked-down security context and a
-// grace period above the drain timeout.
+// grace period above the shutdown delay plus the drain timeout.
 func checkPod(t *testing.T, name string, p corev1.PodSpec) {
 	t.Helper()
 	if p.SecurityContext == nil || p.SecurityContext.RunAsNonRoot == nil || !*p.SecurityContext.RunAsNonRoot ||
@@ -167,8 +189,8 @@ func checkPod(t *testing.T, name string, p corev1.PodSpec) {
 		if c.ReadinessProbe.HTTPGet.Path != "/readyz" || c.LivenessProbe.HTTPGet.Path != "/healthz" {
 			t.Errorf("%s/%s: probes on %s and %s", name, c.Name, c.ReadinessProbe.HTTPGet.Path, c.LivenessProbe.HTTPGet.Path)
 		}
-		if p.TerminationGracePeriodSeconds == nil || *p.TerminationGracePeriodSeconds <= shutdownSeconds(t, c.Args) {
-			t.Errorf("%s: terminationGracePeriodSeconds %v is not above -shutdown-timeout", name, p.TerminationGracePeriodSeconds)
+		if p.TerminationGracePeriodSeconds == nil || *p.TerminationGracePeriodSeconds <= stopSeconds(t, c.Args) {
+			t.Errorf("%s: terminationGracePeriodSeconds %v is not above -shutdown.delay plus -shutdown-timeout", name, p.TerminationGracePeriodSeconds)
 		}
 		if len(p.TopologySpreadConstraints) == 0 && name != "chartd" {
 			t.Errorf("%s: no topology spread", name)
@@ -197,18 +219,27 @@ func checkEphemeral(t *testing.T, name string, p corev1.PodSpec, r corev1.Resour
 	t.Errorf("%s: no tmp volume", name)
 }
 
-// shutdownSeconds reads -shutdown-timeout from chartd's args.
-func shutdownSeconds(t *testing.T, args []string) int64 {
+// stopSeconds is how long chartd may take after SIGTERM with these args:
+// it keeps serving for -shutdown.delay, then drains for -shutdown-timeout.
+// Both must be given, so the chart, not chartd's defaults, sets the sum.
+func stopSeconds(t *testing.T, args []string) int64 {
 	t.Helper()
-	for _, a := range args {
-		if v, ok := strings.CutPrefix(a, "-shutdown-timeout="); ok {
-			d, err := time.ParseDuration(v)
-			if err != nil {
-				t.Fatalf("-shutdown-timeout %q: %v", v, err)
+	var sum time.Duration
+	for _, flag := range []string{"-shutdown.delay", "-shutdown-timeout"} {
+		found := false
+		for _, a := range args {
+			if v, ok := strings.CutPrefix(a, flag+"="); ok {
+				d, err := time.ParseDuration(v)
+				if err != nil {
+					t.Fatalf("%s %q: %v", flag, v, err)
+				}
+				sum += d
+				found = true
 			}
-			return int64(d / time.Second)
+		}
+		if !found {
+			t.Errorf("no %s in %v", flag, args)
 		}
 	}
-	t.Errorf("no -shutdown-timeout in %v", args)
-	return 0
+	return int64(sum / time.Second)
 }

@@ -120,6 +120,8 @@ httpRoute: {enabled: true, parentRefs: [{name: public, namespace: gateways}], ho
 gateway: {autoscaling: {enabled: false, minReplicas: 2, maxReplicas: 10, targetCPUUtilizationPercentage: 70}}
 networkPolicy: {postgres: {port: 5432, to: [{ipBlock: {cidr: 10.1.0.0/16}}]}}
 render: {minReplicas: 1, maxReplicas: 3}
+shutdownDelaySeconds: 12
+terminationGracePeriodSeconds: 33
 `},
 	}
 }
@@ -352,6 +354,9 @@ func TestChartRefuses(t *testing.T) {
 		{"unknown mode", `deploymentMode: cluster`, "deploymentMode"},
 		{"bad secrets key", `secrets: {secretsKey: nothex}`, "secretsKey"},
 		{"grace shorter than drain", `{shutdownTimeoutSeconds: 30, terminationGracePeriodSeconds: 30}`, "terminationGracePeriodSeconds (30) must be larger"},
+		{"grace shorter than delay plus drain", `{shutdownDelaySeconds: 15, shutdownTimeoutSeconds: 20, terminationGracePeriodSeconds: 30}`,
+			"terminationGracePeriodSeconds (30) must be larger than shutdownDelaySeconds + shutdownTimeoutSeconds (15 + 20 = 35)"},
+		{"negative delay", `shutdownDelaySeconds: -1`, "shutdownDelaySeconds"},
 		{"distributed without postgres", distributedBase, "secrets.postgresURL"},
 		{"distributed without s3", `{deploymentMode: distributed, secrets: {existingSecret: x}}`, "s3.endpoint is required"},
 		{"tls without https", `ingress: {tls: {enabled: true}}`, "https://"},

@@ -9,7 +9,8 @@ package deploytest
 //     the Go binaries it copies are built from this tree;
 //   - the pod's volumes: temp directories, Secrets written with their
 //     modes and group, init containers run before the main one;
-//   - Service DNS names and ports: loopback ports, one per container port;
+//   - Service DNS names and ports: a loopback load balancer per Service
+//     port (kube-proxy's stand-in) over the ready pods' loopback ports;
 //   - the environment: Secret references resolved, Service link variables
 //     set as the kubelet sets them;
 //   - the pod's user (runAsUser, fsGroup) when the test runs as root.
@@ -405,7 +406,10 @@ type cluster struct {
 	// skipped are the pod labels of the Deployments not run here, by
 	// name.
 	skipped   map[string]map[string]string
-	endpoints map[endpoint]string // → loopback host:port
+	endpoints map[endpoint]string // → the loopback address of its balancer
+	// balancers stand in for kube-proxy: one per Service port, over the
+	// ready pods it selects.
+	balancers map[endpoint]*serviceLB
 }
 
 // selects reports whether a Service selector picks pods with labels.
@@ -433,7 +437,13 @@ func (c *cluster) addPod(d *appsv1.Deployment) (*pod, error) {
 	if !ok {
 		return nil, fmt.Errorf("Deployment %s: image %s is none the Makefile builds (%v)", d.Name, ct.Image, slices.Sorted(maps.Keys(c.images)))
 	}
-	p := &pod{name: d.Name, labels: d.Spec.Template.Labels, spec: spec, img: img, dir: filepath.Join(c.root, "pods", d.Name),
+	// A second replica of a Deployment is a pod of its own name and
+	// directory, as the ReplicaSet's pods are.
+	name := d.Name
+	for n := 2; slices.ContainsFunc(c.all, func(q *pod) bool { return q.name == name }); n++ {
+		name = fmt.Sprintf("%s-%d", d.Name, n)
+	}
+	p := &pod{name: name, labels: d.Spec.Template.Labels, spec: spec, img: img, dir: filepath.Join(c.root, "pods", name),
 		vols: map[string]string{}, ports: map[int32]int{}, listening: map[int32]bool{}, calls: map[endpoint]string{}, done: make(chan struct{})}
 	if d.Spec.Selector == nil || !selectorMatches(d.Spec.Selector, p.labels) {
 		return nil, fmt.Errorf("Deployment %s: its selector %v does not select its own pods %v", d.Name, d.Spec.Selector, p.labels)
@@ -545,10 +555,11 @@ func (c *cluster) secretValue(name, key string) (string, error) {
 	return v, nil
 }
 
-// wireServices points every port of every Service at the loopback port
-// of the one pod it selects, through its target port.
+// wireServices gives every port of every Service a load balancer, over
+// the loopback port of the one pod it selects, through its target port.
 func (c *cluster) wireServices() error {
 	c.endpoints = map[endpoint]string{}
+	c.balancers = map[endpoint]*serviceLB{}
 	for _, name := range slices.Sorted(maps.Keys(c.services)) {
 		s := c.services[name]
 		var backs []*pod
@@ -571,7 +582,13 @@ func (c *cluster) wireServices() error {
 			if err != nil {
 				return fmt.Errorf("Service %s port %d: %w", name, sp.Port, err)
 			}
-			c.endpoints[endpoint{name, sp.Port}] = "127.0.0.1:" + strconv.Itoa(backs[0].ports[cp])
+			lb, err := newServiceLB("127.0.0.1:" + strconv.Itoa(backs[0].ports[cp]))
+			if err != nil {
+				return fmt.Errorf("Service %s port %d: %w", name, sp.Port, err)
+			}
+			c.t.Cleanup(lb.Close)
+			e := endpoint{name, sp.Port}
+			c.endpoints[e], c.balancers[e] = lb.addr(), lb
 		}
 	}
 	return nil

@@ -72,7 +72,9 @@ const (
 // with chartctl in the gateway pod, create, query, PNG, a link opened on
 // /img, the brand palette saved, extracted from a website and drawn with
 // — proves that the chart's flags, env, ports, routes and RBAC are right,
-// on real PostgreSQL, Redis, MinIO and Chromium.
+// on real PostgreSQL, Redis, MinIO and Chromium. Last, the render
+// Deployment runs 2 replicas and is restarted pod by pod under load, with
+// no failed request: the drain (-shutdown.delay) covers the endpoint lag.
 func TestWiring(t *testing.T) {
 	began := time.Now()
 	root := wiringRoot(t)
@@ -763,6 +765,9 @@ func tour(t *testing.T, c *cluster, rel release, ingress, route *frontProxy, sit
 			wantPNG(t, "the image link", newVisitor(t, route, "").do(t, "GET", link, nil), width, height)
 			u, _ := url.Parse(link)
 			wantServedBy(t, route, u.Path, render)
+		}},
+		{"a rolling restart of 2 render replicas under load fails no request", func(t *testing.T) {
+			rollRender(t, c, rel, api, web, id, link)
 		}},
 	}
 	for _, s := range steps {

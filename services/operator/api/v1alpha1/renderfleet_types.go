@@ -84,7 +84,8 @@ type RenderFleetSpec struct {
 	// ServiceAccountName runs the pods; its token is not mounted.
 	// +optional
 	ServiceAccountName string `json:"serviceAccountName,omitempty"`
-	// TerminationGracePeriodSeconds must exceed chartd's -shutdown-timeout.
+	// TerminationGracePeriodSeconds must exceed chartd's -shutdown.delay
+	// plus -shutdown-timeout.
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:default=30
 	TerminationGracePeriodSeconds int64 `json:"terminationGracePeriodSeconds"`
