@@ -399,8 +399,9 @@ type callerKey struct{}
 func (g *Gateway) limit(w http.ResponseWriter, r *http.Request, key string, perMinute int) (quota.Result, bool) {
 	res, err := g.deps.Limiter.Allow(r.Context(), key, quota.Limit{Rate: perMinute, Period: plan.RequestPeriod})
 	if err != nil {
-		// The limiter fails open itself; an error here is a bug, so let the
-		// request through and say so in the log.
+		// The limiter decides in process itself while Redis is out; an
+		// error here is a bug, so let the request through and say so in
+		// the log.
 		g.log.ErrorContext(r.Context(), "rate limiter", "err", err)
 		res = quota.Result{Allowed: true, Limit: perMinute, Remaining: perMinute}
 	}
