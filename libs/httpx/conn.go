@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
 )
 
 // plainErrorHeaders is what net/http writes between the status line and
@@ -46,10 +47,146 @@ func (l errorBodyListener) Accept() (net.Conn, error) {
 }
 
 // errorBodyConn replaces net/http's plain-text refusals, which it writes
-// to the connection in one Write, by the API's answer.
+// to the connection in one Write, by the API's answer; and it reads the
+// framing of the requests that pass (framing) for what net/http drops.
 type errorBodyConn struct {
 	net.Conn
 	answer PlainAnswer
+
+	mu      sync.Mutex
+	framing framing
+}
+
+// Read passes the bytes on and follows the requests' framing in them.
+func (c *errorBodyConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if n > 0 {
+		c.mu.Lock()
+		c.framing.feed(p[:n])
+		c.mu.Unlock()
+	}
+	return n, err
+}
+
+// lengthAndChunked says whether a request on the connection carried both
+// Content-Length and Transfer-Encoding.
+func (c *errorBodyConn) lengthAndChunked() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.framing.both
+}
+
+type connKey struct{}
+
+// ConnContext is http.Server.ConnContext for ErrorBodyListener's
+// connections: it lets LengthAndChunked find the connection.
+func ConnContext(ctx context.Context, c net.Conn) context.Context {
+	if ec, ok := c.(*errorBodyConn); ok {
+		return context.WithValue(ctx, connKey{}, ec)
+	}
+	return ctx
+}
+
+// LengthAndChunked says whether the request of ctx, one with a
+// Transfer-Encoding, also carried a Content-Length: net/http reads the
+// body as chunked and deletes the Content-Length header, but RFC 9112
+// §6.3 calls the pair a smuggling attempt. It needs ErrorBodyListener and
+// ConnContext; without them it answers false.
+func LengthAndChunked(ctx context.Context) bool {
+	ec, ok := ctx.Value(connKey{}).(*errorBodyConn)
+	return ok && ec.lengthAndChunked()
+}
+
+// framing follows the request stream of a connection on which requests
+// are framed by Content-Length until a chunked one, after which the
+// server closes the connection (so nothing after it needs following). It
+// keeps a few bytes of state, never the headers.
+type framing struct {
+	done     bool  // a chunked request came; the stream is not followed on
+	body     int64 // body bytes still to skip
+	lines    int   // lines of the current header block
+	line     int   // bytes of the current line
+	name     [18]byte
+	nameLen  int // bytes of name, while at the line's start
+	inName   bool
+	isLength bool // the current line is Content-Length
+	length   int64
+	sawLen   bool
+	sawTE    bool
+	both     bool // the chunked request also had Content-Length
+}
+
+// feed follows p, the next bytes read.
+func (f *framing) feed(p []byte) {
+	for len(p) > 0 && !f.done {
+		if f.body > 0 {
+			skip := min(int64(len(p)), f.body)
+			f.body -= skip
+			p = p[skip:]
+			continue
+		}
+		b := p[0]
+		p = p[1:]
+		switch {
+		case b == '\n':
+			f.endLine()
+		case b == '\r':
+		case f.line == 0:
+			f.line, f.inName, f.nameLen, f.isLength = 1, b != ' ' && b != '\t', 0, false
+			f.nameByte(b)
+		default:
+			f.line++
+			if f.inName {
+				f.nameByte(b)
+			} else if f.isLength && b >= '0' && b <= '9' && f.length < 1<<40 {
+				f.length = f.length*10 + int64(b-'0')
+			}
+		}
+	}
+}
+
+// nameByte adds b to the header name of the current line; ':' ends it.
+func (f *framing) nameByte(b byte) {
+	if !f.inName {
+		return
+	}
+	if b == ':' {
+		f.inName = false
+		switch name := f.name[:f.nameLen]; {
+		case bytes.EqualFold(name, []byte("content-length")):
+			f.isLength, f.sawLen, f.length = true, true, 0
+		case bytes.EqualFold(name, []byte("transfer-encoding")):
+			f.sawTE = true
+		}
+		return
+	}
+	if f.nameLen == len(f.name) {
+		f.inName = false // no header this code looks for is that long
+		return
+	}
+	f.name[f.nameLen] = b
+	f.nameLen++
+}
+
+// endLine closes a line; an empty one ends the header block.
+func (f *framing) endLine() {
+	empty := f.line == 0
+	f.line, f.inName = 0, false
+	if !empty {
+		f.lines++
+		return
+	}
+	if f.lines == 0 {
+		return // an empty line before a request line
+	}
+	if f.sawTE {
+		f.both, f.done = f.sawLen, true
+		return
+	}
+	if f.sawLen {
+		f.body = f.length
+	}
+	f.lines, f.sawLen, f.length = 0, false, 0
 }
 
 // Write passes p on unless it is one of net/http's own plain refusals.

@@ -23,3 +23,35 @@ func TestParsePlainError(t *testing.T) {
 		}
 	}
 }
+
+// TestFraming: the request stream is followed across bodies and reads of
+// any size; only a chunked request with a Content-Length sets both.
+func TestFraming(t *testing.T) {
+	get := "GET /a HTTP/1.1\r\nHost: x\r\n\r\n"
+	post := "POST /b HTTP/1.1\r\nHost: x\r\nContent-Length: 40\r\n\r\n" + "Transfer-Encoding: chunked\r\nContent-Le\r\n\r\n"
+	chunked := "POST /c HTTP/1.1\r\nHost: x\r\ntransfer-encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"
+	smuggle := "POST /d HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+	tests := []struct {
+		stream string
+		both   bool
+	}{
+		{get + post + chunked, false},
+		{get + post + smuggle, true},
+		{"\r\n" + smuggle, true},
+		{post + get, false},
+		{"POST /e HTTP/1.1\r\nX-Long-Header-Name-Content-Length: 1\r\n  Content-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n", false},
+	}
+	for _, tt := range tests {
+		for _, size := range []int{1, 3, 7, 4096} {
+			var f framing
+			for s := tt.stream; s != ""; {
+				n := min(size, len(s))
+				f.feed([]byte(s[:n]))
+				s = s[n:]
+			}
+			if f.both != tt.both {
+				t.Errorf("%.50q in reads of %d: both %v, want %v", tt.stream, size, f.both, tt.both)
+			}
+		}
+	}
+}

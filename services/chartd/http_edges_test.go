@@ -100,8 +100,8 @@ func TestHugeHeadersGetTheErrorBody(t *testing.T) {
 
 // TestContentLengthWithChunkedClosesTheConnection: a request with both
 // Content-Length and Transfer-Encoding (a smuggling attempt, RFC 9112
-// §6.3) is answered and its connection closed, so a request hidden
-// behind it is never answered.
+// §6.3) is refused and its connection closed, so a request hidden behind
+// it is never answered; a plain chunked request still works.
 func TestContentLengthWithChunkedClosesTheConnection(t *testing.T) {
 	in := startAll(t)
 	key := in.newAccount(t, "pro")
@@ -124,11 +124,50 @@ func TestContentLengthWithChunkedClosesTheConnection(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no answer: %v", err)
 	}
-	io.Copy(io.Discard, resp.Body)
+	first, _ := io.ReadAll(resp.Body)
 	if !resp.Close {
 		t.Errorf("%d without Connection: close", resp.StatusCode)
 	}
+	if resp.StatusCode != 400 {
+		t.Errorf("answered %d %.200s, want 400 invalid_request", resp.StatusCode, first)
+	} else if code, msg := oneErrorBody(t, first); code != "invalid_request" || !strings.Contains(msg, "both Content-Length and Transfer-Encoding") {
+		t.Errorf("%s %q", code, msg)
+	}
+	hasRateLimitHeaders(t, resp.Header)
 	if next, err := http.ReadResponse(br, nil); err == nil {
 		t.Fatalf("the request after it was answered too: %d", next.StatusCode)
+	}
+}
+
+// TestChunkedRequestStillServed: a chunked body without Content-Length
+// is read as usual, after requests with Content-Length on the same
+// connection.
+func TestChunkedRequestStillServed(t *testing.T) {
+	in := startAll(t)
+	key := in.newAccount(t, "pro")
+	host := strings.TrimPrefix(in.url, "http://")
+	conn, err := net.Dial("tcp", host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(30 * time.Second))
+	spec := `{"type":"bar","data":"x,y\na,1\n"}`
+	auth := "Host: " + host + "\r\nAuthorization: Bearer " + key + "\r\nContent-Type: application/json\r\n"
+	req := "POST /api/v1/charts HTTP/1.1\r\n" + auth + "Content-Length: " + strconv.Itoa(len(spec)) + "\r\n\r\n" + spec +
+		"POST /api/v1/charts HTTP/1.1\r\n" + auth + "Transfer-Encoding: chunked\r\n\r\n" + strconv.FormatInt(int64(len(spec)), 16) + "\r\n" + spec + "\r\n0\r\n\r\n"
+	if _, err := conn.Write([]byte(req)); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(conn)
+	for i := range 2 {
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("answer %d: %v", i+1, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != 201 {
+			t.Fatalf("answer %d: %d %.300s", i+1, resp.StatusCode, body)
+		}
 	}
 }

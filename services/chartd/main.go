@@ -142,9 +142,14 @@ func serverModule(app *App, ln net.Listener, drain time.Duration) (lifecycle.Mod
 				// net/http reads a chunked body over any Content-Length and
 				// drops that header; a request carrying both may be
 				// smuggling a second one past a proxy that read the
-				// length, so the connection closes after the answer
-				// (RFC 9112 §6.3), as after every chunked request.
+				// length, so it is refused and the connection closes after
+				// the answer (RFC 9112 §6.3), as after every chunked
+				// request.
 				w.Header().Set("Connection", "close")
+				if httpx.LengthAndChunked(r.Context()) {
+					app.refuse(w, r, apierr.New(apierr.InvalidRequest, "the request has both Content-Length and Transfer-Encoding; send one of them"))
+					return
+				}
 			}
 			h.ServeHTTP(w, r)
 		}),
@@ -154,6 +159,7 @@ func serverModule(app *App, ln net.Listener, drain time.Duration) (lifecycle.Mod
 		IdleTimeout:                  120 * time.Second,
 		MaxHeaderBytes:               serverMaxHeaderBytes,
 		ErrorLog:                     errLog,
+		ConnContext:                  httpx.ConnContext,
 		DisableGeneralOptionsHandler: true,
 	}
 	return lifecycle.Module{Name: "server", Run: func(ctx context.Context) error {
@@ -179,14 +185,19 @@ func serverModule(app *App, ln net.Listener, drain time.Duration) (lifecycle.Mod
 }
 
 // plainRefusal answers a request net/http refused by itself, before any
-// handler: invalid_request with the error body, through the gateway when
-// it runs here so the client address' rate-limit headers come with it.
+// handler: invalid_request with the error body.
 func (a *App) plainRefusal(w http.ResponseWriter, r *http.Request, status int, text string) {
 	err := apierr.New(apierr.InvalidRequest, "the request is malformed (%s); send a well-formed HTTP/1.1 request", strings.TrimSpace(text))
 	if status == http.StatusRequestHeaderFieldsTooLarge {
 		err = apierr.New(apierr.InvalidRequest, "the request line and headers are over %d bytes, past the limit of %d bytes; send fewer or shorter headers",
 			serverMaxHeaderBytes, a.cfg.Gateway.MaxHeaderBytes)
 	}
+	a.refuse(w, r, err)
+}
+
+// refuse answers err before any route, through the gateway when it runs
+// here so the client address' rate-limit headers come with it.
+func (a *App) refuse(w http.ResponseWriter, r *http.Request, err error) {
 	if _, ok := a.handlers[gateway.Name]; ok {
 		a.handler.ServeHTTP(w, r.WithContext(httpx.WithRefusal(r.Context(), err)))
 		return
