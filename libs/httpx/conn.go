@@ -125,6 +125,14 @@ func (f *framing) feed(p []byte) {
 			p = p[skip:]
 			continue
 		}
+		if f.line > 0 && !f.inName && !f.isLength {
+			// The rest of this line matters not: on to its end.
+			i := bytes.IndexByte(p, '\n')
+			if i < 0 {
+				return
+			}
+			p = p[i:]
+		}
 		b := p[0]
 		p = p[1:]
 		switch {
