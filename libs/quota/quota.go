@@ -13,16 +13,22 @@
 //     atomic Lua script keeps one timestamp per key and reads Redis's own
 //     clock, so replicas with skewed clocks still agree.
 //
-// Decision: the Redis limiter FAILS OPEN. When Redis cannot be reached (or
-// answers with an error) Allow and Peek answer "allowed" as if the key were
-// fresh, with a nil error, so an outage of the limiter's store never becomes
-// an outage of the API. Each such answer increments the OpenTelemetry
-// counter chartd_ratelimit_fail_open_total and is logged, at most once per
+// Decision: the Redis limiter DEGRADES to limiting in process. When Redis
+// cannot be reached (or answers with an error) Allow and Peek answer from
+// an in-process Memory limiter (the same GCRA) at this replica's share of
+// the allowance, Rate/RedisOptions.Replicas rounded up, so the replicas
+// behind a load balancer together allow about the whole allowance; the
+// Result reports against the whole allowance (Remaining is the share's
+// times Replicas), so the X-RateLimit-* headers stay true. Each such
+// decision increments the OpenTelemetry counter
+// chartd_ratelimit_local_total{op,allowed} and is logged, at most once per
 // RedisOptions.LogInterval, with the number of suppressed occurrences. After
 // a failure, calls skip Redis and a background probe pings it every
 // RedisOptions.ProbeInterval until it answers, so only the calls that find
 // Redis gone wait (at most Timeout); no request waits on a probe. Only a
-// caller's own cancelled context is returned as an error.
+// caller's own cancelled context is returned as an error. What a replica
+// spent in process is not handed to Redis afterwards: a key may get up to
+// one more allowance across an outage's end.
 //
 // Usage counters (Counter) count renders per UTC calendar Day or Month.
 // Decision: the Redis counter DEGRADES rather than fails. When Redis cannot
@@ -140,15 +146,6 @@ func newResult(l Limit, allowed bool, deficit time.Duration) Result {
 // allowed when at least one whole token is left.
 func peekResult(l Limit, deficit time.Duration) Result {
 	return newResult(l, remaining(l, max(0, deficit)) >= 1, deficit)
-}
-
-// failOpenResult is the answer when the store cannot decide: allowed, as
-// for a fresh key (after this request when consume is set).
-func failOpenResult(l Limit, consume bool) Result {
-	if consume {
-		return newResult(l, true, l.Interval())
-	}
-	return newResult(l, true, 0)
 }
 
 func ceilMicro(ns float64) time.Duration {

@@ -15,9 +15,10 @@ import (
 	"go.opentelemetry.io/otel/metric/noop"
 )
 
-// FailOpenMetric is the name of the counter incremented each time the Redis
-// limiter answers "allowed" because Redis could not decide.
-const FailOpenMetric = "chartd_ratelimit_fail_open_total"
+// LocalMetric is the name of the counter incremented each time the Redis
+// limiter decides in process because Redis could not, with the attributes
+// op (allow, peek) and allowed (true, false).
+const LocalMetric = "chartd_ratelimit_local_total"
 
 // Defaults for RedisOptions.
 const (
@@ -39,24 +40,27 @@ type RedisOptions struct {
 	// "rate:"); counter keys are KeyPrefix+"usage:"+window+":"+windowID+":"+key
 	// and KeyPrefix+"uniq:"+window+":"+windowID+":"+key.
 	KeyPrefix string
-	// Logger receives the fail-open warnings (slog.Default() when nil).
+	// Logger receives the outage warnings (slog.Default() when nil).
 	Logger *slog.Logger
-	// Meter creates the chartd_ratelimit_fail_open_total counter (a no-op
+	// Meter creates the chartd_ratelimit_local_total counter (a no-op
 	// meter when nil).
 	Meter metric.Meter
-	// LogInterval is the least time between two fail-open log lines
+	// Replicas is how many processes share each allowance (1 when 0):
+	// while Redis is out each one limits in process at 1/Replicas of it,
+	// so together they allow about the whole allowance.
+	Replicas int
+	// LogInterval is the least time between two outage log lines
 	// (DefaultLogInterval when 0); occurrences in between are counted in
 	// the next line's "suppressed".
 	LogInterval time.Duration
 	// Timeout bounds each call to Redis (DefaultTimeout when 0; negative:
 	// none), so a hung Redis delays a request by at most this much before
-	// the limiter fails open. For it to bound socket reads too, create the
+	// the limiter decides in process. For it to bound socket reads too, create the
 	// client with ContextTimeoutEnabled.
 	Timeout time.Duration
 	// ProbeInterval is how often, after a Redis failure, a background
 	// probe pings Redis (DefaultProbeInterval when 0); until one answers,
-	// calls skip Redis and answer at once (fail open, or count in
-	// process). Without it every request of an outage would wait Timeout,
+	// calls skip Redis and answer at once (limit or count in process). Without it every request of an outage would wait Timeout,
 	// since go-redis retries failed commands.
 	ProbeInterval time.Duration
 	// Clock places counter operations in their Day/Month window (time.Now
@@ -73,6 +77,9 @@ func (o RedisOptions) withDefaults() RedisOptions {
 	}
 	if o.Meter == nil {
 		o.Meter = noop.NewMeterProvider().Meter("chartd.dev/libs/quota")
+	}
+	if o.Replicas <= 0 {
+		o.Replicas = 1
 	}
 	if o.LogInterval == 0 {
 		o.LogInterval = DefaultLogInterval
@@ -98,17 +105,18 @@ func (o RedisOptions) withTimeout(ctx context.Context) (context.Context, context
 }
 
 // Redis is the Limiter shared by all replicas: GCRA in redis_rate's atomic
-// Lua script on Redis's clock. It fails open (see the package doc).
+// Lua script on Redis's clock. While Redis is out it limits in process
+// (see the package doc).
 type Redis struct {
-	rl       *redis_rate.Limiter
-	opts     RedisOptions
-	failOpen metric.Int64Counter
-	allowOp  metric.AddOption
-	peekOp   metric.AddOption
-	health   *redisHealth
+	rl      *redis_rate.Limiter
+	opts    RedisOptions
+	local   *Memory
+	locals  metric.Int64Counter
+	localOp map[string][2]metric.AddOption // by op: refused, allowed
+	health  *redisHealth
 
-	lastLog    atomic.Int64 // unix nanoseconds of the last fail-open log line
-	suppressed atomic.Int64 // fail-opens not logged since then
+	lastLog    atomic.Int64 // unix nanoseconds of the last outage log line
+	suppressed atomic.Int64 // local decisions not logged since then
 }
 
 // NewRedis returns a limiter on client (a single node, sentinel or
@@ -116,18 +124,25 @@ type Redis struct {
 // connection marks Redis down at once instead of after go-redis' retries.
 func NewRedis(client redis.UniversalClient, opts RedisOptions) (*Redis, error) {
 	opts = opts.withDefaults()
-	c, err := opts.Meter.Int64Counter(FailOpenMetric,
-		metric.WithDescription("Requests allowed without a rate-limit decision because Redis could not be reached."),
+	c, err := opts.Meter.Int64Counter(LocalMetric,
+		metric.WithDescription("Rate-limit decisions made in process, at 1/replicas of the allowance, because Redis could not be reached."),
 		metric.WithUnit("{request}"))
 	if err != nil {
-		return nil, fmt.Errorf("create metric %s: %w", FailOpenMetric, err)
+		return nil, fmt.Errorf("create metric %s: %w", LocalMetric, err)
+	}
+	ops := map[string][2]metric.AddOption{}
+	for _, op := range []string{"allow", "peek"} {
+		ops[op] = [2]metric.AddOption{
+			metric.WithAttributeSet(attribute.NewSet(attribute.String("op", op), attribute.Bool("allowed", false))),
+			metric.WithAttributeSet(attribute.NewSet(attribute.String("op", op), attribute.Bool("allowed", true))),
+		}
 	}
 	r := &Redis{
-		rl:       redis_rate.NewLimiter(client),
-		opts:     opts,
-		failOpen: c,
-		allowOp:  metric.WithAttributeSet(attribute.NewSet(attribute.String("op", "allow"))),
-		peekOp:   metric.WithAttributeSet(attribute.NewSet(attribute.String("op", "peek"))),
+		rl:      redis_rate.NewLimiter(client),
+		opts:    opts,
+		local:   NewMemory(nil),
+		locals:  c,
+		localOp: ops,
 	}
 	r.health = newRedisHealth(client, opts, "rate limiter", r.recovered)
 	return r, nil
@@ -142,8 +157,7 @@ func (r *Redis) Allow(ctx context.Context, key string, l Limit) (Result, error) 
 		return Result{}, fmt.Errorf("rate limit %s: %w", key, err)
 	}
 	if r.health.isDown() {
-		r.noteFailOpen(ctx, "allow", key, r.health.downCause(), r.allowOp)
-		return failOpenResult(l, true), nil
+		return r.decideLocally(ctx, "allow", key, l, r.health.downCause())
 	}
 	cctx, cancel := r.opts.withTimeout(ctx)
 	defer cancel()
@@ -154,8 +168,7 @@ func (r *Redis) Allow(ctx context.Context, key string, l Limit) (Result, error) 
 		}
 		err = r.explain(err)
 		r.health.markDown(err)
-		r.noteFailOpen(ctx, "allow", key, err, r.allowOp)
-		return failOpenResult(l, true), nil
+		return r.decideLocally(ctx, "allow", key, l, err)
 	}
 	return newResult(l, res.Allowed > 0, res.ResetAfter), nil
 }
@@ -170,8 +183,7 @@ func (r *Redis) Peek(ctx context.Context, key string, l Limit) (Result, error) {
 		return Result{}, fmt.Errorf("peek rate limit %s: %w", key, err)
 	}
 	if r.health.isDown() {
-		r.noteFailOpen(ctx, "peek", key, r.health.downCause(), r.peekOp)
-		return failOpenResult(l, false), nil
+		return r.decideLocally(ctx, "peek", key, l, r.health.downCause())
 	}
 	cctx, cancel := r.opts.withTimeout(ctx)
 	defer cancel()
@@ -182,8 +194,7 @@ func (r *Redis) Peek(ctx context.Context, key string, l Limit) (Result, error) {
 		}
 		err = r.explain(err)
 		r.health.markDown(err)
-		r.noteFailOpen(ctx, "peek", key, err, r.peekOp)
-		return failOpenResult(l, false), nil
+		return r.decideLocally(ctx, "peek", key, l, err)
 	}
 	return peekResult(l, res.ResetAfter), nil
 }
@@ -210,17 +221,52 @@ func (r *Redis) recovered(ctx context.Context) error {
 	return nil
 }
 
-// noteFailOpen counts every fail-open and logs at most one line per
-// LogInterval, carrying how many were not logged since the previous line.
-func (r *Redis) noteFailOpen(ctx context.Context, op, key string, err error, attrs metric.AddOption) {
-	r.failOpen.Add(ctx, 1, attrs)
+// decideLocally answers op for key while Redis is out: GCRA in process
+// (Memory) at this replica's share of l, reported against the whole of
+// l (replicaResult). It counts every such decision and logs at most one
+// line per LogInterval, carrying how many were not logged since the
+// previous line.
+func (r *Redis) decideLocally(ctx context.Context, op, key string, l Limit, cause error) (Result, error) {
+	share := replicaShare(l, r.opts.Replicas)
+	var res Result
+	var err error
+	if op == "peek" {
+		res, err = r.local.Peek(ctx, key, share)
+	} else {
+		res, err = r.local.Allow(ctx, key, share)
+	}
+	if err != nil {
+		return Result{}, fmt.Errorf("rate limit %s in process: %w", key, err)
+	}
+	res = replicaResult(l, r.opts.Replicas, res)
+	allowed := 0
+	if res.Allowed {
+		allowed = 1
+	}
+	r.locals.Add(ctx, 1, r.localOp[op][allowed])
 	now := time.Now().UnixNano()
 	last := r.lastLog.Load()
 	if now-last < int64(r.opts.LogInterval) || !r.lastLog.CompareAndSwap(last, now) {
 		r.suppressed.Add(1)
-		return
+		return res, nil
 	}
-	r.opts.Logger.WarnContext(ctx, "rate limiter cannot reach Redis; allowing requests (fail open)",
-		slog.String("op", op), slog.String("key", key), slog.Any("error", err),
-		slog.Int64("suppressed", r.suppressed.Swap(0)))
+	r.opts.Logger.WarnContext(ctx, "rate limiter cannot reach Redis; limiting in process at this replica's share",
+		slog.String("op", op), slog.String("key", key), slog.Int("replicas", r.opts.Replicas), slog.String("share", share.String()),
+		slog.Any("error", cause), slog.Int64("suppressed", r.suppressed.Swap(0)))
+	return res, nil
+}
+
+// replicaShare is one replica's part of l when replicas share it: the
+// rate divided, rounded up so that no allowance drops to nothing.
+func replicaShare(l Limit, replicas int) Limit {
+	return Limit{Rate: max(1, (l.Rate+replicas-1)/replicas), Period: l.Period}
+}
+
+// replicaResult reports res, decided on one replica's share, against the
+// whole allowance l: with requests spread over the replicas, each one's
+// remaining share stands for that many on every replica.
+func replicaResult(l Limit, replicas int, res Result) Result {
+	res.Limit = l.Rate
+	res.Remaining = min(l.Rate, res.Remaining*replicas)
+	return res
 }

@@ -30,7 +30,7 @@ func TestNewResult(t *testing.T) {
 	}
 }
 
-func TestPeekAndFailOpenResults(t *testing.T) {
+func TestPeekAndReplicaResults(t *testing.T) {
 	l := Limit{Rate: 120, Period: time.Minute} // 500ms per token
 	tests := []struct {
 		name string
@@ -40,8 +40,8 @@ func TestPeekAndFailOpenResults(t *testing.T) {
 		{"peek fresh", peekResult(l, 0), Result{true, 120, 120, 0, 0}},
 		{"peek one left", peekResult(l, 59500*time.Millisecond), Result{true, 120, 1, 0, 59500 * time.Millisecond}},
 		{"peek empty", peekResult(l, time.Minute), Result{false, 120, 0, 500 * time.Millisecond, time.Minute}},
-		{"fail open allow", failOpenResult(l, true), Result{true, 120, 119, 0, 500 * time.Millisecond}},
-		{"fail open peek", failOpenResult(l, false), Result{true, 120, 120, 0, 0}},
+		{"a third's share, one spent", replicaResult(l, 3, Result{true, 40, 39, 0, 1500 * time.Millisecond}), Result{true, 120, 117, 0, 1500 * time.Millisecond}},
+		{"a third's share, rounded up past the whole", replicaResult(Limit{Rate: 10, Period: time.Minute}, 3, Result{true, 4, 4, 0, 0}), Result{true, 10, 10, 0, 0}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -49,5 +49,14 @@ func TestPeekAndFailOpenResults(t *testing.T) {
 				t.Errorf("got %+v, want %+v", tc.got, tc.want)
 			}
 		})
+	}
+}
+
+// TestReplicaShare: each replica's share while Redis is out, never zero.
+func TestReplicaShare(t *testing.T) {
+	for _, tc := range []struct{ rate, replicas, want int }{{1200, 1, 1200}, {1200, 3, 400}, {120, 7, 18}, {1, 4, 1}} {
+		if got := replicaShare(Limit{Rate: tc.rate, Period: time.Minute}, tc.replicas); got != (Limit{Rate: tc.want, Period: time.Minute}) {
+			t.Errorf("%d over %d replicas: %v, want %d", tc.rate, tc.replicas, got, tc.want)
+		}
 	}
 }

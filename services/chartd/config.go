@@ -30,6 +30,10 @@ type Config struct {
 	PostgresURL   string
 	RedisURL      string
 	InternalToken string
+	// RedisReplicas is how many processes share the rate limits: while
+	// Redis is out each one limits in process at 1/RedisReplicas of an
+	// allowance (libs/quota).
+	RedisReplicas int
 	// SecretsKeyFile names the file of the server key that seals
 	// signing-key secrets at rest (libs/secrets: 64 hex characters, mode
 	// 0600). Empty means <DataDir>/secrets.key, generated on first start,
@@ -76,6 +80,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.PublicURL, "public-url", "", "public address of the site, e.g. http://127.0.0.1:8080 (default: http://<addr>)")
 	fs.StringVar(&c.PostgresURL, "postgres-url", "", "PostgreSQL URL; empty uses SQLite in -data-dir")
 	fs.StringVar(&c.RedisURL, "redis-url", "", "Redis URL for rate limits and counters; empty uses in-process ones")
+	fs.IntVar(&c.RedisReplicas, "redis-replicas", 1, "how many replicas share the rate limits in Redis; while it is out each limits in process at 1/N of an allowance")
 	fs.StringVar(&c.S3.Endpoint, "s3-endpoint", "", "S3/MinIO host:port for the image store; empty keeps images in -data-dir")
 	fs.StringVar(&c.S3.Bucket, "s3-bucket", "chartd-images", "bucket of the image store")
 	fs.StringVar(&c.S3.AccessKey, "s3-access-key", "", "access key of the image store")
@@ -180,6 +185,9 @@ func (c Config) Validate() error {
 	}
 	if c.Gateway.MaxBodyBytes < 1024 {
 		bad("-gateway.max-body-bytes %d: want at least 1024", c.Gateway.MaxBodyBytes)
+	}
+	if c.RedisReplicas < 1 {
+		bad("-redis-replicas %d: want 1 or more", c.RedisReplicas)
 	}
 	if c.Gateway.MaxHeaderBytes < 4<<10 || c.Gateway.MaxHeaderBytes > serverMaxHeaderBytes/2 {
 		// Below the server's own cap, so the gateway's error body is what

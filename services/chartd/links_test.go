@@ -803,6 +803,12 @@ func linkAllowance(t *testing.T, in instance) {
 	if a.status != 429 || a.errCode(t) != "image_limit_reached" {
 		t.Fatalf("a new version with the allowance used up: answer %d %.300s, want 429 image_limit_reached", a.status, a.body)
 	}
+	// Whoever opens a public link learns nothing of its owner's plan.
+	body := string(a.body)
+	if !strings.Contains(body, "not available right now") || strings.Contains(body, strconv.Itoa(left+1)) ||
+		strings.Contains(body, "owner") || strings.Contains(body, "month") {
+		t.Errorf("the refusal of a public link tells of its owner's allowance: %s", body)
+	}
 }
 
 // linkRevocation revokes a link's signing key in the store, as `chartctl

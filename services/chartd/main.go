@@ -12,13 +12,16 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
+	"chartd.dev/libs/apierr"
 	"chartd.dev/libs/httpx"
 	"chartd.dev/libs/lifecycle"
 	"chartd.dev/libs/reaper"
 	"chartd.dev/libs/telemetry"
+	"chartd.dev/services/gateway"
 )
 
 func main() {
@@ -117,13 +120,16 @@ func serve(ctx context.Context, app *App, ln net.Listener, drain time.Duration) 
 // connections and waits up to drain for in-flight requests. What net/http
 // says by itself goes to the log and the chartd_http_server_errors_total
 // metric; "OPTIONS *" reaches the handler, which refuses it with the error
-// body, instead of net/http's bare 200.
+// body, instead of net/http's bare 200. net/http's own plain-text refusals
+// (headers past serverMaxHeaderBytes, malformed requests) become the error
+// body too (plainRefusal).
 func serverModule(app *App, ln net.Listener, drain time.Duration) (lifecycle.Module, error) {
 	errLog, err := httpx.ServerErrorLog(app.tel.Log, app.tel.Meter.Meter("chartd/http"))
 	if err != nil {
 		return lifecycle.Module{}, fmt.Errorf("server error log: %w", err)
 	}
 	h := app.Handler()
+	ln = httpx.ErrorBodyListener(ln, app.plainRefusal)
 	srv := &http.Server{
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if app.draining.Load() {
@@ -131,6 +137,19 @@ func serverModule(app *App, ln net.Listener, drain time.Duration) (lifecycle.Mod
 				// keep-alive clients dial again and reach a replica
 				// that stays.
 				w.Header().Set("Connection", "close")
+			}
+			if len(r.TransferEncoding) > 0 {
+				// net/http reads a chunked body over any Content-Length and
+				// drops that header; a request carrying both may be
+				// smuggling a second one past a proxy that read the
+				// length, so it is refused and the connection closes after
+				// the answer (RFC 9112 §6.3), as after every chunked
+				// request.
+				w.Header().Set("Connection", "close")
+				if httpx.LengthAndChunked(r.Context()) {
+					app.refuse(w, r, apierr.New(apierr.InvalidRequest, "the request has both Content-Length and Transfer-Encoding; send one of them"))
+					return
+				}
 			}
 			h.ServeHTTP(w, r)
 		}),
@@ -140,6 +159,7 @@ func serverModule(app *App, ln net.Listener, drain time.Duration) (lifecycle.Mod
 		IdleTimeout:                  120 * time.Second,
 		MaxHeaderBytes:               serverMaxHeaderBytes,
 		ErrorLog:                     errLog,
+		ConnContext:                  httpx.ConnContext,
 		DisableGeneralOptionsHandler: true,
 	}
 	return lifecycle.Module{Name: "server", Run: func(ctx context.Context) error {
@@ -162,4 +182,25 @@ func serverModule(app *App, ln net.Listener, drain time.Duration) (lifecycle.Mod
 		}
 		return nil
 	}}, nil
+}
+
+// plainRefusal answers a request net/http refused by itself, before any
+// handler: invalid_request with the error body.
+func (a *App) plainRefusal(w http.ResponseWriter, r *http.Request, status int, text string) {
+	err := apierr.New(apierr.InvalidRequest, "the request is malformed (%s); send a well-formed HTTP/1.1 request", strings.TrimSpace(text))
+	if status == http.StatusRequestHeaderFieldsTooLarge {
+		err = apierr.New(apierr.InvalidRequest, "the request line and headers are over %d bytes, past the limit of %d bytes; send fewer or shorter headers",
+			serverMaxHeaderBytes, a.cfg.Gateway.MaxHeaderBytes)
+	}
+	a.refuse(w, r, err)
+}
+
+// refuse answers err before any route, through the gateway when it runs
+// here so the client address' rate-limit headers come with it.
+func (a *App) refuse(w http.ResponseWriter, r *http.Request, err error) {
+	if _, ok := a.handlers[gateway.Name]; ok {
+		a.handler.ServeHTTP(w, r.WithContext(httpx.WithRefusal(r.Context(), err)))
+		return
+	}
+	apierr.Write(w, a.cfg.PublicURL+"/docs", err)
 }

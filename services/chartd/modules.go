@@ -381,8 +381,8 @@ func (a *App) initRedis(ctx context.Context) (lifecycle.Module, error) {
 	opts.ContextTimeoutEnabled = true
 	rc := redis.NewClient(opts)
 	a.redis = rc
-	// Redis is not part of readiness: the limiter fails open and the usage
-	// counters count in process while it is away (libs/quota), so a replica
+	// Redis is not part of readiness: the limiter and the usage counters
+	// work in process while it is away (libs/quota), so a replica
 	// serves through an outage. Were it a readiness check, every replica
 	// would leave the load balancer at once and the degradation would buy
 	// nothing.
@@ -390,7 +390,7 @@ func (a *App) initRedis(ctx context.Context) (lifecycle.Module, error) {
 }
 
 func (a *App) redisOptions() quota.RedisOptions {
-	return quota.RedisOptions{Logger: a.tel.Log, Meter: a.tel.Meter.Meter("chartd/quota")}
+	return quota.RedisOptions{Logger: a.tel.Log, Meter: a.tel.Meter.Meter("chartd/quota"), Replicas: a.cfg.RedisReplicas}
 }
 
 func (a *App) initLimiter(ctx context.Context) (lifecycle.Module, error) {

@@ -267,6 +267,14 @@ func (g *Gateway) endpoint(rt route.Route, h http.Handler, own bool) http.Handle
 			err = checkScope(rt.Op, scopes)
 			scopeErr = err != nil
 		}
+		if err != nil && apierr.From(err).Unavailable {
+			// The credential could not be checked at all: not the
+			// caller's fault, so neither a challenge nor the address'
+			// allowance, whose 429 would misname the outage.
+			g.peekAnonymous(w, r)
+			g.errs.Write(w, r, err)
+			return
+		}
 		if err != nil {
 			if g.deps.OAuth != nil {
 				w.Header().Set("WWW-Authenticate", g.challenge(r, rt.Op, scopeErr))
@@ -391,8 +399,9 @@ type callerKey struct{}
 func (g *Gateway) limit(w http.ResponseWriter, r *http.Request, key string, perMinute int) (quota.Result, bool) {
 	res, err := g.deps.Limiter.Allow(r.Context(), key, quota.Limit{Rate: perMinute, Period: plan.RequestPeriod})
 	if err != nil {
-		// The limiter fails open itself; an error here is a bug, so let the
-		// request through and say so in the log.
+		// The limiter decides in process itself while Redis is out; an
+		// error here is a bug, so let the request through and say so in
+		// the log.
 		g.log.ErrorContext(r.Context(), "rate limiter", "err", err)
 		res = quota.Result{Allowed: true, Limit: perMinute, Remaining: perMinute}
 	}
@@ -433,7 +442,7 @@ func (g *Gateway) accessToken(r *http.Request, token string) (auth.Principal, []
 		return auth.Principal{}, nil, apierr.New(apierr.Unauthorized, "the access token is not valid, has expired or its app was disconnected; refresh it, or connect the app again")
 	}
 	if err != nil {
-		return auth.Principal{}, nil, fmt.Errorf("look up access token: %w", err)
+		return auth.Principal{}, nil, storeDown(fmt.Errorf("look up access token: %w", err))
 	}
 	if at := g.resourceOf(r); !oauth.Allows(grant, at) {
 		return auth.Principal{}, nil, apierr.New(apierr.Unauthorized, "the access token was issued for the resource %s, not %s; ask for a token with resource=%s", grant.Resource, at, at)
@@ -492,6 +501,18 @@ func checkScope(op string, scopes []string) error {
 	return apierr.New(apierr.Unauthorized, "this app was not allowed the scope %s, which %s needs; connect the app again and allow %s", need, op, need)
 }
 
+// storeRetry is the Retry-After of a request whose credential could not
+// be looked up: about how long a database failover or restart takes.
+const storeRetry = 5 * time.Second
+
+// storeDown is the answer when the key store fails to look up a
+// credential: the spec's internal code, as 503 with Retry-After (the
+// service is away for a moment, see apierr.Unavailable), saying it is the
+// service's storage and not the key.
+func storeDown(err error) error {
+	return apierr.Unavailable(err, storeRetry, "the service's storage cannot be reached, so the credential could not be checked; this is not a fault of the request or the key, retry in %d s", int(storeRetry/time.Second))
+}
+
 // apiKey resolves an API key to its account, through the key cache.
 func (g *Gateway) apiKey(r *http.Request, key string) (auth.Principal, error) {
 	// Hash from a stack buffer: the key never escapes to the heap.
@@ -505,7 +526,7 @@ func (g *Gateway) apiKey(r *http.Request, key string) (auth.Principal, error) {
 		return auth.Principal{}, apierr.New(apierr.Unauthorized, "the API key is not valid or has been revoked; check the key or create a new one")
 	}
 	if err != nil {
-		return auth.Principal{}, fmt.Errorf("look up API key: %w", err)
+		return auth.Principal{}, storeDown(fmt.Errorf("look up API key: %w", err))
 	}
 	if g.deps.KeyUses != nil {
 		// Once per key-cache period: "last used" is as fine as that.
@@ -528,7 +549,7 @@ func (g *Gateway) session(r *http.Request, token string) (auth.Principal, error)
 		return auth.Principal{}, apierr.New(apierr.Unauthorized, "the session has ended; sign in again at %s/signin, or send an API key in the header Authorization: Bearer <API_KEY>", strings.TrimRight(g.cfg.PublicURL, "/"))
 	}
 	if err != nil {
-		return auth.Principal{}, fmt.Errorf("look up session: %w", err)
+		return auth.Principal{}, storeDown(fmt.Errorf("look up session: %w", err))
 	}
 	switch r.Method {
 	case http.MethodGet, http.MethodHead, http.MethodOptions:

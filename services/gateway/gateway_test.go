@@ -155,7 +155,7 @@ func TestRefusals(t *testing.T) {
 		{name: "not a render file", method: "GET", path: "/api/v1/charts/abc/rendering", key: f.key, code: apierr.NotFound},
 		{name: "render file, wrong method", method: "PUT", path: "/api/v1/charts/abc/render.svg", key: f.key, code: apierr.InvalidRequest, msg: "use GET"},
 		{name: "trailing slash", method: "GET", path: "/api/v1/palettes/", key: f.key, code: apierr.NotFound},
-		{name: "chart, wrong method", method: "POST", path: "/api/v1/charts/abc", key: f.key, code: apierr.InvalidRequest, msg: "DELETE or GET or PATCH"},
+		{name: "chart, wrong method", method: "POST", path: "/api/v1/charts/abc", key: f.key, code: apierr.InvalidRequest, msg: "DELETE or GET or HEAD or PATCH"},
 		{name: "body too large by length", method: "GET", path: "/api/v1/chart-types", key: f.key, body: strings.Repeat("x", 2000), code: apierr.TooLarge},
 		{name: "empty segment", method: "GET", path: "/api/v1/charts//render.png", key: f.key, code: apierr.NotFound},
 		{name: "dot-dot out of docs", method: "GET", path: "/docs/../../etc/passwd", code: apierr.NotFound},
@@ -182,7 +182,7 @@ func TestRefusals(t *testing.T) {
 			}
 		})
 	}
-	if rec := f.do("DELETE", "/api/v1/account", f.key, ""); rec.Header().Get("Allow") != "GET" {
+	if rec := f.do("DELETE", "/api/v1/account", f.key, ""); rec.Header().Get("Allow") != "GET, HEAD" {
 		t.Errorf("Allow = %q", rec.Header().Get("Allow"))
 	}
 }

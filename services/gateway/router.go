@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"chartd.dev/libs/apierr"
+	"chartd.dev/libs/httpx"
 	"chartd.dev/libs/imagelink"
 	"chartd.dev/libs/route"
 )
@@ -121,9 +122,20 @@ func (rt *router) register(entries map[string]*pathEntry, order []string) {
 				h.ServeHTTP(w, r)
 				return
 			}
-			allowed := make([]string, 0, len(e.methods))
+			if h, ok := e.methods[http.MethodGet]; ok && r.Method == http.MethodHead {
+				// HEAD is GET without the body (RFC 9110 §9.3.2): the
+				// route answers as for GET and net/http drops the body.
+				g := *r
+				g.Method = http.MethodGet
+				h.ServeHTTP(w, &g)
+				return
+			}
+			allowed := make([]string, 0, len(e.methods)+1)
 			for m := range e.methods {
 				allowed = append(allowed, m)
+			}
+			if _, ok := e.methods[http.MethodGet]; ok {
+				allowed = append(allowed, http.MethodHead)
 			}
 			slices.Sort(allowed)
 			rt.refuse(w, r, allowed)
@@ -165,6 +177,11 @@ func (rt *router) refuseWith(w http.ResponseWriter, r *http.Request, err error) 
 // control characters in Location. Oversized headers are invalid_request
 // below the HTTP server's own cap, which answers in plain text.
 func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if err := httpx.Refusal(r.Context()); err != nil {
+		// net/http refused it before any handler (httpx.ErrorBodyListener).
+		rt.refuseWith(w, r, err)
+		return
+	}
 	if max := rt.g.cfg.MaxHeaderBytes; max > 0 {
 		if n := headerBytes(r); n > max {
 			rt.refuseWith(w, r, apierr.New(apierr.InvalidRequest, "the request line and headers are about %d bytes, over the limit of %d bytes; send fewer or shorter headers", n, max))

@@ -456,7 +456,7 @@ func (s *Service) limitLink(w http.ResponseWriter, r *http.Request) bool {
 	byAddr, err1 := s.deps.Limiter.Allow(r.Context(), "img-addr:"+addr, quota.Limit{Rate: s.cfg.Links.PerAddress, Period: time.Minute})
 	byLink, err2 := s.deps.Limiter.Allow(r.Context(), "img-link:"+r.URL.Path+"?"+sig, quota.Limit{Rate: s.cfg.Links.PerLink, Period: time.Minute})
 	if err1 != nil || err2 != nil {
-		// The limiter fails open; an error here is a bug worth a log line.
+		// The limiter survives Redis outages; an error here is a bug worth a log line.
 		s.deps.Log.ErrorContext(r.Context(), "image link limiter", "err", errors.Join(err1, err2))
 		return true
 	}

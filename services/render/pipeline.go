@@ -36,8 +36,8 @@ type pictureJob struct {
 	o     imageOptions
 	// charge is the allowance the picture is taken from.
 	charge charge
-	// viaLink says the picture is an image link's: its refusal speaks of
-	// the picture's owner, not of the caller.
+	// viaLink says the picture is an image link's: its refusal tells the
+	// caller nothing of the owner's allowance.
 	viaLink bool
 	// fresh, when set, is asked with the picture hash once the picture is
 	// counted: true means the caller has it already (If-None-Match), so no
@@ -105,7 +105,7 @@ func (s *Service) count(ctx context.Context, j pictureJob, hash string) error {
 			return nil
 		}
 		if j.viaLink {
-			return apierr.New(apierr.ImageLimitReached, "this picture's owner has drawn its %d different pictures this month; the picture comes back when the month turns", limit)
+			return apierr.New(apierr.ImageLimitReached, "this picture is not available right now; try again later")
 		}
 		return apierr.New(apierr.ImageLimitReached, "this account has drawn its %d different pictures this month (the %s plan's allowance); pictures drawn before cost nothing, new ones wait until the month turns in %s",
 			limit, j.p.Plan, resetIn(quota.Month.Reset(s.deps.Now())))

@@ -155,7 +155,7 @@ func (s *Site) try(w http.ResponseWriter, r *http.Request) error {
 	}
 	res, err := s.deps.Limiter.Allow(r.Context(), "try-addr:"+s.clientAddr(r), quota.Limit{Rate: tryRate, Period: tryPeriod})
 	if err != nil {
-		// The limiter fails open; an error here is worth a log line.
+		// The limiter survives Redis outages; an error here is worth a log line.
 		s.deps.Log.ErrorContext(r.Context(), "site: try-it limiter", "err", err)
 	} else {
 		res.SetHeaders(w.Header())
