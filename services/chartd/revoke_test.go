@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -22,11 +23,28 @@ var (
 // link by the very next request after its signing key is rotated; a link
 // that expires in 60 s is never cached past its expiry.
 func TestRevocationAcrossProcesses(t *testing.T) {
-	in := startSplit(t, append(clusterFlags(t), "-gateway.key-cache-ttl=1m", "-render.signing-key-ttl=1m", "-render.live-link-max-age=5m")...)
+	in := startSplit(t, append(clusterFlags(t), revocationFlags...)...)
 	other := freeAddr(t)
 	startProcess(t, chartdBinary(t), other, append([]string{"-target=gateway"}, in.args...)...)
 	waitURL(t, "http://"+other+"/readyz", nil, nil)
+	revocation(t, in, other)
+}
 
+// TestRevocationEmbedded: in one process, without Redis, the same.
+func TestRevocationEmbedded(t *testing.T) {
+	in := startAll(t, revocationFlags...)
+	revocation(t, in, strings.TrimPrefix(in.url, "http://"))
+}
+
+// revocationFlags make the caches keep a revoked key for a minute, and a
+// live link's answer cacheable for 5 minutes, unless revocation and
+// expiry cut them short.
+var revocationFlags = []string{"-gateway.key-cache-ttl=1m", "-render.signing-key-ttl=1m", "-render.live-link-max-age=5m"}
+
+// revocation signs up through in's public URL, makes a key and a link,
+// and revokes them on the account page: the very next requests, through
+// in and through the gateway at other (host:port), are refused.
+func revocation(t *testing.T, in instance, other string) {
 	alice := newBrowserClient(t, in.url)
 	csrf := alice.signUp("revoker@example.com")
 	p := alice.post("/account/keys", url.Values{"csrf": {csrf}, "name": {"laptop"}})
