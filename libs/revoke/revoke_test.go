@@ -214,3 +214,32 @@ func TestRedisReconnectResets(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRedisDelivery measures one event from Publish in one process
+// to its subscriber in another, through Redis: how long after a
+// revocation other processes may still answer from their caches.
+func BenchmarkRedisDelivery(b *testing.B) {
+	channel := fmt.Sprintf("bench:%d", time.Now().UnixNano())
+	opt, _ := redis.ParseURL(testRedis.URL())
+	ca, cb := redis.NewClient(opt), redis.NewClient(opt)
+	defer ca.Close()
+	defer cb.Close()
+	a := revoke.NewRedis(b.Context(), ca, revoke.RedisOptions{Channel: channel})
+	nb := revoke.NewRedis(b.Context(), cb, revoke.RedisOptions{Channel: channel})
+	defer a.Close()
+	defer nb.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go a.Run(ctx)
+	go nb.Run(ctx)
+	got := make(chan struct{}, 1)
+	defer nb.Subscribe(func(revoke.Event) { got <- struct{}{} })()
+	e := revoke.Event{Kind: revoke.APIKeys, ID: "acct"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := a.Publish(ctx, e); err != nil {
+			b.Fatal(err)
+		}
+		<-got
+	}
+}
