@@ -221,3 +221,15 @@ func (k *Keys) Forget(kid string) {
 	k.gen++
 	k.mu.Unlock()
 }
+
+// ForgetAll drops everything cached, e.g. when revocations may have been
+// missed.
+func (k *Keys) ForgetAll() {
+	k.once.Do(k.init)
+	k.mu.Lock()
+	k.live.Purge()
+	k.missing.Purge()
+	clear(k.inflight)
+	k.gen++
+	k.mu.Unlock()
+}

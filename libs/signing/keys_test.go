@@ -176,6 +176,12 @@ func TestKeysRevocationAfterTTL(t *testing.T) {
 	if n := f.calls.Load(); n != 3 {
 		t.Fatalf("%d lookups, want 3", n)
 	}
+	// ForgetAll drops every kid, live or missing.
+	f.remove(k.ID)
+	keys.ForgetAll()
+	if _, _, err := keys.Secret(ctx, k.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("after ForgetAll a revoked key answers %v, want ErrNotFound", err)
+	}
 }
 
 func TestKeysTransientErrorsNotCached(t *testing.T) {

@@ -240,6 +240,9 @@ type instance struct {
 	// services' addresses, by target.
 	procs map[string]*exec.Cmd
 	addrs map[string]string
+	// args are the flags every process of a split instance shares, to
+	// start another one.
+	args []string
 }
 
 // newAccount makes an account with a key directly in the store, as chartctl does.
@@ -467,7 +470,7 @@ func startSplit(t *testing.T, extra ...string) instance {
 			cfg.PostgresURL = extra[i+1]
 		}
 	}
-	return instance{url: pub, open: storeOpener(cfg), procs: procs, addrs: addrs}
+	return instance{url: pub, open: storeOpener(cfg), procs: procs, addrs: addrs, args: common}
 }
 
 // accountOf answers the account id of an API key.

@@ -38,6 +38,7 @@ import (
 	"chartd.dev/libs/people"
 	"chartd.dev/libs/quota"
 	"chartd.dev/libs/raster"
+	"chartd.dev/libs/revoke"
 	"chartd.dev/libs/route"
 	"chartd.dev/libs/secrets"
 	"chartd.dev/libs/store"
@@ -70,6 +71,7 @@ const (
 	modRaster  = "raster"
 	modImages  = "images"
 	modSecrets = "secrets"
+	modRevoke  = "revoke"
 )
 
 // service is one of chartd's services. This list is the one place the
@@ -109,9 +111,9 @@ func services() []service {
 			flags: func(c *Config, fs *flag.FlagSet) { c.Data.RegisterFlags(data.Name, fs) }, init: (*App).initData},
 		{name: brand.Name, routes: brand.Routes(), needs: []string{modStore, modCounter},
 			flags: func(c *Config, fs *flag.FlagSet) { c.Brand.RegisterFlags(fs) }, init: (*App).initBrand},
-		{name: render.Name, routes: render.Routes(), needs: []string{modStore, modLimiter, modSecrets, modCounter, modCatalog, modOps, modFonts, modRaster, modImages}, calls: []string{chart.Name, brand.Name},
+		{name: render.Name, routes: render.Routes(), needs: []string{modStore, modLimiter, modSecrets, modCounter, modCatalog, modOps, modFonts, modRaster, modImages, modRevoke}, calls: []string{chart.Name, brand.Name},
 			flags: func(c *Config, fs *flag.FlagSet) { c.Render.RegisterFlags(render.Name, fs) }, init: (*App).initRender},
-		{name: gateway.Name, routes: gateway.Routes(), needs: []string{modStore, modLimiter, modDocs}, calls: []string{chart.Name, data.Name, brand.Name, render.Name},
+		{name: gateway.Name, routes: gateway.Routes(), needs: []string{modStore, modLimiter, modDocs, modRevoke}, calls: []string{chart.Name, data.Name, brand.Name, render.Name},
 			flags: func(c *Config, fs *flag.FlagSet) { c.Gateway.RegisterFlags(fs) }, init: (*App).initGateway},
 	}
 }
@@ -156,6 +158,7 @@ func moduleDeps() map[string][]string {
 		modRaster:  {modFonts},
 		modImages:  nil,
 		modSecrets: nil,
+		modRevoke:  {modRedis},
 	}
 	var all []string
 	for _, s := range services() {
@@ -206,6 +209,7 @@ func (a *App) initFuncs() map[string]func(context.Context) (lifecycle.Module, er
 		modRaster:  a.initRaster,
 		modImages:  a.initImages,
 		modSecrets: a.initSecrets,
+		modRevoke:  a.initRevoke,
 		TargetAll:  func(context.Context) (lifecycle.Module, error) { return lifecycle.Module{}, nil },
 	}
 	for _, s := range services() {
@@ -267,6 +271,7 @@ type App struct {
 	raster  *raster.Pool
 	images  blob.Store
 	box     *secrets.Box
+	revoke  revoke.Notifier
 
 	// handlers are the service handlers built in this process, by name;
 	// serviceStops what a service must finish when the process stops.
@@ -413,6 +418,18 @@ func (a *App) initCounter(ctx context.Context) (lifecycle.Module, error) {
 	}
 	a.counter = quota.NewRedisCounter(a.redis, a.redisOptions())
 	return lifecycle.Module{}, nil
+}
+
+// initRevoke builds what carries revocations to the key caches: Redis
+// pub/sub between processes, plain calls in one process without Redis.
+func (a *App) initRevoke(ctx context.Context) (lifecycle.Module, error) {
+	if a.redis == nil {
+		a.revoke = revoke.NewMemory()
+		return lifecycle.Module{}, nil
+	}
+	n := revoke.NewRedis(ctx, a.redis, revoke.RedisOptions{Log: a.tel.Log})
+	a.revoke = n
+	return lifecycle.Module{Run: n.Run, Stop: func(context.Context) error { return n.Close() }}, nil
 }
 
 func (a *App) initCatalog(ctx context.Context) (lifecycle.Module, error) {
@@ -599,7 +616,7 @@ func (a *App) initRender(ctx context.Context) (http.Handler, error) {
 	cfg := a.cfg.Render
 	cfg.Site = a.site()
 	s, err := render.New(cfg, render.Deps{Counter: a.counter, Catalog: a.catalog, Ops: a.ops, Fonts: a.fonts, Log: a.tel.Log,
-		Raster: a.raster, Images: a.images, Meter: a.tel.Meter, Accounts: a.store, Box: a.box, Limiter: a.limiter,
+		Raster: a.raster, Images: a.images, Meter: a.tel.Meter, Accounts: a.store, Box: a.box, Limiter: a.limiter, Revocations: a.revoke,
 		Charts: clients.Chart{Base: a.client(chart.Name)}, Brand: clients.Brand{Base: a.client(brand.Name)}})
 	if err != nil {
 		return nil, err
@@ -639,7 +656,7 @@ func (a *App) initGateway(ctx context.Context) (http.Handler, error) {
 	az := oauth.New(a.store, oauth.Config{AccessTTL: cfg.OAuthAccessTTL, Resources: []string{pub, pub + oauthhttp.MCPPath}}, nil, a.tel.Log)
 	pages, err := site.New(a.site(), site.Deps{People: ppl, Store: a.store, Limiter: a.limiter, Box: a.box, Log: a.tel.Log,
 		Charts: clients.Chart{Base: a.client(chart.Name)}, Renders: clients.Render{Base: a.client(render.Name)}, OAuth: az,
-		Proxies: cfg.TrustedProxies, Gallery: pictures})
+		Proxies: cfg.TrustedProxies, Gallery: pictures, Revocations: a.revoke})
 	if err != nil {
 		return nil, err
 	}
@@ -663,6 +680,8 @@ func (a *App) initGateway(ctx context.Context) (http.Handler, error) {
 		Live:       a.Live,
 		Docs:       a.docs,
 		Gallery:    pictures,
+
+		Revocations: a.revoke,
 	})
 	if err != nil {
 		return nil, err

@@ -33,6 +33,7 @@ import (
 	"chartd.dev/libs/people"
 	"chartd.dev/libs/plan"
 	"chartd.dev/libs/quota"
+	"chartd.dev/libs/revoke"
 	"chartd.dev/libs/route"
 	"chartd.dev/libs/store"
 	"chartd.dev/libs/telemetry"
@@ -56,7 +57,8 @@ type Config struct {
 	// gateway can see is the error body with rate-limit headers.
 	MaxHeaderBytes int
 	// KeyCacheTTL is how long a verified API key is trusted without asking
-	// the store again; a revoked key stops working within this time.
+	// the store again. A revocation drops the account's keys at once
+	// (Deps.Revocations); the TTL bounds a revocation whose event was lost.
 	KeyCacheTTL time.Duration
 	// OAuthAccessTTL is how long an assistant's access token lives.
 	OAuthAccessTTL time.Duration
@@ -71,7 +73,7 @@ type Config struct {
 func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.Int64Var(&c.MaxBodyBytes, Name+".max-body-bytes", 5<<20, "largest request body; larger is too_large")
 	fs.IntVar(&c.MaxHeaderBytes, Name+".max-header-bytes", DefaultMaxHeaderBytes, "largest request line and headers; larger is invalid_request")
-	fs.DurationVar(&c.KeyCacheTTL, Name+".key-cache-ttl", 2*time.Second, "how long a verified API key is cached (revocation delay)")
+	fs.DurationVar(&c.KeyCacheTTL, Name+".key-cache-ttl", 2*time.Second, "how long a verified API key is cached; revocations drop it at once through Redis, this bounds one whose message is lost")
 	fs.DurationVar(&c.OAuthAccessTTL, Name+".oauth-access-ttl", oauth.DefaultAccessTTL, "how long an assistant's OAuth access token lives")
 	fs.Var(&c.TrustedProxies, Name+".trusted-proxies", clientip.FlagUsage)
 }
@@ -105,6 +107,10 @@ type Deps struct {
 	// KeyUses, when set, records when each API key was last used (at most
 	// once per key-cache period), for the account page.
 	KeyUses KeyUses
+	// Revocations, when set, tell the key cache which accounts' keys to
+	// drop: a revoked key is refused from the next request on, in every
+	// process.
+	Revocations revoke.Notifier
 	// Site, when set, is the website (pages, not API endpoints) served
 	// beside the API: limited per client address like public routes.
 	Site *Upstream
@@ -157,6 +163,9 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 		log:     deps.Tel.Log,
 		errs:    httpx.Errors{DocsURL: docs, Log: deps.Tel.Log},
 		keys:    newKeyCache(cfg.KeyCacheTTL, deps.Now),
+	}
+	if deps.Revocations != nil {
+		deps.Revocations.Subscribe(g.keys.revoked)
 	}
 	if cfg.TrustedProxies.Enabled() {
 		g.log.Info("gateway: client addresses are read from X-Forwarded-For behind these trusted proxies (-gateway.trusted-proxies)",
@@ -518,7 +527,8 @@ func (g *Gateway) apiKey(r *http.Request, key string) (auth.Principal, error) {
 	// Hash from a stack buffer: the key never escapes to the heap.
 	var buf [128]byte
 	sum := sha256.Sum256(append(buf[:0], key...))
-	if p, ok := g.keys.get(sum); ok {
+	p, gen, ok := g.keys.get(sum)
+	if ok {
 		return p, nil
 	}
 	k, acct, err := g.deps.Accounts.LookupAPIKey(r.Context(), sum[:])
@@ -534,8 +544,8 @@ func (g *Gateway) apiKey(r *http.Request, key string) (auth.Principal, error) {
 			g.log.WarnContext(r.Context(), "record api key use", "err", err)
 		}
 	}
-	p := auth.Principal{AccountID: acct.ID, Plan: acct.Plan}
-	g.keys.put(sum, p)
+	p = auth.Principal{AccountID: acct.ID, Plan: acct.Plan}
+	g.keys.put(sum, p, gen)
 	return p, nil
 }
 
@@ -562,12 +572,16 @@ func (g *Gateway) session(r *http.Request, token string) (auth.Principal, error)
 }
 
 // keyCache remembers verified keys for a short time, so the hot path does
-// not ask the store on every request. Only hashes are kept.
+// not ask the store on every request. Only hashes are kept. A revocation
+// event drops the account's keys.
 type keyCache struct {
 	mu  sync.RWMutex
 	m   map[[32]byte]cachedKey
 	ttl time.Duration
 	now func() time.Time
+	// gen is bumped by each revocation: a lookup begun before one may
+	// have read the key live, and is not cached.
+	gen uint64
 }
 
 type cachedKey struct {
@@ -581,23 +595,47 @@ func newKeyCache(ttl time.Duration, now func() time.Time) *keyCache {
 	return &keyCache{m: make(map[[32]byte]cachedKey), ttl: ttl, now: now}
 }
 
-func (c *keyCache) get(k [32]byte) (auth.Principal, bool) {
+// get answers the cached principal of k, or the generation a lookup of it
+// passes to put.
+func (c *keyCache) get(k [32]byte) (auth.Principal, uint64, bool) {
 	c.mu.RLock()
 	e, ok := c.m[k]
+	gen := c.gen
 	c.mu.RUnlock()
 	if !ok || c.now().After(e.expires) {
-		return auth.Principal{}, false
+		return auth.Principal{}, gen, false
 	}
-	return e.p, true
+	return e.p, gen, true
 }
 
-func (c *keyCache) put(k [32]byte, p auth.Principal) {
+// put caches p for k, unless a revocation came since the lookup began
+// (gen from get).
+func (c *keyCache) put(k [32]byte, p auth.Principal, gen uint64) {
 	c.mu.Lock()
+	defer c.mu.Unlock()
+	if gen != c.gen {
+		return
+	}
 	if len(c.m) >= keyCacheMax {
 		clear(c.m)
 	}
 	c.m[k] = cachedKey{p: p, expires: c.now().Add(c.ttl)}
-	c.mu.Unlock()
+}
+
+// revoked drops what a revocation event makes stale: the account's keys,
+// or every key after a reset.
+func (c *keyCache) revoked(e revoke.Event) {
+	if e.Kind != revoke.APIKeys && e.Kind != revoke.Reset {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen++
+	if e.Kind == revoke.Reset {
+		clear(c.m)
+		return
+	}
+	maps.DeleteFunc(c.m, func(_ [32]byte, k cachedKey) bool { return k.p.AccountID == e.ID })
 }
 
 func (g *Gateway) healthz(w http.ResponseWriter, r *http.Request) error {

@@ -17,6 +17,7 @@ import (
 	"chartd.dev/libs/auth"
 	"chartd.dev/libs/clients"
 	"chartd.dev/libs/quota"
+	"chartd.dev/libs/revoke"
 	"chartd.dev/libs/route"
 	"chartd.dev/libs/store"
 	"chartd.dev/libs/store/sqlite"
@@ -424,5 +425,36 @@ func TestProbesAreNeverRefused(t *testing.T) {
 		if rateHeader(rec, "X-RateLimit-Limit") != "120" || rateHeader(rec, "X-RateLimit-Remaining") != "0" || rateHeader(rec, "X-RateLimit-Reset") == "" {
 			t.Errorf("%s headers: %v", p, rec.Header())
 		}
+	}
+}
+
+// TestKeyCacheRevocation: a revocation event drops the account's cached
+// keys and no other's, a lookup begun before it is not cached, and a
+// reset drops everything.
+func TestKeyCacheRevocation(t *testing.T) {
+	c := newKeyCache(time.Minute, time.Now)
+	a, b := [32]byte{1}, [32]byte{2}
+	_, gen, _ := c.get(a)
+	c.put(a, auth.Principal{AccountID: "A"}, gen)
+	c.put(b, auth.Principal{AccountID: "B"}, gen)
+	_, begun, _ := c.get([32]byte{3}) // a lookup of another key of A begins
+	c.revoked(revoke.Event{Kind: revoke.APIKeys, ID: "A"})
+	if _, _, ok := c.get(a); ok {
+		t.Fatal("A's key is still cached after A's keys were revoked")
+	}
+	if _, _, ok := c.get(b); !ok {
+		t.Fatal("B's key was dropped by a revocation of A's")
+	}
+	c.put([32]byte{3}, auth.Principal{AccountID: "A"}, begun)
+	if _, _, ok := c.get([32]byte{3}); ok {
+		t.Fatal("a lookup begun before the revocation was cached")
+	}
+	c.revoked(revoke.Event{Kind: revoke.SigningKey, ID: "B"})
+	if _, _, ok := c.get(b); !ok {
+		t.Fatal("a signing-key event dropped an API key")
+	}
+	c.revoked(revoke.Event{Kind: revoke.Reset})
+	if _, _, ok := c.get(b); ok {
+		t.Fatal("B's key is still cached after a reset")
 	}
 }

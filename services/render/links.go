@@ -31,10 +31,12 @@ import (
 
 // LinkConfig sets how public image links are served (flags -render.*).
 type LinkConfig struct {
-	// KeyTTL is how long a signing key (or its absence) is remembered: a
-	// rotation or revocation reaches every replica within it.
+	// KeyTTL is how long a signing key (or its absence) is remembered. A
+	// rotation or revocation drops the key at once (Deps.Revocations); the
+	// TTL bounds one whose event was lost.
 	KeyTTL time.Duration
-	// LiveMaxAge is the Cache-Control max-age of a live link's answer.
+	// LiveMaxAge is the Cache-Control max-age of a live link's answer,
+	// never past the link's expiry.
 	LiveMaxAge time.Duration
 	// PerAddress and PerLink are the requests a minute one client address,
 	// and one link, may make.
@@ -43,7 +45,7 @@ type LinkConfig struct {
 
 // RegisterFlags declares the link flags under prefix.
 func (c *LinkConfig) RegisterFlags(prefix string, fs *flag.FlagSet) {
-	fs.DurationVar(&c.KeyTTL, prefix+".signing-key-ttl", 30*time.Second, "how long image-link signing keys are cached; rotation and revocation reach every replica within it")
+	fs.DurationVar(&c.KeyTTL, prefix+".signing-key-ttl", 30*time.Second, "how long image-link signing keys are cached; rotation and revocation drop them at once through Redis, this bounds one whose message is lost")
 	fs.DurationVar(&c.LiveMaxAge, prefix+".live-link-max-age", 30*time.Second, "Cache-Control max-age of a live image link (at most 60s)")
 	fs.IntVar(&c.PerAddress, prefix+".link-rate-address", 600, "image-link requests a minute per client address")
 	fs.IntVar(&c.PerLink, prefix+".link-rate-link", 1200, "image-link requests a minute per link")
@@ -316,6 +318,16 @@ func (s *Service) signingKey(ctx context.Context, account string) (kid string, s
 	return k.ID, sec, nil
 }
 
+// liveMaxAge is the max-age, in whole seconds, of a live link's answer
+// sent at now: maxAge, but never past the link's expiry (Unix seconds, 0
+// for none), so no cache shows the picture once the link has stopped.
+func liveMaxAge(maxAge time.Duration, expires int64, now time.Time) int64 {
+	if expires > 0 {
+		maxAge = min(maxAge, time.Unix(expires, 0).Sub(now))
+	}
+	return int64(max(maxAge, 0) / time.Second)
+}
+
 // errNoImage is every refusal of a link: one answer for every cause, so a
 // prober learns nothing about which check failed.
 func errNoImage(cause error) error {
@@ -405,7 +417,7 @@ func (s *Service) image(w http.ResponseWriter, r *http.Request) error {
 		}
 		h.Set("Cache-Control", "public, max-age="+strconv.FormatInt(max(age, 0), 10)+", immutable")
 	} else {
-		h.Set("Cache-Control", "public, max-age="+strconv.Itoa(int(s.cfg.Links.LiveMaxAge/time.Second)))
+		h.Set("Cache-Control", "public, max-age="+strconv.FormatInt(liveMaxAge(s.cfg.Links.LiveMaxAge, l.Expires, s.deps.Now()), 10))
 	}
 	if pic.notModified {
 		w.WriteHeader(http.StatusNotModified)

@@ -24,6 +24,7 @@ import (
 	"chartd.dev/libs/httpx"
 	"chartd.dev/libs/quota"
 	"chartd.dev/libs/raster"
+	"chartd.dev/libs/revoke"
 	"chartd.dev/libs/route"
 	"chartd.dev/libs/secrets"
 	"chartd.dev/libs/signing"
@@ -80,6 +81,10 @@ func (c *Config) RegisterFlags(service string, fs *flag.FlagSet) {
 
 // Deps are the parts the service is built from.
 type Deps struct {
+	// Revocations, when set, tell the signing-key cache which kids were
+	// revoked or rotated away: their links are refused from the next
+	// request on, in every process.
+	Revocations revoke.Notifier
 	// Counter holds the daily render and monthly image-render counts.
 	Counter quota.Counter
 	Catalog *charts.Catalog
@@ -182,6 +187,16 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	}
 	if deps.Accounts != nil && deps.Box != nil {
 		svc.keys = &signing.Keys{Lookup: deps.Accounts.LookupSigningKey, Box: deps.Box, TTL: cfg.Links.KeyTTL, Now: deps.Now}
+		if deps.Revocations != nil {
+			deps.Revocations.Subscribe(func(e revoke.Event) {
+				switch e.Kind {
+				case revoke.SigningKey:
+					svc.keys.Forget(e.ID)
+				case revoke.Reset:
+					svc.keys.ForgetAll()
+				}
+			})
+		}
 	}
 	return svc, nil
 }

@@ -7,6 +7,12 @@
 // (libs/signing): -secrets-key-file names its file; without it the key is
 // <data-dir>/secrets.key, generated when missing, as chartd -target=all
 // does. With -postgres-url the cluster's key file must be named.
+//
+// With -redis-url (the cluster's Redis), revoking a key, rotating or
+// revoking a signing key and setting a plan are announced to every chartd
+// process (libs/revoke), whose caches drop the key at once; without it
+// they drop it within their TTL (-gateway.key-cache-ttl,
+// -render.signing-key-ttl).
 package main
 
 import (
@@ -16,6 +22,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/url"
 	"os"
 	"os/signal"
@@ -24,10 +31,13 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"chartd.dev/libs/auth"
 	"chartd.dev/libs/people"
 	"chartd.dev/libs/plan"
 	"chartd.dev/libs/quota"
+	"chartd.dev/libs/revoke"
 	"chartd.dev/libs/secrets"
 	"chartd.dev/libs/signing"
 	"chartd.dev/libs/store"
@@ -44,7 +54,7 @@ func main() {
 	}
 }
 
-const usage = `usage: chartctl [-data-dir DIR | -postgres-url URL] [-secrets-key-file FILE] VERB ...
+const usage = `usage: chartctl [-data-dir DIR | -postgres-url URL [-redis-url URL]] [-secrets-key-file FILE] VERB ...
 
   account create -plan free|pro [-key-name NAME] [-email EMAIL]
                                                   new account and its first API key (and a site user
@@ -69,6 +79,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 	keyFile := fs.String("secrets-key-file", getenv("CHARTD_SECRETS_KEY_FILE"),
 		"file holding chartd's server key, which seals signing-key secrets: 64 hex characters, mode 0600 "+
 			"(default <data-dir>/secrets.key, generated when missing; required with -postgres-url)")
+	redisURL := fs.String("redis-url", getenv("CHARTD_REDIS_URL"), "Redis URL (the cluster's): revocations and plan changes reach every chartd process's caches at once")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), usage)
 		fmt.Fprintln(fs.Output(), "\nflags (each also read from CHARTD_<FLAG>):")
@@ -96,7 +107,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 		return err
 	}
 	defer st.Close()
-	c := cli{st: st, out: out, in: os.Stdin, box: box}
+	c := cli{st: st, out: out, in: os.Stdin, box: box, err: os.Stderr}
+	if *redisURL != "" {
+		opts, err := redis.ParseURL(*redisURL)
+		if err != nil {
+			return fmt.Errorf("-redis-url: %w", err)
+		}
+		rc := redis.NewClient(opts)
+		defer rc.Close()
+		n := revoke.NewRedis(ctx, rc, revoke.RedisOptions{Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		defer n.Close()
+		c.revoke = n
+	}
 	sub := flag.NewFlagSet(verb, flag.ContinueOnError)
 	account := sub.String("account", "", "account id")
 	planID := sub.String("plan", "", "plan: free or pro")
@@ -213,6 +235,21 @@ type cli struct {
 	in io.Reader
 	// box is the server key, loaded only for the verbs that seal.
 	box *secrets.Box
+	// revoke, with -redis-url, tells chartd's processes of revocations.
+	revoke revoke.Notifier
+	// err is where warnings go.
+	err io.Writer
+}
+
+// announce tells chartd's processes that their caches must drop what e
+// names; without -redis-url, or failing, their TTL bounds the delay.
+func (c cli) announce(ctx context.Context, e revoke.Event) {
+	if c.revoke == nil {
+		return
+	}
+	if err := c.revoke.Publish(ctx, e); err != nil {
+		fmt.Fprintf(c.err, "chartd's caches drop it within their TTL: %v\n", err)
+	}
 }
 
 func (c cli) print(v any) error {
@@ -358,6 +395,7 @@ func (c cli) keyRevoke(ctx context.Context, account, keyID string) error {
 	if err := c.st.RevokeAPIKey(ctx, account, keyID); err != nil {
 		return fmt.Errorf("revoke key %s: %w", keyID, err)
 	}
+	c.announce(ctx, revoke.Event{Kind: revoke.APIKeys, ID: account})
 	return c.print(map[string]any{"revoked": true, "key_id": keyID})
 }
 
@@ -369,6 +407,9 @@ func (c cli) signingRotate(ctx context.Context, account string) error {
 	if err != nil {
 		return fmt.Errorf("rotate signing keys: %w", err)
 	}
+	for _, kid := range revoked {
+		c.announce(ctx, revoke.Event{Kind: revoke.SigningKey, ID: kid})
+	}
 	return c.print(map[string]any{"kid": k.ID, "revoked": append([]string{}, revoked...)})
 }
 
@@ -376,6 +417,7 @@ func (c cli) signingRevoke(ctx context.Context, account, kid string) error {
 	if err := c.st.RevokeSigningKey(ctx, account, kid); err != nil {
 		return fmt.Errorf("revoke signing key %s: %w", kid, err)
 	}
+	c.announce(ctx, revoke.Event{Kind: revoke.SigningKey, ID: kid})
 	return c.print(map[string]any{"revoked": true, "kid": kid})
 }
 
@@ -409,5 +451,7 @@ func (c cli) planSet(ctx context.Context, account, planID string) error {
 	if err := c.st.SetPlan(ctx, account, planID); err != nil {
 		return fmt.Errorf("set plan of %s: %w", account, err)
 	}
+	// The gateway's key cache holds each key's plan.
+	c.announce(ctx, revoke.Event{Kind: revoke.APIKeys, ID: account})
 	return c.print(map[string]string{"account_id": account, "plan": planID})
 }

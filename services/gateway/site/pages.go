@@ -17,6 +17,7 @@ import (
 	"chartd.dev/libs/people"
 	"chartd.dev/libs/plan"
 	"chartd.dev/libs/quota"
+	"chartd.dev/libs/revoke"
 	"chartd.dev/libs/signing"
 	"chartd.dev/libs/store"
 )
@@ -277,6 +278,7 @@ func (s *Site) revokeKey(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return fmt.Errorf("revoke api key: %w", err)
 	}
+	s.announce(r.Context(), revoke.Event{Kind: revoke.APIKeys, ID: v.account.ID})
 	http.Redirect(w, r, "/account#api-keys", http.StatusSeeOther)
 	return nil
 }
@@ -288,8 +290,12 @@ func (s *Site) rotateSigning(w http.ResponseWriter, r *http.Request) error {
 	if err != nil || !ok {
 		return err
 	}
-	if _, _, err := signing.Rotate(r.Context(), s.deps.Store, s.deps.Box, v.account.ID); err != nil {
+	_, revoked, err := signing.Rotate(r.Context(), s.deps.Store, s.deps.Box, v.account.ID)
+	if err != nil {
 		return fmt.Errorf("rotate signing keys: %w", err)
+	}
+	for _, kid := range revoked {
+		s.announce(r.Context(), revoke.Event{Kind: revoke.SigningKey, ID: kid})
 	}
 	http.Redirect(w, r, "/account#signing-keys", http.StatusSeeOther)
 	return nil
@@ -307,8 +313,20 @@ func (s *Site) revokeSigning(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return fmt.Errorf("revoke signing key: %w", err)
 	}
+	s.announce(r.Context(), revoke.Event{Kind: revoke.SigningKey, ID: r.PathValue("kid")})
 	http.Redirect(w, r, "/account#signing-keys", http.StatusSeeOther)
 	return nil
+}
+
+// announce tells every process's caches of a revocation made in the
+// store. Failing, it is logged: the caches' TTL bounds the delay then.
+func (s *Site) announce(ctx context.Context, e revoke.Event) {
+	if s.deps.Revocations == nil {
+		return
+	}
+	if err := s.deps.Revocations.Publish(ctx, e); err != nil {
+		s.deps.Log.WarnContext(ctx, "revocation not announced; other processes drop the key within their cache TTL", "kind", string(e.Kind), "err", err.Error())
+	}
 }
 
 // chartsData is the chart list page: the query, one page of charts, and

@@ -31,6 +31,7 @@ import (
 	"chartd.dev/libs/oauth"
 	"chartd.dev/libs/people"
 	"chartd.dev/libs/quota"
+	"chartd.dev/libs/revoke"
 	"chartd.dev/libs/route"
 	"chartd.dev/libs/secrets"
 	"chartd.dev/libs/store"
@@ -79,6 +80,9 @@ type Deps struct {
 	// Gallery, when set, has the example pictures the home page shows,
 	// drawn by the render service.
 	Gallery *gallery.Source
+	// Revocations, when set, are told of each API-key and signing-key
+	// revocation, so every process's caches drop the key at once.
+	Revocations revoke.Notifier
 }
 
 // Site serves the pages.
