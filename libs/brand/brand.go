@@ -32,6 +32,9 @@
 //	inline SVG logo fill                     7 × √(uses / most used fill)
 //	logo image cluster                       6 × √(share of opaque pixels)
 //	apple-touch-icon, favicon cluster        5 × √(share of opaque pixels)
+//	header or hero SVG illustration          3 × √(share of painted area)
+//	  (SVG images weigh each fill by the area it paints; white and
+//	  transparent fills never count)
 //	Safari mask-icon colour                  5  (favicon-generator defaults 0)
 //	msapplication-TileColor                  3  (favicon-generator defaults 0)
 //	button background / border / text        4 / 2 / 1
@@ -69,6 +72,9 @@ const (
 	RoleAppleTouchIcon Role = "apple-touch-icon"
 	RoleFavicon        Role = "favicon"
 	RoleLogo           Role = "logo"
+	// RoleHero is an SVG illustration in the page's header or hero: it
+	// paints the first screen in the brand's colours, but is not the mark.
+	RoleHero Role = "hero"
 )
 
 // Doc is a fetched text document; URL is kept for the signal's provenance.
@@ -114,6 +120,7 @@ const (
 	KindLogoImage          Kind = "logo-image"
 	KindAppleTouchIcon     Kind = "apple-touch-icon"
 	KindFavicon            Kind = "favicon"
+	KindHeroImage          Kind = "hero-image"
 	KindFrequency          Kind = "frequency"
 )
 

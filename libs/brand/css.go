@@ -584,6 +584,10 @@ func propPaint(prop []byte) (paint, bool) {
 	return paintNone, false
 }
 
+func hasSuffixFold(b []byte, suffix string) bool {
+	return len(b) >= len(suffix) && equalFold(b[len(b)-len(suffix):], suffix)
+}
+
 func hasPrefixFold(b []byte, prefix string) bool {
 	return len(b) >= len(prefix) && equalFold(b[:len(prefix)], prefix)
 }

@@ -15,7 +15,6 @@ import (
 
 	"golang.org/x/image/bmp"
 	"golang.org/x/image/webp"
-	"golang.org/x/net/html"
 )
 
 // Decoding limits. Icons and logos are small; a 1 MiB PNG can still claim
@@ -35,6 +34,8 @@ func imageWeight(r Role) (Kind, float64) {
 		return KindLogoImage, 6
 	case RoleAppleTouchIcon:
 		return KindAppleTouchIcon, 5
+	case RoleHero:
+		return KindHeroImage, 3
 	default:
 		return KindFavicon, 5
 	}
@@ -49,11 +50,11 @@ func (e *extractor) scanImage(body []byte, ctype, src string, r Role) {
 	k, base := imageWeight(r)
 	if isSVG(body, ctype) {
 		p := &palette{}
-		svgColors(body, p)
+		svgPaint(body, p)
 		_, sum := p.total()
 		for i, c := range p.c {
-			share := float64(p.n[i]) / float64(sum)
-			e.add(c, k, fmt.Sprintf("%s SVG fill, %d use(s)", src, p.n[i]), base*math.Sqrt(share))
+			share := p.area[i] / sum
+			e.add(c, k, fmt.Sprintf("%s SVG fill, %d use(s), %.0f%% of the painted area", src, p.n[i], share*100), base*math.Sqrt(share))
 		}
 		return
 	}
@@ -76,31 +77,6 @@ func isSVG(body []byte, ctype string) bool {
 	}
 	head = trimSpace(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")))
 	return len(head) > 0 && head[0] == '<' && containsFold(head, "<svg")
-}
-
-// svgColors reads every paint in a standalone SVG document.
-func svgColors(doc []byte, p *palette) {
-	z := html.NewTokenizer(bytes.NewReader(doc))
-	var a tagAttrs
-	styleNext := false
-	for {
-		switch z.Next() {
-		case html.ErrorToken:
-			return
-		case html.TextToken:
-			if styleNext {
-				svgCSSColors(z.Text(), p)
-			}
-			styleNext = false
-		case html.StartTagToken, html.SelfClosingTagToken:
-			name, more := z.TagName()
-			readAttrs(z, more, &a)
-			svgAttrColors(&a, p)
-			styleNext = string(name) == "style"
-		default:
-			styleNext = false
-		}
-	}
 }
 
 // decodeRaster sniffs and decodes PNG, JPEG, GIF, WebP, BMP and ICO/CUR.

@@ -87,12 +87,14 @@ func Links(pageURL string, doc []byte) Wanted {
 	seen := map[string]bool{}
 	var icons, touch []iconCand
 	var logos []logoCand
+	var heroes []string // SVG illustrations in the header or hero, in page order
 	sawIcon, sawBase := false, false
 
 	type elem struct {
 		name         uint32
 		home, header bool
 		logo, wall   bool
+		hero         bool
 	}
 	stack := make([]elem, 0, 64)
 	var a tagAttrs
@@ -124,7 +126,8 @@ func Links(pageURL string, doc []byte) Wanted {
 		if len(stack) > 0 {
 			parent = stack[len(stack)-1]
 		}
-		el := elem{name: nameHash(name), home: parent.home, header: parent.header, logo: parent.logo, wall: parent.wall}
+		el := elem{name: nameHash(name), home: parent.home, header: parent.header, logo: parent.logo, wall: parent.wall,
+			hero: parent.hero}
 		switch string(name) {
 		case "base":
 			if !sawBase && len(a.href) > 0 && page != nil {
@@ -214,10 +217,21 @@ func Links(pageURL string, doc []byte) Wanted {
 				if u := resolve(src); u != "" {
 					logos = append(logos, logoCand{u, score, order})
 				}
+			} else if (parent.header || parent.hero) && !parent.wall && !notOwnLogo(src, a.alt, a.class) &&
+				hasSuffixFold(pathOnly(src), ".svg") && len(heroes) < 8 {
+				if u := resolve(src); u != "" {
+					heroes = append(heroes, u)
+				}
 			}
 		}
 		if saysLogo(a.class) || saysLogo(a.id) || saysLogo(a.aria) {
 			el.logo = true
+		}
+		for _, v := range [...][]byte{a.class, a.id} {
+			if containsFold(v, "hero") || containsFold(v, "jumbotron") || containsFold(v, "masthead") ||
+				containsFold(v, "banner") || containsFold(v, "splash") {
+				el.hero = true
+			}
 		}
 		for _, v := range [...][]byte{a.class, a.id, a.aria} {
 			if containsFold(v, "logos") || containsFold(v, "customer") || containsFold(v, "partner") ||
@@ -252,6 +266,9 @@ func Links(pageURL string, doc []byte) Wanted {
 	}
 	if len(logos) > 0 {
 		pick(logos[0].url, RoleLogo)
+	}
+	if len(heroes) > 0 {
+		pick(heroes[0], RoleHero)
 	}
 	if len(icons) > 1 {
 		pick(icons[1].url, RoleFavicon)

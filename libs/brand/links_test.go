@@ -144,3 +144,30 @@ func TestLinksRefresh(t *testing.T) {
 		}
 	}
 }
+
+// SVG illustrations in the header or hero are read (their colours paint the
+// first screen); the same file elsewhere, raster heroes, and walls of
+// other companies' logos are not.
+func TestLinksHeroSVG(t *testing.T) {
+	page := `<html><head><link rel="icon" href="/favicon.ico"></head><body>
+<header><a href="/"><img src="/img/logo.svg" alt="Acme"></a></header>
+<section class="hero is-primary"><img src="/img/cloud-illustration.svg"><img src="/img/photo.jpg"></section>
+<div class="partners"><img src="/img/other.svg"></div>
+<footer><img src="/img/footer-art.svg"></footer></body></html>`
+	w := Links("https://acme.example/", []byte(page))
+	var heroes []string
+	for _, im := range w.Images {
+		if im.Role == RoleHero {
+			heroes = append(heroes, im.URL)
+		}
+	}
+	if len(heroes) != 1 || heroes[0] != "https://acme.example/img/cloud-illustration.svg" {
+		t.Fatalf("hero images %v in %+v", heroes, w.Images)
+	}
+	svg := `<svg viewBox="0 0 10 10"><rect width="10" height="10" fill="#7B2FBE"/></svg>`
+	res, err := Extract(Site{URL: "https://acme.example/", HTML: []byte(page),
+		Images: []Image{{URL: heroes[0], Role: RoleHero, Body: []byte(svg)}}})
+	if err != nil || len(res.Colors) == 0 || res.Colors[0] != "#7B2FBE" || res.Signals[0].Kind != KindHeroImage {
+		t.Fatalf("%v %v %+v", res.Colors, err, res.Signals)
+	}
+}
