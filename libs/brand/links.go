@@ -218,7 +218,7 @@ func Links(pageURL string, doc []byte) Wanted {
 					logos = append(logos, logoCand{u, score, order})
 				}
 			} else if (parent.header || parent.hero) && !parent.wall && !notOwnLogo(src, a.alt, a.class) &&
-				hasSuffixFold(pathOnly(src), ".svg") && len(heroes) < 8 {
+				heroArt(src) && len(heroes) < 8 {
 				if u := resolve(src); u != "" {
 					heroes = append(heroes, u)
 				}
@@ -281,6 +281,24 @@ func Links(pageURL string, doc []byte) Wanted {
 	}
 	w.Images = picks
 	return w
+}
+
+// heroArt reports an SVG that can be a header or hero illustration: not a
+// mark (the site's own marks are logo candidates already; other marks,
+// such as a foundation's or a platform's, are not its brand) and not a
+// control glyph such as a menu or search icon.
+func heroArt(src []byte) bool {
+	p := pathOnly(src)
+	if !hasSuffixFold(p, ".svg") {
+		return false
+	}
+	for _, w := range [...]string{"logo", "icon", "badge", "hamburger", "burger", "menu", "close", "search",
+		"flag", "avatar"} {
+		if containsFold(p, w) {
+			return false
+		}
+	}
+	return true
 }
 
 // notOwnLogo reports images that say "logo" but are not the site's own:
