@@ -224,6 +224,7 @@ type signal struct {
 	kind  Kind
 	where string
 	w     float64
+	exact bool // a vector mark's own fill, not a raster's cluster of pixels
 }
 
 func newExtractor(pageURL string) *extractor {
@@ -247,7 +248,14 @@ func (e *extractor) add(c rgb, k Kind, where string, w float64) {
 	if w <= 0 {
 		return
 	}
-	e.signals = append(e.signals, signal{c, k, where, w})
+	e.signals = append(e.signals, signal{c: c, kind: k, where: where, w: w})
+}
+
+// addExact adds a signal for a colour a vector mark paints exactly.
+func (e *extractor) addExact(c rgb, k Kind, where string, w float64) {
+	if w > 0 {
+		e.signals = append(e.signals, signal{c: c, kind: k, where: where, w: w, exact: true})
+	}
 }
 
 // maxPerKindColor bounds the signals of one kind for one colour. Scoring
@@ -281,7 +289,7 @@ func (e *extractor) addCapped(c rgb, k Kind, where string, w float64) {
 	idx := e.capped[key]
 	if len(idx) < maxPerKindColor {
 		e.capped[key] = append(idx, len(e.signals))
-		e.signals = append(e.signals, signal{c, k, where, w})
+		e.signals = append(e.signals, signal{c: c, kind: k, where: where, w: w})
 		return
 	}
 	low := idx[0]
@@ -291,7 +299,7 @@ func (e *extractor) addCapped(c rgb, k Kind, where string, w float64) {
 		}
 	}
 	if w > e.signals[low].w {
-		e.signals[low] = signal{c, k, where, w}
+		e.signals[low] = signal{c: c, kind: k, where: where, w: w}
 	}
 }
 

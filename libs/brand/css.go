@@ -874,7 +874,8 @@ func secondaryName(n []byte) bool {
 // painted in the colours of the networks they link to.
 func socialName(n []byte) bool {
 	for _, w := range [...]string{"social", "share", "facebook", "twitter", "instagram", "youtube",
-		"linkedin", "pinterest", "tiktok", "whatsapp", "github", "mastodon", "reddit", "discord"} {
+		"linkedin", "pinterest", "tiktok", "whatsapp", "github", "mastodon", "reddit", "discord", "slack",
+		"stack-overflow", "stackoverflow", "gitter", "telegram", "bluesky", "twitch", "meetup"} {
 		if containsFold(n, w) {
 			return true
 		}

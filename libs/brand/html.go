@@ -581,7 +581,7 @@ func (e *extractor) emitSVGLogo(markup []byte) {
 	svgPaint(markup, p)
 	max, _ := p.total()
 	for i, c := range p.c {
-		e.add(c, KindSVGLogo, fmt.Sprintf("inline SVG logo fill, %d use(s), %.0f%% of the largest area", p.n[i], 100*p.area[i]/max),
+		e.addExact(c, KindSVGLogo, fmt.Sprintf("inline SVG logo fill, %d use(s), %.0f%% of the largest area", p.n[i], 100*p.area[i]/max),
 			7*math.Sqrt(p.area[i]/max))
 	}
 }

@@ -110,11 +110,11 @@ func TestRealCorpus(t *testing.T) {
 		t.Logf("%-10s primary %s at %d, secondary at %d: %v", rs.Name, rs.Primary, p, sec, res.Colors)
 		if p == 0 {
 			first++
+		} else {
+			logWhy(t, res)
 		}
 		if p >= 0 && p <= 2 {
 			top3++
-		} else {
-			logWhy(t, res)
 		}
 		if sec >= 0 && sec <= 5 {
 			sec6++

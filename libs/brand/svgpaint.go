@@ -639,14 +639,14 @@ func (d *svgDoc) paint(p *palette) {
 			if a == 0 { // size not told: one unit
 				a = 1
 			}
-			d.addPaint(p, d.paintColors(s.fill), a*s.scale*s.fillOpacity)
+			d.addPaint(p, d.paintColors(s.fill), a*s.scale*s.fillOpacity*gradientShare(s.fill))
 		}
 		if s.stroke != "" && el.stroke > 0 {
 			sw := 1.0
 			if s.strokeWidth != "" {
 				sw = d.length(s.strokeWidth, math.Hypot(d.vbW, d.vbH)/math.Sqrt2)
 			}
-			d.addPaint(p, d.paintColors(s.stroke), el.stroke*sw*s.scale*s.strokeOpac)
+			d.addPaint(p, d.paintColors(s.stroke), el.stroke*sw*s.scale*s.strokeOpac*gradientShare(s.stroke))
 		}
 	}
 	if len(p.c) > 0 {
@@ -671,6 +671,16 @@ func (d *svgDoc) paint(p *palette) {
 			}
 		}
 	}
+}
+
+// gradientShare is the part of a shape's area its paint's colours get: a
+// gradient's stops are seen exactly only at its ends, the rest is their
+// blend, so they share half of it.
+func gradientShare(paint string) float64 {
+	if strings.HasPrefix(strings.ToLower(strings.TrimSpace(paint)), "url(") {
+		return 0.5
+	}
+	return 1
 }
 
 func (d *svgDoc) addPaint(p *palette, cs []rgb, area float64) {
