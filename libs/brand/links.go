@@ -213,6 +213,9 @@ func Links(pageURL string, doc []byte) Wanted {
 			if parent.wall || notOwnLogo(src, a.alt, a.class) {
 				score -= 5
 			}
+			if namesOther(a.alt, page) {
+				score -= 3
+			}
 			if score >= 2 {
 				if u := resolve(src); u != "" {
 					logos = append(logos, logoCand{u, score, order})
@@ -299,6 +302,60 @@ func heroArt(src []byte) bool {
 		}
 	}
 	return true
+}
+
+// namesOther reports alt text that names something and says logo, but
+// whose name is not the site's: "Cloud Native Computing Foundation logo"
+// on cri-o.io is a foundation's mark. A name matches when one of its
+// words is part of the host's name or the other way round, ignoring
+// case and punctuation ("Harbor logo" on goharbor.io, "CRI-O" on
+// cri-o.io).
+func namesOther(alt []byte, page *url.URL) bool {
+	if page == nil || !saysLogo(alt) {
+		return false
+	}
+	var labels []string
+	for _, l := range strings.Split(strings.ToLower(page.Hostname()), ".") {
+		if l = alnum(l); l != "" && l != "www" {
+			labels = append(labels, l)
+		}
+	}
+	if len(labels) > 1 {
+		labels = labels[:len(labels)-1] // the top-level domain names nothing
+	}
+	named := false
+	for _, w := range strings.FieldsFunc(strings.ToLower(string(alt)), func(r rune) bool {
+		return r == ' ' || r == ',' || r == '|' || r == '/' || r == ':'
+	}) {
+		w = alnum(w)
+		switch w {
+		case "", "logo", "logos", "logotype", "image", "img", "icon", "the", "of", "and", "a", "site", "home",
+			"homepage", "header", "navbar", "nav", "footer", "hero", "main", "small", "large", "white", "black",
+			"color", "colour", "dark", "light", "mark", "wordmark", "brand", "official", "project":
+			continue
+		}
+		if len(w) < 3 {
+			continue
+		}
+		named = true
+		for _, l := range labels {
+			if strings.Contains(l, w) || strings.Contains(w, l) {
+				return false
+			}
+		}
+	}
+	return named
+}
+
+// alnum keeps a string's ASCII letters and digits.
+func alnum(s string) string {
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'a' && c <= 'z' || c >= '0' && c <= '9' {
+			b = append(b, c)
+		}
+	}
+	return string(b)
 }
 
 // notOwnLogo reports images that say "logo" but are not the site's own:

@@ -171,3 +171,29 @@ func TestLinksHeroSVG(t *testing.T) {
 		t.Fatalf("%v %v %+v", res.Colors, err, res.Signals)
 	}
 }
+
+// An image that says logo but names someone else (a foundation, a
+// platform) is not taken for the site's logo; one that names the site,
+// however written, is.
+func TestLinksLogoNamesOther(t *testing.T) {
+	for _, c := range []struct {
+		site, alt string
+		want      bool
+	}{
+		{"https://cri-o.example/", "Cloud Native Computing Foundation logo", false},
+		{"https://cri-o.example/", "CRI-O logo", true},
+		{"https://goharbor.example/", "Harbor logo", true},
+		{"https://www.acme.example/", "Logo", true},
+		{"https://longhorn.example/", "Longhorn navbar logo", true},
+	} {
+		page := `<body><img src="/img/mark.png" alt="` + c.alt + `"></body>`
+		w := Links(c.site, []byte(page))
+		got := false
+		for _, im := range w.Images {
+			got = got || im.Role == RoleLogo
+		}
+		if got != c.want {
+			t.Errorf("%s %q: logo chosen %v, want %v", c.site, c.alt, got, c.want)
+		}
+	}
+}

@@ -7,8 +7,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 const realDir = "testdata/real"
@@ -90,24 +92,41 @@ func rankOf(colors []string, want ...string) int {
 	return -1
 }
 
-// TestRealCorpus runs extraction on real landing pages and logs where the
-// brands' own logo colours (testdata/real/manifest.json cites each) rank,
-// with the why of every colour. It asserts the result invariants only: the
-// issue's targets (primary first on all pages but one, top three on all, a
-// secondary in the top six) are not met yet, see docs/decisions.md.
+// TestRealCorpus runs extraction on real landing pages and holds where the
+// brands' own logo colours (testdata/real/manifest.json cites each) rank.
+// It asserts what holds today, as floors, so a change that loses a page
+// fails: primary first on 5 of 10, in the top three on 8 of 10, a
+// documented secondary in the top six on 6 of the 9 sites that document
+// one. The targets (first on all but one, top three on all) are
+// not met; docs/decisions.md says why for each page that misses. The why
+// of every colour is logged for the pages whose primary is not first.
+// Extraction stays within 50 ms at the median page (the best of three
+// runs per page, as the machine is shared).
 func TestRealCorpus(t *testing.T) {
 	sites := realSites(t)
-	first, top3, sec6 := 0, 0, 0
+	first, top3, sec6, withSec := 0, 0, 0, 0
+	var times []time.Duration
 	for _, rs := range sites {
 		s := loadRealSite(t, rs.Name)
-		res, err := Extract(s)
-		if err != nil {
-			t.Fatalf("%s: %v", rs.Name, err)
+		var res Result
+		best := time.Duration(1 << 62)
+		for range 3 {
+			start := time.Now()
+			r, err := Extract(s)
+			if d := time.Since(start); d < best {
+				best = d
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", rs.Name, err)
+			}
+			res = r
 		}
+		times = append(times, best)
 		checkResult(t, res)
 		p := rankOf(res.Colors, rs.Primary)
 		sec := rankOf(res.Colors, rs.Secondary...)
-		t.Logf("%-10s primary %s at %d, secondary at %d: %v", rs.Name, rs.Primary, p, sec, res.Colors)
+		t.Logf("%-10s %5.1f ms  primary %s at %d, secondary at %d: %v", rs.Name,
+			float64(best.Microseconds())/1000, rs.Primary, p, sec, res.Colors)
 		if p == 0 {
 			first++
 		} else {
@@ -116,12 +135,26 @@ func TestRealCorpus(t *testing.T) {
 		if p >= 0 && p <= 2 {
 			top3++
 		}
-		if sec >= 0 && sec <= 5 {
-			sec6++
+		if len(rs.Secondary) > 0 {
+			withSec++
+			if sec >= 0 && sec <= 5 {
+				sec6++
+			}
 		}
 	}
-	t.Logf("primary first on %d of %d, in the top three on %d, a secondary in the top six on %d",
-		first, len(sites), top3, sec6)
+	t.Logf("primary first on %d of %d, in the top three on %d of %d, a secondary in the top six on %d of %d",
+		first, len(sites), top3, len(sites), sec6, withSec)
+	if len(sites) < 10 {
+		t.Errorf("the corpus has %d sites, want at least 10", len(sites))
+	}
+	if first < 5 || top3 < 8 || sec6 < 6 {
+		t.Errorf("standing fell: first %d (want ≥ 5), top three %d (want ≥ 8), secondary in the top six %d (want ≥ 6)",
+			first, top3, sec6)
+	}
+	slices.Sort(times)
+	if med := times[len(times)/2]; med > 50*time.Millisecond {
+		t.Errorf("median extraction %v, want ≤ 50 ms", med)
+	}
 }
 
 func logWhy(t *testing.T, res Result) {

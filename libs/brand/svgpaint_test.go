@@ -1,6 +1,7 @@
 package brand
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -13,7 +14,7 @@ func TestSVGWeighsByPaintedArea(t *testing.T) {
 <style>.b{fill:#1F6FEB}</style>
 <rect width="100%" height="100%" fill="#FFFFFF"/>
 <path class="b" d="M10 10h120v80H10z"/>
-<g fill="#E5312B">` + strings.Repeat(`<circle cx="160" cy="20" r="4"/>`, 5) + `</g>
+<g>` + strings.Repeat(`<circle cx="160" cy="20" r="4" fill="#E5312B"/>`, 5) + `</g>
 <rect x="0" y="0" width="200" height="100" fill="#00FF00" fill-opacity="0"/>
 <defs><rect id="unused" width="500" height="500" fill="#FFAA00"/></defs>
 </svg>`
@@ -69,5 +70,56 @@ func TestSVGPathBoxAndTransform(t *testing.T) {
 	svgPaint([]byte(svg), p)
 	if len(p.c) != 2 || p.area[1] != 16*p.area[0] {
 		t.Errorf("transform area: %v %v", p.c, p.area)
+	}
+}
+
+// A hostile SVG (thousands of nested groups, hundreds of rules, a path of a
+// million numbers) is read within the reader's bounds: elements, numbers
+// and rules stop at their limits, and the colours read so far still count.
+func TestSVGHostileBounds(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<svg><style>`)
+	for range 2000 {
+		b.WriteString(".c{fill:#123456}")
+	}
+	b.WriteString(`</style>`)
+	b.WriteString(strings.Repeat(`<g class="c a b d e f g h i j k l m n o p q r s">`, 3000))
+	b.WriteString(`<path class="c" d="M` + strings.Repeat("1 ", 1<<20) + `"/>`)
+	b.WriteString(strings.Repeat(`<rect class="c" width="1" height="1"/>`, 3000))
+	d := parseSVG([]byte(b.String()))
+	if len(d.els) > maxSVGElements || d.nums > maxSVGNumbers || len(d.rules) > maxSVGRules {
+		t.Fatalf("bounds: %d elements, %d numbers, %d rules", len(d.els), d.nums, len(d.rules))
+	}
+	p := &palette{}
+	d.paint(p)
+	if len(p.c) != 1 || p.c[0].hex() != "#123456" {
+		t.Errorf("colours %v", p.c)
+	}
+}
+
+// A site template's theme-color (Cayman writes #157878 for every site)
+// says which template, not which brand: the logo's colour comes first.
+func TestStockThemeColor(t *testing.T) {
+	page := `<head><meta name="theme-color" content="#157878"></head>
+<body><a href="/"><svg viewBox="0 0 10 10"><rect width="10" height="10" fill="#294172"/></svg></a></body>`
+	res, err := Extract(Site{URL: "https://s.example/", HTML: []byte(page)})
+	if err != nil || res.Colors[0] != "#294172" {
+		t.Fatalf("%v %v", res.Colors, err)
+	}
+}
+
+// A mark's main colour counts its role's full weight however many other
+// colours the mark has (before, a three-colour logo's main colour at 40%
+// got 6·√0.4 = 3.8, below one link rule's 4.8); a grey mark with a small
+// coloured dot does not count the dot fully.
+func TestMarkWeights(t *testing.T) {
+	blue, red, green, grey := rgb{0x08, 0x91, 0xD1}, rgb{0xE5, 0x31, 0x2B}, rgb{0x2E, 0xA0, 0x43}, rgb{0x77, 0x77, 0x77}
+	ws := markWeights([]rgb{blue, red, green}, []float64{0.4, 0.3, 0.3}, 6)
+	if math.Abs(ws[0]-6) > 1e-9 || math.Abs(ws[1]-6*math.Sqrt(0.75)) > 1e-9 {
+		t.Errorf("three colours: %v", ws)
+	}
+	ws = markWeights([]rgb{grey, red}, []float64{0.95, 0.05}, 6)
+	if want := 6 * math.Sqrt(0.05/markFullShare); math.Abs(ws[1]-want) > 1e-9 || ws[0] > 6 {
+		t.Errorf("grey mark with a dot: %v, want the dot at %.2f", ws, want)
 	}
 }
