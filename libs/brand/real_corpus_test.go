@@ -95,9 +95,10 @@ func rankOf(colors []string, want ...string) int {
 // TestRealCorpus runs extraction on real landing pages and holds where the
 // brands' own logo colours (testdata/real/manifest.json cites each) rank.
 // It asserts what holds today, as floors, so a change that loses a page
-// fails: primary first on 5 of 10, in the top three on 8 of 10, a
-// documented secondary in the top six on 6 of the 9 sites that document
-// one. The targets (first on all but one, top three on all) are
+// fails: primary first on 6 of 12, in the top three on 10 of 12, a
+// documented secondary (another returned colour than the primary's) in
+// the top six on 7 of the 11 sites that document one. The targets
+// (first on 11 of 12, top three on all, a secondary on all) are
 // not met; docs/decisions.md says why for each page that misses. The why
 // of every colour is logged for the pages whose primary is not first.
 // Extraction stays within 50 ms at the median page (the best of three
@@ -124,7 +125,13 @@ func TestRealCorpus(t *testing.T) {
 		times = append(times, best)
 		checkResult(t, res)
 		p := rankOf(res.Colors, rs.Primary)
-		sec := rankOf(res.Colors, rs.Secondary...)
+		sec := -1 // the first colour, other than the primary's, near a secondary
+		for i, c := range res.Colors {
+			if i != p && rankOf([]string{c}, rs.Secondary...) == 0 {
+				sec = i
+				break
+			}
+		}
 		t.Logf("%-10s %5.1f ms  primary %s at %d, secondary at %d: %v", rs.Name,
 			float64(best.Microseconds())/1000, rs.Primary, p, sec, res.Colors)
 		if p == 0 {
@@ -144,11 +151,11 @@ func TestRealCorpus(t *testing.T) {
 	}
 	t.Logf("primary first on %d of %d, in the top three on %d of %d, a secondary in the top six on %d of %d",
 		first, len(sites), top3, len(sites), sec6, withSec)
-	if len(sites) < 10 {
-		t.Errorf("the corpus has %d sites, want at least 10", len(sites))
+	if len(sites) < 12 {
+		t.Errorf("the corpus has %d sites, want at least 12", len(sites))
 	}
-	if first < 5 || top3 < 8 || sec6 < 6 {
-		t.Errorf("standing fell: first %d (want ≥ 5), top three %d (want ≥ 8), secondary in the top six %d (want ≥ 6)",
+	if first < 6 || top3 < 10 || sec6 < 7 {
+		t.Errorf("standing fell: first %d (want ≥ 6), top three %d (want ≥ 10), secondary in the top six %d (want ≥ 7)",
 			first, top3, sec6)
 	}
 	slices.Sort(times)

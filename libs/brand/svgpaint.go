@@ -182,8 +182,14 @@ func (d *svgDoc) geometry(el *svgEl, g map[string]string) {
 		w, h := bboxOf(d.numbers(g["points"], -1))
 		el.fill, el.stroke = w*h/2, 2*(w+h)
 	case "path":
-		w, h := d.pathBox(g["d"])
-		el.fill, el.stroke = w*h/2, 2*(w+h)
+		// Each subpath by its own box: a wordmark's letters are many small
+		// subpaths across a wide box, which as one box would outweigh the
+		// mark beside it.
+		_, _, subs := d.pathBox(g["d"])
+		for _, wh := range subs {
+			el.fill += wh[0] * wh[1] / 2
+			el.stroke += 2 * (wh[0] + wh[1])
+		}
 	default:
 		return
 	}
@@ -283,9 +289,19 @@ func bboxOf(f []float64) (float64, float64) {
 }
 
 // pathBox is the width and height of the box around a path's points,
-// control points included (which can only make the box larger).
-func (d *svgDoc) pathBox(p string) (float64, float64) {
+// control points included (which can only make the box larger), and the
+// width and height of each subpath's box.
+func (d *svgDoc) pathBox(p string) (float64, float64, [][2]float64) {
 	var pts []float64
+	var subs [][2]float64
+	subStart := 0 // index in pts where the current subpath begins
+	endSub := func() {
+		if len(pts) > subStart {
+			w, h := bboxOf(pts[subStart:])
+			subs = append(subs, [2]float64{w, h})
+		}
+		subStart = len(pts)
+	}
 	cx, cy, sx, sy := 0.0, 0.0, 0.0, 0.0
 	cmd := byte(0)
 	var args []float64
@@ -345,6 +361,9 @@ func (d *svgDoc) pathBox(p string) (float64, float64) {
 		if c|0x20 >= 'a' && c|0x20 <= 'z' && c|0x20 != 'e' {
 			args = args[:0]
 			cmd = c
+			if c|0x20 == 'm' {
+				endSub()
+			}
 			if c|0x20 == 'z' {
 				cx, cy = sx, sy
 			}
@@ -366,7 +385,9 @@ func (d *svgDoc) pathBox(p string) (float64, float64) {
 			apply()
 		}
 	}
-	return bboxOf(pts)
+	endSub()
+	w, h := bboxOf(pts)
+	return w, h, subs
 }
 
 // transformScale is the factor by which a transform list scales areas:

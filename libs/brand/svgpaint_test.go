@@ -56,11 +56,15 @@ func TestSVGWeighsByPaintedArea(t *testing.T) {
 // scale a shape's area.
 func TestSVGPathBoxAndTransform(t *testing.T) {
 	d := &svgDoc{}
-	if w, h := d.pathBox("m10,10 l20 0 0 30 -20 0z"); w != 20 || h != 30 {
+	if w, h, _ := d.pathBox("m10,10 l20 0 0 30 -20 0z"); w != 20 || h != 30 {
 		t.Errorf("relative path box %v×%v", w, h)
 	}
-	if w, h := d.pathBox("M0 0C10 -5 20 5 30 0V-10H-2"); w != 32 || h != 15 {
+	if w, h, _ := d.pathBox("M0 0C10 -5 20 5 30 0V-10H-2"); w != 32 || h != 15 {
 		t.Errorf("curve path box %v×%v", w, h)
+	}
+	// Two letters far apart: two small subpath boxes, not one wide box.
+	if w, h, subs := d.pathBox("M0 0h2v2h-2z M100 0h2v2h-2z"); w != 102 || h != 2 || len(subs) != 2 || subs[1] != [2]float64{2, 2} {
+		t.Errorf("subpaths: %v×%v %v", w, h, subs)
 	}
 	if s := transformScale("translate(5 5) scale(2) matrix(1 0 0 3 0 0)"); s != 12 {
 		t.Errorf("scale %v", s)
