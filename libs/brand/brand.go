@@ -29,9 +29,12 @@
 //	  other than 500/600, ×0.6 secondary, ×0.5 when defined only for a dark
 //	  scheme, ×0.3 for Bootstrap's stock --bs-* values; Tailwind internals
 //	  (--tw-*) and WordPress core presets count 0
-//	inline SVG logo fill                     7 × √(uses / most used fill)
-//	logo image cluster                       6 × √(share of opaque pixels)
-//	apple-touch-icon, favicon cluster        5 × √(share of opaque pixels)
+//	inline SVG logo fill                     8 × √(area / largest fill's area)
+//	logo image colour                        8 ┐ the main chromatic colour
+//	apple-touch-icon, favicon colour         5 ┘ full, others × √(share /
+//	                                             its share) (markWeights)
+//	  (8 so that a logo's colour outweighs one link rule and its frequency,
+//	  4.8 + 3; logos drawn by CSS backgrounds are found by CSSLogos)
 //	header or hero SVG illustration          3 × √(share of painted area)
 //	  (SVG images weigh each fill by the area it paints; white and
 //	  transparent fills never count)

@@ -582,7 +582,7 @@ func (e *extractor) emitSVGLogo(markup []byte) {
 	max, _ := p.total()
 	for i, c := range p.c {
 		e.addExact(c, KindSVGLogo, fmt.Sprintf("inline SVG logo fill, %d use(s), %.0f%% of the largest area", p.n[i], 100*p.area[i]/max),
-			7*math.Sqrt(p.area[i]/max))
+			8*math.Sqrt(p.area[i]/max))
 	}
 }
 

@@ -31,7 +31,7 @@ const (
 func imageWeight(r Role) (Kind, float64) {
 	switch r {
 	case RoleLogo:
-		return KindLogoImage, 6
+		return KindLogoImage, 8
 	case RoleAppleTouchIcon:
 		return KindAppleTouchIcon, 5
 	case RoleHero:

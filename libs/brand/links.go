@@ -254,8 +254,14 @@ func Links(pageURL string, doc []byte) Wanted {
 	sort.SliceStable(logos, func(i, j int) bool { return logos[i].score > logos[j].score })
 
 	var picks []WantedImage
+	// A page whose HTML names no logo image often draws it from its
+	// stylesheet: one fetch is kept for CSSLogos.
+	limit := MaxImages
+	if len(logos) == 0 {
+		limit--
+	}
 	pick := func(u string, r Role) {
-		if len(picks) >= MaxImages || seen[u] {
+		if len(picks) >= limit || seen[u] {
 			return
 		}
 		seen[u] = true

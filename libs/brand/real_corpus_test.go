@@ -76,6 +76,16 @@ func loadRealSite(t testing.TB, name string) Site {
 				ContentType: mime.TypeByExtension(path.Ext(im.URL))})
 		}
 	}
+	// Then, as the brand service does, the logos the stylesheets draw.
+	for _, im := range CSSLogos(s, MaxImages-len(w.Images)) {
+		b, ok := read(im.URL)
+		if !ok {
+			t.Logf("%s: CSS logo %s not in the corpus", name, im.URL)
+			continue
+		}
+		s.Images = append(s.Images, Image{URL: im.URL, Body: b, Role: im.Role,
+			ContentType: mime.TypeByExtension(path.Ext(im.URL))})
+	}
 	return s
 }
 

@@ -315,3 +315,45 @@ func TestLookupLogsWhy(t *testing.T) {
 		t.Errorf("info level: %v, %d records", err, len(recs))
 	}
 }
+
+// TestCollectCSSLogo: a page that draws its logo from its stylesheet
+// (background-image on the title) gets that logo fetched after the
+// stylesheets, and its colour leads though the page's links are another
+// colour.
+func TestCollectCSSLogo(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, `<html><head><link rel="stylesheet" href="/css/site.css"></head><body>
+<header><h1 class="project-name"><span>Acme</span></h1></header><p><a href="/docs">Docs</a></p></body></html>`)
+		case "/css/site.css":
+			w.Header().Set("Content-Type", "text/css")
+			fmt.Fprint(w, `.project-name{background-image:url("../img/acme-logo.svg");height:130px}
+.unused-logo{background:url(/img/other-logo.svg)} a{color:#0088CE}`)
+		case "/img/acme-logo.svg":
+			w.Header().Set("Content-Type", "image/svg+xml")
+			fmt.Fprint(w, `<svg viewBox="0 0 10 10"><rect width="10" height="10" fill="#294172"/></svg>`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	site, err := collect(context.Background(), fetcherFor(t, 0, srv), srv.URL+"/", quiet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logos []string
+	for _, im := range site.Images {
+		if im.Role == brand.RoleLogo {
+			logos = append(logos, im.URL)
+		}
+	}
+	if len(logos) != 1 || logos[0] != srv.URL+"/img/acme-logo.svg" {
+		t.Fatalf("logos fetched: %v", logos)
+	}
+	res, err := brand.Extract(site)
+	if err != nil || res.Colors[0] != "#294172" {
+		t.Fatalf("%v %v", res.Colors, err)
+	}
+}
