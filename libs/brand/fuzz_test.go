@@ -52,6 +52,7 @@ func FuzzColors(f *testing.F) {
 			{Manifest: data},
 			{Images: []Image{{Body: data, ContentType: "image/svg+xml", Role: RoleLogo}}},
 		}
+		CSSLogos(Site{URL: "https://f.example/", HTML: data, Stylesheets: []Doc{{URL: "https://f.example/a.css", Body: data}}}, MaxImages)
 		for _, s := range sites {
 			res, err := Extract(s)
 			if err != nil {

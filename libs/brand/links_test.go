@@ -197,3 +197,37 @@ func TestLinksLogoNamesOther(t *testing.T) {
 		}
 	}
 }
+
+// CSSLogos names a logo a stylesheet draws on an element of the page, once,
+// resolved against the stylesheet; not one on a rule that matches nothing,
+// not another company's, not past the room left.
+func TestCSSLogos(t *testing.T) {
+	page := `<html><head><title>Acme</title></head><body><header><h1 class="project-name">Acme</h1><div class="cncf"></div>
+<nav><a href="/a">A</a><a href="/b">B</a></nav></header><main><p>Hello</p></main></body></html>`
+	css := `/* .project-name{background:url(/x/commented-logo.svg)} */
+@media screen { .project-name { background-image: url("../img/acme-logo.svg") } }
+.project-name:hover{background:url('../img/acme-logo.svg')}
+.missing{background-image:url(../img/missing-logo.svg)}
+.cncf{background:url(/partners/cncf-logo.png)}
+.project-name::after{background:url(data:image/svg+xml,logo)}`
+	s := Site{URL: "https://acme.example/", HTML: []byte(page),
+		Stylesheets: []Doc{{URL: "https://acme.example/css/site.css", Body: []byte(css)}}}
+	got := CSSLogos(s, 3)
+	if len(got) != 1 || got[0].URL != "https://acme.example/img/acme-logo.svg" || got[0].Role != RoleLogo {
+		t.Fatalf("%+v", got)
+	}
+	if got := CSSLogos(s, 0); len(got) != 0 {
+		t.Errorf("no room: %+v", got)
+	}
+	s.Images = []Image{{URL: "https://acme.example/img/acme-logo.svg"}}
+	if got := CSSLogos(s, 3); len(got) != 0 {
+		t.Errorf("already held: %+v", got)
+	}
+	// A page with no logo in its HTML leaves one image fetch for CSSLogos.
+	w := Links("https://acme.example/", []byte(`<head><link rel="apple-touch-icon" href="/t.png">
+<link rel="icon" href="/a.png" sizes="16x16"><link rel="icon" href="/b.png" sizes="32x32">
+<link rel="icon" href="/c.png" sizes="48x48"><link rel="icon" href="/d.png" sizes="64x64"></head>`))
+	if len(w.Images) != MaxImages-1 {
+		t.Errorf("images %d, want %d", len(w.Images), MaxImages-1)
+	}
+}

@@ -105,7 +105,7 @@ func rankOf(colors []string, want ...string) int {
 // TestRealCorpus runs extraction on real landing pages and holds where the
 // brands' own logo colours (testdata/real/manifest.json cites each) rank.
 // It asserts what holds today, as floors, so a change that loses a page
-// fails: primary first on 6 of 12, in the top three on 10 of 12, a
+// fails: primary first on 7 of 12, in the top three on 10 of 12, a
 // documented secondary (another returned colour than the primary's) in
 // the top six on 7 of the 11 sites that document one. The targets
 // (first on 11 of 12, top three on all, a secondary on all) are
@@ -164,8 +164,8 @@ func TestRealCorpus(t *testing.T) {
 	if len(sites) < 12 {
 		t.Errorf("the corpus has %d sites, want at least 12", len(sites))
 	}
-	if first < 6 || top3 < 10 || sec6 < 7 {
-		t.Errorf("standing fell: first %d (want ≥ 6), top three %d (want ≥ 10), secondary in the top six %d (want ≥ 7)",
+	if first < 7 || top3 < 10 || sec6 < 7 {
+		t.Errorf("standing fell: first %d (want ≥ 7), top three %d (want ≥ 10), secondary in the top six %d (want ≥ 7)",
 			first, top3, sec6)
 	}
 	slices.Sort(times)
