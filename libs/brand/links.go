@@ -279,14 +279,19 @@ func Links(pageURL string, doc []byte) Wanted {
 	if len(heroes) > 0 {
 		pick(heroes[0], RoleHero)
 	}
-	if len(icons) > 1 {
+	// A 16-pixel icon beside a larger one is the same mark, mostly
+	// anti-aliased edges: its colour clusters are blends.
+	lowRes := func(ic iconCand) bool { return ic.size <= 16 && len(icons) > 0 && icons[0].size > 16 }
+	if len(icons) > 1 && !lowRes(icons[1]) {
 		pick(icons[1].url, RoleFavicon)
 	}
 	if len(logos) > 1 {
 		pick(logos[1].url, RoleLogo)
 	}
 	for _, ic := range icons[min(2, len(icons)):] {
-		pick(ic.url, RoleFavicon)
+		if !lowRes(ic) {
+			pick(ic.url, RoleFavicon)
+		}
 	}
 	w.Images = picks
 	return w

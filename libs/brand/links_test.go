@@ -231,3 +231,18 @@ func TestCSSLogos(t *testing.T) {
 		t.Errorf("images %d, want %d", len(w.Images), MaxImages-1)
 	}
 }
+
+// A 16-pixel icon is not fetched beside a larger one (its colours are
+// anti-aliased blends of the same mark); alone, it is.
+func TestLinksSkipsLowResIcon(t *testing.T) {
+	w := Links("https://acme.example/", []byte(`<link rel="icon" sizes="32x32" href="/32.png"><link rel="icon" sizes="16x16" href="/16.png">`))
+	for _, im := range w.Images {
+		if strings.HasSuffix(im.URL, "/16.png") {
+			t.Errorf("16 px icon fetched beside the 32 px one: %+v", w.Images)
+		}
+	}
+	w = Links("https://acme.example/", []byte(`<link rel="icon" sizes="16x16" href="/16.png">`))
+	if len(w.Images) != 1 || !strings.HasSuffix(w.Images[0].URL, "/16.png") {
+		t.Errorf("lone 16 px icon: %+v", w.Images)
+	}
+}
