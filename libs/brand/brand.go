@@ -29,9 +29,15 @@
 //	  other than 500/600, ×0.6 secondary, ×0.5 when defined only for a dark
 //	  scheme, ×0.3 for Bootstrap's stock --bs-* values; Tailwind internals
 //	  (--tw-*) and WordPress core presets count 0
-//	inline SVG logo fill                     7 × √(uses / most used fill)
-//	logo image cluster                       6 × √(share of opaque pixels)
-//	apple-touch-icon, favicon cluster        5 × √(share of opaque pixels)
+//	inline SVG logo fill                     8 × √(area / largest fill's area)
+//	logo image colour                        8 ┐ the main chromatic colour
+//	apple-touch-icon, favicon colour         5 ┘ full, others × √(share /
+//	                                             its share) (markWeights)
+//	  (8 so that a logo's colour outweighs one link rule and its frequency,
+//	  4.8 + 3; logos drawn by CSS backgrounds are found by CSSLogos)
+//	header or hero SVG illustration          3 × √(share of painted area)
+//	  (SVG images weigh each fill by the area it paints; white and
+//	  transparent fills never count)
 //	Safari mask-icon colour                  5  (favicon-generator defaults 0)
 //	msapplication-TileColor                  3  (favicon-generator defaults 0)
 //	button background / border / text        4 / 2 / 1
@@ -69,6 +75,9 @@ const (
 	RoleAppleTouchIcon Role = "apple-touch-icon"
 	RoleFavicon        Role = "favicon"
 	RoleLogo           Role = "logo"
+	// RoleHero is an SVG illustration in the page's header or hero: it
+	// paints the first screen in the brand's colours, but is not the mark.
+	RoleHero Role = "hero"
 )
 
 // Doc is a fetched text document; URL is kept for the signal's provenance.
@@ -114,6 +123,7 @@ const (
 	KindLogoImage          Kind = "logo-image"
 	KindAppleTouchIcon     Kind = "apple-touch-icon"
 	KindFavicon            Kind = "favicon"
+	KindHeroImage          Kind = "hero-image"
 	KindFrequency          Kind = "frequency"
 )
 
@@ -217,6 +227,7 @@ type signal struct {
 	kind  Kind
 	where string
 	w     float64
+	exact bool // a vector mark's own fill, not a raster's cluster of pixels
 }
 
 func newExtractor(pageURL string) *extractor {
@@ -240,7 +251,14 @@ func (e *extractor) add(c rgb, k Kind, where string, w float64) {
 	if w <= 0 {
 		return
 	}
-	e.signals = append(e.signals, signal{c, k, where, w})
+	e.signals = append(e.signals, signal{c: c, kind: k, where: where, w: w})
+}
+
+// addExact adds a signal for a colour a vector mark paints exactly.
+func (e *extractor) addExact(c rgb, k Kind, where string, w float64) {
+	if w > 0 {
+		e.signals = append(e.signals, signal{c: c, kind: k, where: where, w: w, exact: true})
+	}
 }
 
 // maxPerKindColor bounds the signals of one kind for one colour. Scoring
@@ -274,7 +292,7 @@ func (e *extractor) addCapped(c rgb, k Kind, where string, w float64) {
 	idx := e.capped[key]
 	if len(idx) < maxPerKindColor {
 		e.capped[key] = append(idx, len(e.signals))
-		e.signals = append(e.signals, signal{c, k, where, w})
+		e.signals = append(e.signals, signal{c: c, kind: k, where: where, w: w})
 		return
 	}
 	low := idx[0]
@@ -284,7 +302,7 @@ func (e *extractor) addCapped(c rgb, k Kind, where string, w float64) {
 		}
 	}
 	if w > e.signals[low].w {
-		e.signals[low] = signal{c, k, where, w}
+		e.signals[low] = signal{c: c, kind: k, where: where, w: w}
 	}
 }
 

@@ -584,6 +584,10 @@ func propPaint(prop []byte) (paint, bool) {
 	return paintNone, false
 }
 
+func hasSuffixFold(b []byte, suffix string) bool {
+	return len(b) >= len(suffix) && equalFold(b[len(b)-len(suffix):], suffix)
+}
+
 func hasPrefixFold(b []byte, prefix string) bool {
 	return len(b) >= len(prefix) && equalFold(b[:len(prefix)], prefix)
 }
@@ -870,7 +874,8 @@ func secondaryName(n []byte) bool {
 // painted in the colours of the networks they link to.
 func socialName(n []byte) bool {
 	for _, w := range [...]string{"social", "share", "facebook", "twitter", "instagram", "youtube",
-		"linkedin", "pinterest", "tiktok", "whatsapp", "github", "mastodon", "reddit", "discord"} {
+		"linkedin", "pinterest", "tiktok", "whatsapp", "github", "mastodon", "reddit", "discord", "slack",
+		"stack-overflow", "stackoverflow", "gitter", "telegram", "bluesky", "twitch", "meetup"} {
 		if containsFold(n, w) {
 			return true
 		}

@@ -28,6 +28,8 @@ func FuzzColors(f *testing.F) {
 		`<link rel="icon" href="data:image/svg+xml,%3Csvg%3E%3Crect fill='red'/%3E%3C/svg%3E">`,
 		`{"theme_color":"#e91e63","background_color":"rgb(1 2 3)"}`,
 		`<svg><stop stop-color="#123456"/></svg>`,
+		`<svg viewBox="0 0 1e308 1e308"><g transform="matrix(1e308 0 0 1e308 0 0) scale(-1e308)"><path fill="#f60" d="m1.5.5-2e400z a1 1 0 0 0 .5.5"/><rect width="-5%" height="1e999"/></g></svg>`,
+		`<svg><linearGradient id="a" href="#a"/><linearGradient id="b" xlink:href="#a"/><circle r="3" fill="url(#b)" stroke="url('#a')" stroke-width="x"/></svg>`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -50,6 +52,7 @@ func FuzzColors(f *testing.F) {
 			{Manifest: data},
 			{Images: []Image{{Body: data, ContentType: "image/svg+xml", Role: RoleLogo}}},
 		}
+		CSSLogos(Site{URL: "https://f.example/", HTML: data, Stylesheets: []Doc{{URL: "https://f.example/a.css", Body: data}}}, MaxImages)
 		for _, s := range sites {
 			res, err := Extract(s)
 			if err != nil {

@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/tdewolff/parse/v2/css"
 	"golang.org/x/net/html"
 )
 
@@ -190,102 +189,37 @@ func isLocaleRoot(p []byte) bool {
 	return true
 }
 
-// palette counts colours, for SVG fills.
+// palette sums the area an SVG paints in each colour, and counts uses.
 type palette struct {
-	c []rgb
-	n []int
+	c    []rgb
+	n    []int
+	area []float64
 }
 
-func (p *palette) add(c rgb) {
+func (p *palette) add(c rgb, area float64) {
 	for i, x := range p.c {
 		if x == c {
 			p.n[i]++
+			p.area[i] += area
 			return
 		}
 	}
 	if len(p.c) < 64 {
 		p.c = append(p.c, c)
 		p.n = append(p.n, 1)
+		p.area = append(p.area, area)
 	}
 }
 
-func (p *palette) total() (max, sum int) {
-	for _, n := range p.n {
-		sum += n
-		if n > max {
-			max = n
+// total answers the largest and the summed area.
+func (p *palette) total() (max, sum float64) {
+	for _, a := range p.area {
+		sum += a
+		if a > max {
+			max = a
 		}
 	}
 	return max, sum
-}
-
-// svgAttrColors adds the paint attributes of one SVG element.
-func svgAttrColors(a *tagAttrs, p *palette) {
-	for _, v := range [...][]byte{a.fill, a.stroke, a.stopColor, a.color} {
-		if len(v) > 0 {
-			if c, ok := parseColorValue(v); ok {
-				p.add(c)
-			}
-		}
-	}
-	if len(a.style) > 0 {
-		svgCSSColors(a.style, p)
-	}
-}
-
-// svgCSSColors reads fill, stroke and stop-color declarations from an
-// SVG's <style> element or style attribute. Exported SVGs (Illustrator,
-// Figma) usually colour their shapes through .cls-1 { fill: … } rules.
-func svgCSSColors(body []byte, p *palette) {
-	body = bytes.ReplaceAll(body, []byte("<![CDATA["), nil)
-	body = bytes.ReplaceAll(body, []byte("]]>"), nil)
-	l := css.NewLexer(newInput(body))
-	var prop []byte
-	inValue := false
-	var buf [64]tok
-	val := buf[:0]
-	flush := func() {
-		if inValue && prop != nil {
-			if equalFold(prop, "fill") || equalFold(prop, "stroke") || equalFold(prop, "stop-color") ||
-				equalFold(prop, "color") || equalFold(prop, "background") || equalFold(prop, "background-color") {
-				valueScan(val, true, nil, 0, false, func(c rgb, _ bool) { p.add(c) })
-			}
-		}
-		prop, inValue, val = nil, false, val[:0]
-	}
-	var last []byte
-	for {
-		tt, data := l.Next()
-		switch tt {
-		case css.ErrorToken:
-			flush()
-			return
-		case css.IdentToken:
-			if inValue {
-				if len(val) < cap(val) {
-					val = append(val, tok{tt, data})
-				}
-			} else {
-				last = data
-			}
-		case css.ColonToken:
-			if !inValue && last != nil {
-				prop, inValue = last, true
-			} else if inValue && len(val) < cap(val) {
-				val = append(val, tok{tt, data})
-			}
-		case css.SemicolonToken, css.RightBraceToken, css.LeftBraceToken:
-			flush()
-			last = nil
-		case css.CommentToken, css.WhitespaceToken:
-		default:
-			if inValue && len(val) < cap(val) {
-				val = append(val, tok{tt, data})
-			} else if !inValue {
-				last = nil
-			}
-		}
-	}
 }
 
 // scanHTML reads the page: theme-color and tile-color metas, the Safari
@@ -297,12 +231,15 @@ func (e *extractor) scanHTML(doc []byte) {
 	}
 	z := html.NewTokenizer(bytes.NewReader(doc))
 	stack := make([]htmlElem, 0, 64)
-	var logo *palette
+	var logo []byte // the inline SVG logo's markup so far; nil outside one
 	var a tagAttrs
 	styleNext, styleInLogo := false, false
 	nStyle := 0
 	for {
 		tt := z.Next()
+		if logo != nil && tt != html.ErrorToken && len(logo) < maxInlineSVG {
+			logo = append(logo, z.Raw()...)
+		}
 		switch tt {
 		case html.ErrorToken:
 			if logo != nil {
@@ -312,9 +249,7 @@ func (e *extractor) scanHTML(doc []byte) {
 		case html.TextToken:
 			if styleNext {
 				text := z.Text()
-				if styleInLogo && logo != nil {
-					svgCSSColors(text, logo)
-				} else {
+				if !styleInLogo || logo == nil {
 					nStyle++
 					e.scanCSS(text, e.where(fmt.Sprintf("<style> #%d", nStyle)), nil)
 				}
@@ -351,14 +286,10 @@ func (e *extractor) scanHTML(doc []byte) {
 				logo:      parent.logo,
 				inLogoSVG: parent.inLogoSVG,
 			}
-			if el.inLogoSVG && logo != nil {
-				svgAttrColors(&a, logo)
-			}
 			r := e.element(name, &a, &el, parent)
 			if string(name) == "svg" && !el.inLogoSVG && (parent.home || parent.logo || a.saysLogo()) {
 				el.logoSVG, el.inLogoSVG = true, true
-				logo = &palette{}
-				svgAttrColors(&a, logo)
+				logo = append(make([]byte, 0, 4096), z.Raw()...)
 			}
 			if string(name) == "style" && tt == html.StartTagToken {
 				styleNext, styleInLogo = true, el.inLogoSVG
@@ -641,10 +572,17 @@ func decodeDataURL(s []byte) (string, []byte, bool) {
 	return ctype, []byte(dec), true
 }
 
-func (e *extractor) emitSVGLogo(p *palette) {
+// maxInlineSVG bounds the markup of one inline SVG logo that is read.
+const maxInlineSVG = 256 << 10
+
+// emitSVGLogo weighs an inline SVG logo's colours by the area they paint.
+func (e *extractor) emitSVGLogo(markup []byte) {
+	p := &palette{}
+	svgPaint(markup, p)
 	max, _ := p.total()
 	for i, c := range p.c {
-		e.add(c, KindSVGLogo, fmt.Sprintf("inline SVG logo fill, %d use(s)", p.n[i]), 7*math.Sqrt(float64(p.n[i])/float64(max)))
+		e.addExact(c, KindSVGLogo, fmt.Sprintf("inline SVG logo fill, %d use(s), %.0f%% of the largest area", p.n[i], 100*p.area[i]/max),
+			8*math.Sqrt(p.area[i]/max))
 	}
 }
 

@@ -15,7 +15,6 @@ import (
 
 	"golang.org/x/image/bmp"
 	"golang.org/x/image/webp"
-	"golang.org/x/net/html"
 )
 
 // Decoding limits. Icons and logos are small; a 1 MiB PNG can still claim
@@ -32,9 +31,11 @@ const (
 func imageWeight(r Role) (Kind, float64) {
 	switch r {
 	case RoleLogo:
-		return KindLogoImage, 6
+		return KindLogoImage, 8
 	case RoleAppleTouchIcon:
 		return KindAppleTouchIcon, 5
+	case RoleHero:
+		return KindHeroImage, 3
 	default:
 		return KindFavicon, 5
 	}
@@ -49,11 +50,15 @@ func (e *extractor) scanImage(body []byte, ctype, src string, r Role) {
 	k, base := imageWeight(r)
 	if isSVG(body, ctype) {
 		p := &palette{}
-		svgColors(body, p)
+		svgPaint(body, p)
 		_, sum := p.total()
+		shares := make([]float64, len(p.c))
+		for i := range p.c {
+			shares[i] = p.area[i] / sum
+		}
+		ws := markWeights(p.c, shares, base)
 		for i, c := range p.c {
-			share := float64(p.n[i]) / float64(sum)
-			e.add(c, k, fmt.Sprintf("%s SVG fill, %d use(s)", src, p.n[i]), base*math.Sqrt(share))
+			e.addExact(c, k, fmt.Sprintf("%s SVG fill, %d use(s), %.0f%% of the painted area", src, p.n[i], shares[i]*100), ws[i])
 		}
 		return
 	}
@@ -61,9 +66,44 @@ func (e *extractor) scanImage(body []byte, ctype, src string, r Role) {
 	if !ok {
 		return
 	}
-	for _, cl := range dominant(img) {
-		e.add(cl.c, k, fmt.Sprintf("%s %.0f%% of pixels", src, cl.share*100), base*math.Sqrt(cl.share))
+	cls := dominant(img)
+	cs, shares := make([]rgb, len(cls)), make([]float64, len(cls))
+	for i, cl := range cls {
+		cs[i], shares[i] = cl.c, cl.share
 	}
+	ws := markWeights(cs, shares, base)
+	for i, cl := range cls {
+		e.add(cl.c, k, fmt.Sprintf("%s %.0f%% of pixels", src, cl.share*100), ws[i])
+	}
+}
+
+// markFullShare is the share of an image its main chromatic colour needs
+// to count fully.
+const markFullShare = 0.25
+
+// markWeights weighs an image's colours: its main chromatic colour counts
+// the role's full weight, however many other colours the mark has (a
+// three-colour logo's main colour is no less the brand's than a
+// one-colour logo's); the others count by the square root of their share
+// relative to it. A chromatic part smaller than markFullShare of the
+// image counts less: a grey mark with a small coloured dot is not a
+// coloured mark.
+func markWeights(cs []rgb, shares []float64, base float64) []float64 {
+	maxC := 0.0
+	for i, c := range cs {
+		if toneOf(c.lab()) == chromatic && shares[i] > maxC {
+			maxC = shares[i]
+		}
+	}
+	ws := make([]float64, len(cs))
+	for i := range cs {
+		if maxC == 0 {
+			ws[i] = base * math.Sqrt(shares[i])
+			continue
+		}
+		ws[i] = base * math.Sqrt(math.Min(1, shares[i]/maxC)) * math.Sqrt(math.Min(1, maxC/markFullShare))
+	}
+	return ws
 }
 
 func isSVG(body []byte, ctype string) bool {
@@ -76,31 +116,6 @@ func isSVG(body []byte, ctype string) bool {
 	}
 	head = trimSpace(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")))
 	return len(head) > 0 && head[0] == '<' && containsFold(head, "<svg")
-}
-
-// svgColors reads every paint in a standalone SVG document.
-func svgColors(doc []byte, p *palette) {
-	z := html.NewTokenizer(bytes.NewReader(doc))
-	var a tagAttrs
-	styleNext := false
-	for {
-		switch z.Next() {
-		case html.ErrorToken:
-			return
-		case html.TextToken:
-			if styleNext {
-				svgCSSColors(z.Text(), p)
-			}
-			styleNext = false
-		case html.StartTagToken, html.SelfClosingTagToken:
-			name, more := z.TagName()
-			readAttrs(z, more, &a)
-			svgAttrColors(&a, p)
-			styleNext = string(name) == "style"
-		default:
-			styleNext = false
-		}
-	}
 }
 
 // decodeRaster sniffs and decodes PNG, JPEG, GIF, WebP, BMP and ICO/CUR.

@@ -87,12 +87,14 @@ func Links(pageURL string, doc []byte) Wanted {
 	seen := map[string]bool{}
 	var icons, touch []iconCand
 	var logos []logoCand
+	var heroes []string // SVG illustrations in the header or hero, in page order
 	sawIcon, sawBase := false, false
 
 	type elem struct {
 		name         uint32
 		home, header bool
 		logo, wall   bool
+		hero         bool
 	}
 	stack := make([]elem, 0, 64)
 	var a tagAttrs
@@ -124,7 +126,8 @@ func Links(pageURL string, doc []byte) Wanted {
 		if len(stack) > 0 {
 			parent = stack[len(stack)-1]
 		}
-		el := elem{name: nameHash(name), home: parent.home, header: parent.header, logo: parent.logo, wall: parent.wall}
+		el := elem{name: nameHash(name), home: parent.home, header: parent.header, logo: parent.logo, wall: parent.wall,
+			hero: parent.hero}
 		switch string(name) {
 		case "base":
 			if !sawBase && len(a.href) > 0 && page != nil {
@@ -210,14 +213,28 @@ func Links(pageURL string, doc []byte) Wanted {
 			if parent.wall || notOwnLogo(src, a.alt, a.class) {
 				score -= 5
 			}
+			if namesOther(a.alt, page) {
+				score -= 3
+			}
 			if score >= 2 {
 				if u := resolve(src); u != "" {
 					logos = append(logos, logoCand{u, score, order})
+				}
+			} else if (parent.header || parent.hero) && !parent.wall && !notOwnLogo(src, a.alt, a.class) &&
+				heroArt(src) && len(heroes) < 8 {
+				if u := resolve(src); u != "" {
+					heroes = append(heroes, u)
 				}
 			}
 		}
 		if saysLogo(a.class) || saysLogo(a.id) || saysLogo(a.aria) {
 			el.logo = true
+		}
+		for _, v := range [...][]byte{a.class, a.id} {
+			if containsFold(v, "hero") || containsFold(v, "jumbotron") || containsFold(v, "masthead") ||
+				containsFold(v, "banner") || containsFold(v, "splash") {
+				el.hero = true
+			}
 		}
 		for _, v := range [...][]byte{a.class, a.id, a.aria} {
 			if containsFold(v, "logos") || containsFold(v, "customer") || containsFold(v, "partner") ||
@@ -237,8 +254,14 @@ func Links(pageURL string, doc []byte) Wanted {
 	sort.SliceStable(logos, func(i, j int) bool { return logos[i].score > logos[j].score })
 
 	var picks []WantedImage
+	// A page whose HTML names no logo image often draws it from its
+	// stylesheet: one fetch is kept for CSSLogos.
+	limit := MaxImages
+	if len(logos) == 0 {
+		limit--
+	}
 	pick := func(u string, r Role) {
-		if len(picks) >= MaxImages || seen[u] {
+		if len(picks) >= limit || seen[u] {
 			return
 		}
 		seen[u] = true
@@ -253,17 +276,97 @@ func Links(pageURL string, doc []byte) Wanted {
 	if len(logos) > 0 {
 		pick(logos[0].url, RoleLogo)
 	}
-	if len(icons) > 1 {
+	if len(heroes) > 0 {
+		pick(heroes[0], RoleHero)
+	}
+	// A 16-pixel icon beside a larger one is the same mark, mostly
+	// anti-aliased edges: its colour clusters are blends.
+	lowRes := func(ic iconCand) bool { return ic.size <= 16 && len(icons) > 0 && icons[0].size > 16 }
+	if len(icons) > 1 && !lowRes(icons[1]) {
 		pick(icons[1].url, RoleFavicon)
 	}
 	if len(logos) > 1 {
 		pick(logos[1].url, RoleLogo)
 	}
 	for _, ic := range icons[min(2, len(icons)):] {
-		pick(ic.url, RoleFavicon)
+		if !lowRes(ic) {
+			pick(ic.url, RoleFavicon)
+		}
 	}
 	w.Images = picks
 	return w
+}
+
+// heroArt reports an SVG that can be a header or hero illustration: not a
+// mark (the site's own marks are logo candidates already; other marks,
+// such as a foundation's or a platform's, are not its brand) and not a
+// control glyph such as a menu or search icon.
+func heroArt(src []byte) bool {
+	p := pathOnly(src)
+	if !hasSuffixFold(p, ".svg") {
+		return false
+	}
+	for _, w := range [...]string{"logo", "icon", "badge", "hamburger", "burger", "menu", "close", "search",
+		"flag", "avatar"} {
+		if containsFold(p, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// namesOther reports alt text that names something and says logo, but
+// whose name is not the site's: "Cloud Native Computing Foundation logo"
+// on cri-o.io is a foundation's mark. A name matches when one of its
+// words is part of the host's name or the other way round, ignoring
+// case and punctuation ("Harbor logo" on goharbor.io, "CRI-O" on
+// cri-o.io).
+func namesOther(alt []byte, page *url.URL) bool {
+	if page == nil || !saysLogo(alt) {
+		return false
+	}
+	var labels []string
+	for _, l := range strings.Split(strings.ToLower(page.Hostname()), ".") {
+		if l = alnum(l); l != "" && l != "www" {
+			labels = append(labels, l)
+		}
+	}
+	if len(labels) > 1 {
+		labels = labels[:len(labels)-1] // the top-level domain names nothing
+	}
+	named := false
+	for _, w := range strings.FieldsFunc(strings.ToLower(string(alt)), func(r rune) bool {
+		return r == ' ' || r == ',' || r == '|' || r == '/' || r == ':'
+	}) {
+		w = alnum(w)
+		switch w {
+		case "", "logo", "logos", "logotype", "image", "img", "icon", "the", "of", "and", "a", "site", "home",
+			"homepage", "header", "navbar", "nav", "footer", "hero", "main", "small", "large", "white", "black",
+			"color", "colour", "dark", "light", "mark", "wordmark", "brand", "official", "project":
+			continue
+		}
+		if len(w) < 3 {
+			continue
+		}
+		named = true
+		for _, l := range labels {
+			if strings.Contains(l, w) || strings.Contains(w, l) {
+				return false
+			}
+		}
+	}
+	return named
+}
+
+// alnum keeps a string's ASCII letters and digits.
+func alnum(s string) string {
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'a' && c <= 'z' || c >= '0' && c <= '9' {
+			b = append(b, c)
+		}
+	}
+	return string(b)
 }
 
 // notOwnLogo reports images that say "logo" but are not the site's own:

@@ -144,3 +144,105 @@ func TestLinksRefresh(t *testing.T) {
 		}
 	}
 }
+
+// SVG illustrations in the header or hero are read (their colours paint the
+// first screen); the same file elsewhere, raster heroes, and walls of
+// other companies' logos are not.
+func TestLinksHeroSVG(t *testing.T) {
+	page := `<html><head><link rel="icon" href="/favicon.ico"></head><body>
+<header><a href="/"><img src="/img/logo.svg" alt="Acme"></a></header>
+<section class="hero is-primary"><img src="/img/cloud-illustration.svg"><img src="/img/photo.jpg"></section>
+<div class="partners"><img src="/img/other.svg"></div>
+<footer><img src="/img/footer-art.svg"></footer></body></html>`
+	w := Links("https://acme.example/", []byte(page))
+	var heroes []string
+	for _, im := range w.Images {
+		if im.Role == RoleHero {
+			heroes = append(heroes, im.URL)
+		}
+	}
+	if len(heroes) != 1 || heroes[0] != "https://acme.example/img/cloud-illustration.svg" {
+		t.Fatalf("hero images %v in %+v", heroes, w.Images)
+	}
+	svg := `<svg viewBox="0 0 10 10"><rect width="10" height="10" fill="#7B2FBE"/></svg>`
+	res, err := Extract(Site{URL: "https://acme.example/", HTML: []byte(page),
+		Images: []Image{{URL: heroes[0], Role: RoleHero, Body: []byte(svg)}}})
+	if err != nil || len(res.Colors) == 0 || res.Colors[0] != "#7B2FBE" || res.Signals[0].Kind != KindHeroImage {
+		t.Fatalf("%v %v %+v", res.Colors, err, res.Signals)
+	}
+}
+
+// An image that says logo but names someone else (a foundation, a
+// platform) is not taken for the site's logo; one that names the site,
+// however written, is.
+func TestLinksLogoNamesOther(t *testing.T) {
+	for _, c := range []struct {
+		site, alt string
+		want      bool
+	}{
+		{"https://cri-o.example/", "Cloud Native Computing Foundation logo", false},
+		{"https://cri-o.example/", "CRI-O logo", true},
+		{"https://goharbor.example/", "Harbor logo", true},
+		{"https://www.acme.example/", "Logo", true},
+		{"https://longhorn.example/", "Longhorn navbar logo", true},
+	} {
+		page := `<body><img src="/img/mark.png" alt="` + c.alt + `"></body>`
+		w := Links(c.site, []byte(page))
+		got := false
+		for _, im := range w.Images {
+			got = got || im.Role == RoleLogo
+		}
+		if got != c.want {
+			t.Errorf("%s %q: logo chosen %v, want %v", c.site, c.alt, got, c.want)
+		}
+	}
+}
+
+// CSSLogos names a logo a stylesheet draws on an element of the page, once,
+// resolved against the stylesheet; not one on a rule that matches nothing,
+// not another company's, not past the room left.
+func TestCSSLogos(t *testing.T) {
+	page := `<html><head><title>Acme</title></head><body><header><h1 class="project-name">Acme</h1><div class="cncf"></div>
+<nav><a href="/a">A</a><a href="/b">B</a></nav></header><main><p>Hello</p></main></body></html>`
+	css := `/* .project-name{background:url(/x/commented-logo.svg)} */
+@media screen { .project-name { background-image: url("../img/acme-logo.svg") } }
+.project-name:hover{background:url('../img/acme-logo.svg')}
+.missing{background-image:url(../img/missing-logo.svg)}
+.cncf{background:url(/partners/cncf-logo.png)}
+.project-name::after{background:url(data:image/svg+xml,logo)}`
+	s := Site{URL: "https://acme.example/", HTML: []byte(page),
+		Stylesheets: []Doc{{URL: "https://acme.example/css/site.css", Body: []byte(css)}}}
+	got := CSSLogos(s, 3)
+	if len(got) != 1 || got[0].URL != "https://acme.example/img/acme-logo.svg" || got[0].Role != RoleLogo {
+		t.Fatalf("%+v", got)
+	}
+	if got := CSSLogos(s, 0); len(got) != 0 {
+		t.Errorf("no room: %+v", got)
+	}
+	s.Images = []Image{{URL: "https://acme.example/img/acme-logo.svg"}}
+	if got := CSSLogos(s, 3); len(got) != 0 {
+		t.Errorf("already held: %+v", got)
+	}
+	// A page with no logo in its HTML leaves one image fetch for CSSLogos.
+	w := Links("https://acme.example/", []byte(`<head><link rel="apple-touch-icon" href="/t.png">
+<link rel="icon" href="/a.png" sizes="16x16"><link rel="icon" href="/b.png" sizes="32x32">
+<link rel="icon" href="/c.png" sizes="48x48"><link rel="icon" href="/d.png" sizes="64x64"></head>`))
+	if len(w.Images) != MaxImages-1 {
+		t.Errorf("images %d, want %d", len(w.Images), MaxImages-1)
+	}
+}
+
+// A 16-pixel icon is not fetched beside a larger one (its colours are
+// anti-aliased blends of the same mark); alone, it is.
+func TestLinksSkipsLowResIcon(t *testing.T) {
+	w := Links("https://acme.example/", []byte(`<link rel="icon" sizes="32x32" href="/32.png"><link rel="icon" sizes="16x16" href="/16.png">`))
+	for _, im := range w.Images {
+		if strings.HasSuffix(im.URL, "/16.png") {
+			t.Errorf("16 px icon fetched beside the 32 px one: %+v", w.Images)
+		}
+	}
+	w = Links("https://acme.example/", []byte(`<link rel="icon" sizes="16x16" href="/16.png">`))
+	if len(w.Images) != 1 || !strings.HasSuffix(w.Images[0].URL, "/16.png") {
+		t.Errorf("lone 16 px icon: %+v", w.Images)
+	}
+}

@@ -107,6 +107,10 @@ func (e *extractor) rankDetailed() (Result, []scored, error) {
 			s.w *= stockDiscount
 			s.where += " (stock framework colour)"
 		}
+		if s.kind == KindThemeColor && stockThemeColor(s.c) {
+			s.w *= stockDiscount
+			s.where += " (a site template's default)"
+		}
 		if s.w > 0 { // overridden declarations carry no weight
 			live = append(live, s)
 		}
@@ -159,7 +163,21 @@ func (e *extractor) rankDetailed() (Result, []scored, error) {
 		n.cluster = best
 	}
 	for gi := range groups {
-		e.trustLogo(nodes, groups, gi)
+		gj := e.trustLogo(nodes, groups, gi)
+		if gj < 0 || len(groups[gi].nodes) == 0 {
+			continue
+		}
+		// The logo's colour sits near another group's colour: both are
+		// shades of the logo's, so they become one group, which the
+		// logo's colour represents.
+		for _, ni := range groups[gi].nodes {
+			nodes[ni].cluster = gj
+		}
+		groups[gj].nodes = append(groups[gj].nodes, groups[gi].nodes...)
+		groups[gi].nodes = nil
+		e.trustLogo(nodes, groups, gj)
+	}
+	for gi := range groups {
 		groups[gi].score = e.score(nodes, groups[gi].nodes)
 	}
 	order := make([]int, len(groups))
@@ -171,13 +189,13 @@ func (e *extractor) rankDetailed() (Result, []scored, error) {
 	})
 	// Greys, near-white and near-black stay only if nothing else is left;
 	// then white comes last, as it is the one useless colour on a chart.
-	keep := filterGroups(groups, order, func(g group) bool { return g.tone == chromatic })
+	keep := filterGroups(groups, order, func(g group) bool { return g.tone == chromatic && len(g.nodes) > 0 })
 	if len(keep) == 0 {
 		keep = filterGroups(groups, order, func(g group) bool {
-			return !nearWhite(nodes[g.rep].l, nodes[g.rep].a, nodes[g.rep].b)
+			return len(g.nodes) > 0 && !nearWhite(nodes[g.rep].l, nodes[g.rep].a, nodes[g.rep].b)
 		})
 		for _, gi := range order {
-			if nearWhite(nodes[groups[gi].rep].l, nodes[groups[gi].rep].a, nodes[groups[gi].rep].b) {
+			if len(groups[gi].nodes) > 0 && nearWhite(nodes[groups[gi].rep].l, nodes[groups[gi].rep].a, nodes[groups[gi].rep].b) {
 				keep = append(keep, gi)
 			}
 		}
@@ -231,37 +249,43 @@ func logoKind(k Kind) bool {
 
 // trustLogo makes a group's representative the colour its logo or icon
 // paints exactly, when there is one: a nearby CSS shade with more evidence
-// joins the logo's colour rather than replacing it.
-func (e *extractor) trustLogo(nodes []node, groups []group, gi int) {
+// joins the logo's colour rather than replacing it. When that colour sits
+// within the merge radius of another group's representative, it answers
+// that group (to merge into), else -1.
+func (e *extractor) trustLogo(nodes []node, groups []group, gi int) int {
 	g := &groups[gi]
-	best, bestW := -1, 0.0
+	// A vector mark's exact fill is preferred to a raster icon's cluster,
+	// which may be a blend of a gradient or of anti-aliased edges.
+	best, bestW, bestExact := -1, 0.0, false
 	for _, ni := range g.nodes {
 		n := &nodes[ni]
 		if toneOf(n.l, n.a, n.b) != chromatic {
 			continue
 		}
-		w := 0.0
+		w, exact := 0.0, false
 		for _, si := range n.sigs {
 			if logoKind(e.signals[si].kind) {
 				w += e.signals[si].w
+				exact = exact || e.signals[si].exact
 			}
 		}
-		if w > bestW {
-			best, bestW = ni, w
+		if exact && !bestExact && w >= 1 || exact == bestExact && w > bestW {
+			best, bestW, bestExact = ni, w, exact
 		}
 	}
 	if best < 0 || bestW < 1 || best == g.rep {
-		return
+		return -1
 	}
-	// Returned colours stay ΔE2000 10 apart: keep the old representative
-	// when the logo's colour sits too near another group's.
+	// Returned colours stay ΔE2000 10 apart.
 	for gj := range groups {
-		if gj != gi && nodes[groups[gj].rep].c.colorful().DistanceCIEDE2000(nodes[best].c.colorful())*100 < mergeDeltaE {
-			return
+		if gj != gi && len(groups[gj].nodes) > 0 &&
+			nodes[groups[gj].rep].c.colorful().DistanceCIEDE2000(nodes[best].c.colorful())*100 < mergeDeltaE {
+			return gj
 		}
 	}
 	g.rep = best
 	g.tone = chromatic
+	return -1
 }
 
 func filterGroups(groups []group, order []int, ok func(group) bool) []int {

@@ -7,8 +7,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 const realDir = "testdata/real"
@@ -74,6 +76,16 @@ func loadRealSite(t testing.TB, name string) Site {
 				ContentType: mime.TypeByExtension(path.Ext(im.URL))})
 		}
 	}
+	// Then, as the brand service does, the logos the stylesheets draw.
+	for _, im := range CSSLogos(s, MaxImages-len(w.Images)) {
+		b, ok := read(im.URL)
+		if !ok {
+			t.Logf("%s: CSS logo %s not in the corpus", name, im.URL)
+			continue
+		}
+		s.Images = append(s.Images, Image{URL: im.URL, Body: b, Role: im.Role,
+			ContentType: mime.TypeByExtension(path.Ext(im.URL))})
+	}
 	return s
 }
 
@@ -90,38 +102,76 @@ func rankOf(colors []string, want ...string) int {
 	return -1
 }
 
-// TestRealCorpus runs extraction on real landing pages and logs where the
-// brands' own logo colours (testdata/real/manifest.json cites each) rank,
-// with the why of every colour. It asserts the result invariants only: the
-// issue's targets (primary first on all pages but one, top three on all, a
-// secondary in the top six) are not met yet, see docs/decisions.md.
+// TestRealCorpus runs extraction on real landing pages and holds where the
+// brands' own logo colours (testdata/real/manifest.json cites each) rank.
+// It asserts what holds today, as floors, so a change that loses a page
+// fails: primary first on 7 of 12, in the top three on 10 of 12, a
+// documented secondary (another returned colour than the primary's) in
+// the top six on 8 of the 11 sites that document one. The targets
+// (first on 11 of 12, top three on all, a secondary on all) are
+// not met; docs/decisions.md says why for each page that misses. The why
+// of every colour is logged for the pages whose primary is not first.
+// Extraction stays within 50 ms at the median page (the best of three
+// runs per page, as the machine is shared).
 func TestRealCorpus(t *testing.T) {
 	sites := realSites(t)
-	first, top3, sec6 := 0, 0, 0
+	first, top3, sec6, withSec := 0, 0, 0, 0
+	var times []time.Duration
 	for _, rs := range sites {
 		s := loadRealSite(t, rs.Name)
-		res, err := Extract(s)
-		if err != nil {
-			t.Fatalf("%s: %v", rs.Name, err)
+		var res Result
+		best := time.Duration(1 << 62)
+		for range 3 {
+			start := time.Now()
+			r, err := Extract(s)
+			if d := time.Since(start); d < best {
+				best = d
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", rs.Name, err)
+			}
+			res = r
 		}
+		times = append(times, best)
 		checkResult(t, res)
 		p := rankOf(res.Colors, rs.Primary)
-		sec := rankOf(res.Colors, rs.Secondary...)
-		t.Logf("%-10s primary %s at %d, secondary at %d: %v", rs.Name, rs.Primary, p, sec, res.Colors)
+		sec := -1 // the first colour, other than the primary's, near a secondary
+		for i, c := range res.Colors {
+			if i != p && rankOf([]string{c}, rs.Secondary...) == 0 {
+				sec = i
+				break
+			}
+		}
+		t.Logf("%-10s %5.1f ms  primary %s at %d, secondary at %d: %v", rs.Name,
+			float64(best.Microseconds())/1000, rs.Primary, p, sec, res.Colors)
 		if p == 0 {
 			first++
-		}
-		if p >= 0 && p <= 2 {
-			top3++
 		} else {
 			logWhy(t, res)
 		}
-		if sec >= 0 && sec <= 5 {
-			sec6++
+		if p >= 0 && p <= 2 {
+			top3++
+		}
+		if len(rs.Secondary) > 0 {
+			withSec++
+			if sec >= 0 && sec <= 5 {
+				sec6++
+			}
 		}
 	}
-	t.Logf("primary first on %d of %d, in the top three on %d, a secondary in the top six on %d",
-		first, len(sites), top3, sec6)
+	t.Logf("primary first on %d of %d, in the top three on %d of %d, a secondary in the top six on %d of %d",
+		first, len(sites), top3, len(sites), sec6, withSec)
+	if len(sites) < 12 {
+		t.Errorf("the corpus has %d sites, want at least 12", len(sites))
+	}
+	if first < 7 || top3 < 10 || sec6 < 8 {
+		t.Errorf("standing fell: first %d (want ≥ 7), top three %d (want ≥ 10), secondary in the top six %d (want ≥ 8)",
+			first, top3, sec6)
+	}
+	slices.Sort(times)
+	if med := times[len(times)/2]; med > 50*time.Millisecond {
+		t.Errorf("median extraction %v, want ≤ 50 ms", med)
+	}
 }
 
 func logWhy(t *testing.T, res Result) {

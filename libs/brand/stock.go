@@ -25,7 +25,14 @@ const (
 		"#118FE4 #22C65B #20BC56 #FFDB4A #FFD83D #FF2B56 #FF1F4B #00B89C #3E56C4 #3082C5 #3ABB81 #FFD970 " +
 		"#F03A5F #2793DA #3EC46D #FFD83E #EF5F7B #425AFF #66D1FF #FFB70F #FF6685 #00EBC7 #EBFFFC #EFF5FB " +
 		"#EFFAF5 #FEECF0 #FFFBEB #EEF6FC #EFF1FA"
-	stockTailwind = "" +
+	// GitHub Pages' Jekyll themes: Cayman's header gradient and link
+	// colours (jekyll-theme-cayman _sass/jekyll-theme-cayman.scss).
+	stockJekyllThemes = "#155799 #159957 #1E6BB8 #606C71"
+	// stockThemeColors are theme-color metas that a site template writes
+	// for every site built with it: Cayman's _layouts/default.html has
+	// <meta name="theme-color" content="#157878">.
+	stockThemeColors = "#157878"
+	stockTailwind    = "" +
 		"#020617 #022C22 #0284C7 #030712 #0369A1 #042F2E #047857 #052E16 #059669 #064E3B #065F46 #06B6D4 " +
 		"#075985 #082F49 #083344 #0891B2 #09090B #0A0A0A #0C0A09 #0C4A6E #0D9488 #0E7490 #0EA5E9 #0F172A " +
 		"#0F766E #10B981 #111827 #115E59 #134E4A #14532D #14B8A6 #155E75 #15803D #164E63 #166534 #16A34A " +
@@ -54,7 +61,7 @@ const (
 func stockColor(c rgb) bool {
 	h := c.hex()
 	for _, p := range [...]string{stockBootstrap3, stockBootstrap4, stockBootstrap5, stockFoundation,
-		stockMaterialize, stockBulma, stockTailwind} {
+		stockMaterialize, stockBulma, stockTailwind, stockJekyllThemes} {
 		if strings.Contains(p, h) {
 			return true
 		}
@@ -74,3 +81,9 @@ func cssKind(k Kind) bool {
 
 // stockDiscount is the weight left to CSS evidence for a stock colour.
 const stockDiscount = 0.3
+
+// stockThemeColor reports a theme-color that a site template writes for
+// every site built with it, so it says which template, not which brand.
+func stockThemeColor(c rgb) bool {
+	return strings.Contains(stockThemeColors, c.hex())
+}

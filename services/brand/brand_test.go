@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -258,5 +259,101 @@ func BenchmarkLookup(b *testing.B) {
 		if res, err := brand.Extract(got); err != nil || res.Colors[0] != "#635BFF" {
 			b.Fatalf("got %v %v", res.Colors, err)
 		}
+	}
+}
+
+// whyLog is the test-only hook on the debug log: a slog handler that keeps
+// the "brand: colour" records.
+type whyLog struct {
+	mu   *sync.Mutex
+	recs *[]map[string]string
+}
+
+func (h whyLog) Enabled(context.Context, slog.Level) bool { return true }
+func (h whyLog) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h whyLog) WithGroup(string) slog.Handler            { return h }
+func (h whyLog) Handle(_ context.Context, r slog.Record) error {
+	if r.Message != "brand: colour" {
+		return nil
+	}
+	m := map[string]string{}
+	r.Attrs(func(a slog.Attr) bool { m[a.Key] = a.Value.String(); return true })
+	h.mu.Lock()
+	*h.recs = append(*h.recs, m)
+	h.mu.Unlock()
+	return nil
+}
+
+// TestLookupLogsWhy: a look-up writes, at debug level, each returned
+// colour with its rank and why (here stripe-like's theme-color and brand
+// variable), and nothing at info level.
+func TestLookupLogsWhy(t *testing.T) {
+	srv := brandtest.ServeSite(corpusDir, "stripe-like")
+	defer srv.Close()
+	var recs []map[string]string
+	s := &Service{deps: Deps{Fetcher: fetcherFor(t, 0, srv), Log: slog.New(whyLog{&sync.Mutex{}, &recs})}}
+	res, err := s.lookup(context.Background(), srv.URL+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != len(res.Colors) || len(recs) == 0 {
+		t.Fatalf("%d why records for %d colours: %v", len(recs), len(res.Colors), recs)
+	}
+	for i, r := range recs {
+		if r["color"] != res.Colors[i] || r["rank"] != fmt.Sprint(i+1) || r["site"] != srv.URL+"/" || r["why"] == "" {
+			t.Errorf("record %d: %v (colours %v)", i, r, res.Colors)
+		}
+	}
+	if !strings.Contains(recs[0]["why"], "theme-color") && !strings.Contains(recs[0]["why"], "css-variable") {
+		t.Errorf("first colour's why names neither theme-color nor a brand variable: %s", recs[0]["why"])
+	}
+	t.Logf("%s: %s", recs[0]["color"], recs[0]["why"])
+
+	recs = nil
+	s.deps.Log = slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	if _, err := s.lookup(context.Background(), srv.URL+"/"); err != nil || len(recs) != 0 {
+		t.Errorf("info level: %v, %d records", err, len(recs))
+	}
+}
+
+// TestCollectCSSLogo: a page that draws its logo from its stylesheet
+// (background-image on the title) gets that logo fetched after the
+// stylesheets, and its colour leads though the page's links are another
+// colour.
+func TestCollectCSSLogo(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, `<html><head><link rel="stylesheet" href="/css/site.css"></head><body>
+<header><h1 class="project-name"><span>Acme</span></h1></header><p><a href="/docs">Docs</a></p></body></html>`)
+		case "/css/site.css":
+			w.Header().Set("Content-Type", "text/css")
+			fmt.Fprint(w, `.project-name{background-image:url("../img/acme-logo.svg");height:130px}
+.unused-logo{background:url(/img/other-logo.svg)} a{color:#0088CE}`)
+		case "/img/acme-logo.svg":
+			w.Header().Set("Content-Type", "image/svg+xml")
+			fmt.Fprint(w, `<svg viewBox="0 0 10 10"><rect width="10" height="10" fill="#294172"/></svg>`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	site, err := collect(context.Background(), fetcherFor(t, 0, srv), srv.URL+"/", quiet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logos []string
+	for _, im := range site.Images {
+		if im.Role == brand.RoleLogo {
+			logos = append(logos, im.URL)
+		}
+	}
+	if len(logos) != 1 || logos[0] != srv.URL+"/img/acme-logo.svg" {
+		t.Fatalf("logos fetched: %v", logos)
+	}
+	res, err := brand.Extract(site)
+	if err != nil || res.Colors[0] != "#294172" {
+		t.Fatalf("%v %v", res.Colors, err)
 	}
 }

@@ -22,8 +22,9 @@ const fetchParallel = 6
 
 // collect fetches what brand.Extract reads from one website: the page (a
 // meta refresh within brand.MaxRefreshDelay is followed like a redirect),
-// then the stylesheets, manifest and images brand.Links names, all under
-// one fetch.Site budget. Only a failure of the page is an error; a
+// then the stylesheets, manifest and images brand.Links names, then the
+// logos the stylesheets draw (brand.CSSLogos), all under one fetch.Site
+// budget. Only a failure of the page is an error; a
 // stylesheet or icon that fails is left out, as a browser would. A page
 // larger than its budget is read up to it.
 func collect(ctx context.Context, f *fetch.Fetcher, pageURL string, log *slog.Logger) (brand.Site, error) {
@@ -78,6 +79,17 @@ func collect(ctx context.Context, f *fetch.Fetcher, pageURL string, log *slog.Lo
 	wg.Wait()
 	out.Stylesheets = slices.DeleteFunc(out.Stylesheets, func(d brand.Doc) bool { return d.Body == nil })
 	out.Images = slices.DeleteFunc(out.Images, func(im brand.Image) bool { return im.Body == nil })
+	// Then the logos the stylesheets draw, with the image fetches left.
+	if css := brand.CSSLogos(out, brand.MaxImages-len(want.Images)); len(css) > 0 && ctx.Err() == nil {
+		more := make([]brand.Image, len(css))
+		for i, im := range css {
+			get(im.URL, fetch.Image, func(r *fetch.Response) {
+				more[i] = brand.Image{URL: r.FinalURL, ContentType: r.ContentType, Body: r.Body, Role: im.Role}
+			})
+		}
+		wg.Wait()
+		out.Images = append(out.Images, slices.DeleteFunc(more, func(im brand.Image) bool { return im.Body == nil })...)
+	}
 	if err := ctx.Err(); err != nil {
 		return brand.Site{}, fmt.Errorf("fetch %s: %w", pageURL, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -115,7 +116,22 @@ func (s *Service) lookup(ctx context.Context, pageURL string) (brand.Result, err
 	if err != nil {
 		return brand.Result{}, fmt.Errorf("extract brand colours of %s: %w", site.URL, err)
 	}
+	s.logWhy(ctx, site.URL, res)
 	return res, nil
+}
+
+// logWhy writes, at debug level, why each colour ranks where it does (its
+// heaviest evidence: logo, theme-color, brand variable, button on N
+// elements…), one record per colour, so an operator can see why a site got
+// the palette it got. It costs nothing when debug is off.
+func (s *Service) logWhy(ctx context.Context, site string, res brand.Result) {
+	if !s.deps.Log.Enabled(ctx, slog.LevelDebug) {
+		return
+	}
+	why := brand.Explain(res)
+	for i, c := range res.Colors {
+		s.deps.Log.DebugContext(ctx, "brand: colour", "site", site, "rank", i+1, "color", c, "why", why[c])
+	}
 }
 
 // fetchRefusal turns a fetcher's refusal or failure into invalid_request

@@ -1,0 +1,129 @@
+package brand
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// An SVG logo's colours count by the area they paint: one large blue shape
+// outweighs five small red dots, and the white backdrop and a transparent
+// overlay count not at all. (Counting uses put red first and white in.)
+func TestSVGWeighsByPaintedArea(t *testing.T) {
+	svg := `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 200 100">
+<style>.b{fill:#1F6FEB}</style>
+<rect width="100%" height="100%" fill="#FFFFFF"/>
+<path class="b" d="M10 10h120v80H10z"/>
+<g>` + strings.Repeat(`<circle cx="160" cy="20" r="4" fill="#E5312B"/>`, 5) + `</g>
+<rect x="0" y="0" width="200" height="100" fill="#00FF00" fill-opacity="0"/>
+<defs><rect id="unused" width="500" height="500" fill="#FFAA00"/></defs>
+</svg>`
+	p := &palette{}
+	svgPaint([]byte(svg), p)
+	got := map[string]float64{}
+	for i, c := range p.c {
+		got[c.hex()] = p.area[i]
+	}
+	if _, ok := got["#FFFFFF"]; ok {
+		t.Errorf("white counted: %v", got)
+	}
+	if _, ok := got["#00FF00"]; ok {
+		t.Errorf("transparent fill counted: %v", got)
+	}
+	if _, ok := got["#FFAA00"]; ok {
+		t.Errorf("a shape in <defs> counted: %v", got)
+	}
+	if got["#1F6FEB"] <= 5*got["#E5312B"] || got["#E5312B"] == 0 {
+		t.Errorf("areas: %v", got)
+	}
+	res, err := Extract(Site{URL: "https://s.example/", Images: []Image{{URL: "https://s.example/logo.svg", Body: []byte(svg), Role: RoleLogo}}})
+	if err != nil || len(res.Colors) == 0 || res.Colors[0] != "#1F6FEB" {
+		t.Fatalf("%v %v", res.Colors, err)
+	}
+	for _, c := range res.Colors {
+		if c == "#FFFFFF" {
+			t.Errorf("white returned: %v", res.Colors)
+		}
+	}
+	// The same markup inline in the home link weighs the same way.
+	res, err = Extract(Site{URL: "https://s.example/", HTML: []byte(`<a href="/">` + svg + `</a>`)})
+	if err != nil || res.Colors[0] != "#1F6FEB" || res.Signals[0].Kind != KindSVGLogo {
+		t.Fatalf("inline: %v %v", res.Colors, err)
+	}
+}
+
+// Path extents follow relative and absolute commands, and transforms
+// scale a shape's area.
+func TestSVGPathBoxAndTransform(t *testing.T) {
+	d := &svgDoc{}
+	if w, h, _ := d.pathBox("m10,10 l20 0 0 30 -20 0z"); w != 20 || h != 30 {
+		t.Errorf("relative path box %v×%v", w, h)
+	}
+	if w, h, _ := d.pathBox("M0 0C10 -5 20 5 30 0V-10H-2"); w != 32 || h != 15 {
+		t.Errorf("curve path box %v×%v", w, h)
+	}
+	// Two letters far apart: two small subpath boxes, not one wide box.
+	if w, h, subs := d.pathBox("M0 0h2v2h-2z M100 0h2v2h-2z"); w != 102 || h != 2 || len(subs) != 2 || subs[1] != [2]float64{2, 2} {
+		t.Errorf("subpaths: %v×%v %v", w, h, subs)
+	}
+	if s := transformScale("translate(5 5) scale(2) matrix(1 0 0 3 0 0)"); s != 12 {
+		t.Errorf("scale %v", s)
+	}
+	svg := `<svg viewBox="0 0 100 100"><rect width="10" height="10" fill="#1F6FEB"/><g transform="scale(4)"><rect width="10" height="10" fill="#E5312B"/></g></svg>`
+	p := &palette{}
+	svgPaint([]byte(svg), p)
+	if len(p.c) != 2 || p.area[1] != 16*p.area[0] {
+		t.Errorf("transform area: %v %v", p.c, p.area)
+	}
+}
+
+// A hostile SVG (thousands of nested groups, hundreds of rules, a path of a
+// million numbers) is read within the reader's bounds: elements, numbers
+// and rules stop at their limits, and the colours read so far still count.
+func TestSVGHostileBounds(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<svg><style>`)
+	for range 2000 {
+		b.WriteString(".c{fill:#123456}")
+	}
+	b.WriteString(`</style>`)
+	b.WriteString(strings.Repeat(`<g class="c a b d e f g h i j k l m n o p q r s">`, 3000))
+	b.WriteString(`<path class="c" d="M` + strings.Repeat("1 ", 1<<20) + `"/>`)
+	b.WriteString(strings.Repeat(`<rect class="c" width="1" height="1"/>`, 3000))
+	d := parseSVG([]byte(b.String()))
+	if len(d.els) > maxSVGElements || d.nums > maxSVGNumbers || len(d.rules) > maxSVGRules {
+		t.Fatalf("bounds: %d elements, %d numbers, %d rules", len(d.els), d.nums, len(d.rules))
+	}
+	p := &palette{}
+	d.paint(p)
+	if len(p.c) != 1 || p.c[0].hex() != "#123456" {
+		t.Errorf("colours %v", p.c)
+	}
+}
+
+// A site template's theme-color (Cayman writes #157878 for every site)
+// says which template, not which brand: the logo's colour comes first.
+func TestStockThemeColor(t *testing.T) {
+	page := `<head><meta name="theme-color" content="#157878"></head>
+<body><a href="/"><svg viewBox="0 0 10 10"><rect width="10" height="10" fill="#294172"/></svg></a></body>`
+	res, err := Extract(Site{URL: "https://s.example/", HTML: []byte(page)})
+	if err != nil || res.Colors[0] != "#294172" {
+		t.Fatalf("%v %v", res.Colors, err)
+	}
+}
+
+// A mark's main colour counts its role's full weight however many other
+// colours the mark has (before, a three-colour logo's main colour at 40%
+// got 6·√0.4 = 3.8, below one link rule's 4.8); a grey mark with a small
+// coloured dot does not count the dot fully.
+func TestMarkWeights(t *testing.T) {
+	blue, red, green, grey := rgb{0x08, 0x91, 0xD1}, rgb{0xE5, 0x31, 0x2B}, rgb{0x2E, 0xA0, 0x43}, rgb{0x77, 0x77, 0x77}
+	ws := markWeights([]rgb{blue, red, green}, []float64{0.4, 0.3, 0.3}, 6)
+	if math.Abs(ws[0]-6) > 1e-9 || math.Abs(ws[1]-6*math.Sqrt(0.75)) > 1e-9 {
+		t.Errorf("three colours: %v", ws)
+	}
+	ws = markWeights([]rgb{grey, red}, []float64{0.95, 0.05}, 6)
+	if want := 6 * math.Sqrt(0.05/markFullShare); math.Abs(ws[1]-want) > 1e-9 || ws[0] > 6 {
+		t.Errorf("grey mark with a dot: %v, want the dot at %.2f", ws, want)
+	}
+}
