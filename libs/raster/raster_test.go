@@ -182,7 +182,7 @@ func TestNoNetwork(t *testing.T) {
 // tab within the deadline is refused as busy, never left hanging.
 func TestBusy(t *testing.T) {
 	cfg := smallConfig()
-	cfg.Tabs, cfg.Deadline, cfg.Queue = 1, 300*time.Millisecond, 1
+	cfg.Tabs, cfg.Deadline, cfg.Queue = 1, time.Second, 1
 	p := startPool(t, cfg)
 	// A picture under the cost budget (a heavier one is refused as too
 	// heavy before it queues) keeps the tab busy for a while; with one
