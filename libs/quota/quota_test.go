@@ -149,9 +149,12 @@ func TestRedisCounterOutage(t *testing.T) {
 				t.Errorf("%s = 0 after an outage, want the calls answered in process", quota.CounterFallbackMetric)
 			}
 		})
+		// The outage is a shut-down Redis (refused at once), so a generous
+		// timeout costs nothing; a short one let a slow answer on a loaded
+		// machine count in process before the outage began.
 		return quota.NewRedisCounter(client, quota.RedisOptions{KeyPrefix: freshPrefix(t), Clock: clock.Now,
 			Meter: mp.Meter("test"), Logger: slog.New(slog.DiscardHandler),
-			Timeout: 200 * time.Millisecond, ProbeInterval: 100 * time.Millisecond})
+			Timeout: 2 * time.Second, ProbeInterval: 100 * time.Millisecond})
 	})
 }
 
@@ -496,7 +499,7 @@ func TestRedisCounterHandOverRetries(t *testing.T) {
 	client := newClient(t, srv.URL())
 	var logs syncBuffer
 	c := quota.NewRedisCounter(client, quota.RedisOptions{Logger: slog.New(slog.NewTextHandler(&logs, nil)),
-		Timeout: 200 * time.Millisecond, ProbeInterval: 50 * time.Millisecond})
+		Timeout: 2 * time.Second, ProbeInterval: 50 * time.Millisecond})
 	ctx := context.Background()
 	setMaxMemory := func(v string) {
 		t.Helper()
