@@ -67,20 +67,16 @@ type Error struct {
 	// RetryAfter, when set, is sent as Retry-After (whole seconds, at
 	// least 1): when a refusal of load is worth trying again.
 	RetryAfter time.Duration
-	// Unavailable answers 503 instead of the code's status: the request
-	// was not refused, the service that answers it is away for a moment
-	// (an upstream down or draining). Clients and load balancers retry a
-	// 503; the code stays internal.
+	// Unavailable marks an internal error whose service is away for a
+	// moment (an upstream down or draining, the store unreachable): the
+	// answer is the contract's internal 500 with Retry-After, logged as a
+	// warning rather than a fault of this process.
 	Unavailable bool
 }
 
-// Status is the HTTP status of e: its code's, or 503 when Unavailable.
-func (e *Error) Status() int {
-	if e.Unavailable {
-		return http.StatusServiceUnavailable
-	}
-	return e.Code.Status()
-}
+// Status is the HTTP status of e: its code's, as the contract's error
+// table gives it.
+func (e *Error) Status() int { return e.Code.Status() }
 
 func (e *Error) Error() string {
 	if e.Err != nil {
@@ -102,7 +98,7 @@ func Wrap(code Code, err error, format string, args ...any) *Error {
 }
 
 // Unavailable is the answer of a request whose service is away for a
-// moment: code internal, status 503, with Retry-After retry.
+// moment: code internal (500), with Retry-After retry.
 func Unavailable(err error, retry time.Duration, format string, args ...any) *Error {
 	return &Error{Code: Internal, Message: fmt.Sprintf(format, args...), Err: err, RetryAfter: retry, Unavailable: true}
 }

@@ -138,7 +138,8 @@ func (b Base) Do(ctx context.Context, p auth.Principal, method, path string, in,
 			return fmt.Errorf("call %s %s: %w", method, path, err)
 		}
 		// The service is away (down, restarting, draining): only the
-		// answers that need it fail, with a 503 the caller may retry.
+		// answers that need it fail, with an internal answer and a
+		// Retry-After the caller may retry on.
 		return apierr.Unavailable(fmt.Errorf("call %s %s: %w", method, path, err), UnavailableRetry,
 			"a service this answer needs is not answering for a moment; try again in a few seconds")
 	}
@@ -150,7 +151,9 @@ func (b Base) Do(ctx context.Context, p auth.Principal, method, path string, in,
 	if resp.StatusCode >= 400 {
 		var eb apierr.Body
 		if json.Unmarshal(data, &eb) == nil && eb.Error.Code != "" {
-			e := &apierr.Error{Code: eb.Error.Code, Message: eb.Error.Message, Unavailable: resp.StatusCode == http.StatusServiceUnavailable}
+			// An internal answer with Retry-After is a service away for a
+			// moment (apierr.Unavailable), not a fault of it.
+			e := &apierr.Error{Code: eb.Error.Code, Message: eb.Error.Message, Unavailable: eb.Error.Code == apierr.Internal && resp.Header.Get("Retry-After") != ""}
 			if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && secs > 0 {
 				e.RetryAfter = time.Duration(secs) * time.Second
 			}

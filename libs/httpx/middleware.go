@@ -146,9 +146,11 @@ func Guard(log *slog.Logger, docsURL string, next http.Handler) http.Handler {
 				status, lvl = StatusClientClosed, slog.LevelDebug
 			case status < 300 && isProbe(r.URL.Path):
 				lvl = slog.LevelDebug
-			case status == http.StatusServiceUnavailable:
-				// A readiness probe saying "not yet": expected while a
-				// process starts or a backend is away, not a failure.
+			case status == http.StatusServiceUnavailable, status == http.StatusInternalServerError && sw.Header().Get("Retry-After") != "":
+				// A readiness probe saying "not yet", or an answer whose
+				// service is away for a moment (internal with Retry-After):
+				// expected while a process starts or a backend is away,
+				// not a failure of this process.
 				lvl = slog.LevelWarn
 			case sw.status >= 500:
 				lvl = slog.LevelError

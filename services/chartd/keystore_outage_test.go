@@ -8,7 +8,7 @@ import (
 )
 
 // TestKeyStoreDownIsInternalNotRateLimited: with PostgreSQL down, a key
-// that cannot be looked up gets the spec's internal code as 503 with
+// that cannot be looked up gets the spec's internal code (500) with
 // Retry-After and a message naming the service's storage, past the
 // per-address allowance (120 a minute) too: never a 429 that blames the
 // caller's rate.
@@ -30,7 +30,7 @@ func TestKeyStoreDownIsInternalNotRateLimited(t *testing.T) {
 	}
 	for i := 0; i < 130; i++ {
 		a := c.do("GET", "/api/v1/account", nil)
-		if a.status != 503 || a.errCode(t) != "internal" || a.header.Get("Retry-After") == "" || !strings.Contains(string(a.body), "storage cannot be reached") {
+		if a.status != 500 || a.errCode(t) != "internal" || a.header.Get("Retry-After") == "" || !strings.Contains(string(a.body), "storage cannot be reached") {
 			t.Fatalf("request %d with the key store down: %d Retry-After %q %s", i+1, a.status, a.header.Get("Retry-After"), a.body)
 		}
 		hasRateLimitHeaders(t, a.header)

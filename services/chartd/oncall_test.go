@@ -42,7 +42,7 @@ func getStatus(t *testing.T, u string) (int, time.Duration) {
 // other process stays ready (a process is ready on its own modules), the
 // routes that need no missing service answer, get_account answers with
 // the usage unknown, and a route that needs render answers the contract's
-// error body with 503 and Retry-After, not an empty 502.
+// error body (internal, 500) with Retry-After, not an empty 502.
 func TestSplitUpstreamAway(t *testing.T) {
 	in := startSplit(t)
 	c := newClient(t, in.url, in.newAccount(t, "free"))
@@ -89,8 +89,8 @@ func TestSplitUpstreamAway(t *testing.T) {
 			body = map[string]any{"type": "bar", "data": salesCSV}
 		}
 		a := c.do(req.method, req.path, body)
-		if a.status != 503 || a.header.Get("Retry-After") == "" {
-			t.Errorf("%s %s with render down: %d Retry-After %q %.300s, want 503 with Retry-After", req.method, req.path, a.status, a.header.Get("Retry-After"), a.body)
+		if a.status != 500 || a.errCode(t) != "internal" || a.header.Get("Retry-After") == "" {
+			t.Errorf("%s %s with render down: %d Retry-After %q %.300s, want 500 internal with Retry-After", req.method, req.path, a.status, a.header.Get("Retry-After"), a.body)
 			continue
 		}
 		if code := a.errCode(t); code != "internal" {
@@ -103,7 +103,7 @@ func TestSplitUpstreamAway(t *testing.T) {
 }
 
 // TestProxyToDeadUpstream: the gateway's proxy to a service that does not
-// answer writes the error body (503, Retry-After) and logs through slog,
+// answer writes the error body (internal 500, Retry-After) and logs through slog,
 // never net/http's plain "http: proxy error" line; a service's answer
 // reaches the client with the gateway's one X-Request-Id.
 func TestProxyToDeadUpstream(t *testing.T) {
@@ -133,7 +133,7 @@ func TestProxyToDeadUpstream(t *testing.T) {
 	var b struct {
 		Error struct{ Code, Message, Docs string } `json:"error"`
 	}
-	if rec.Code != 503 || rec.Header().Get("Retry-After") == "" || json.Unmarshal(rec.Body.Bytes(), &b) != nil || b.Error.Code != "internal" || b.Error.Docs != "http://x/docs/limits/#internal" {
+	if rec.Code != 500 || rec.Header().Get("Retry-After") == "" || json.Unmarshal(rec.Body.Bytes(), &b) != nil || b.Error.Code != "internal" || b.Error.Docs != "http://x/docs/limits/#internal" {
 		t.Fatalf("dead upstream: %d Retry-After %q %s", rec.Code, rec.Header().Get("Retry-After"), rec.Body)
 	}
 	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {

@@ -69,14 +69,6 @@ func OpenAPI(baseURL string) ([]byte, error) {
 	if resps == nil {
 		return nil, fmt.Errorf("openapi.json has no components.responses")
 	}
-	// Any operation that may fail inside may also meet a service away for
-	// a moment (split mode: down, restarting, draining): 503, code
-	// internal, with Retry-After.
-	resps["unavailable"] = map[string]any{
-		"description": "internal, with status 503: a service this answer needs is away for a moment (restarting, draining, down); retry after Retry-After.",
-		"headers":     map[string]any{"Retry-After": map[string]any{"$ref": "#/components/headers/Retry-After"}},
-		"content":     map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/Error"}}},
-	}
 	paths, _ := doc["paths"].(map[string]any)
 	for _, item := range paths {
 		for _, op := range item.(map[string]any) {
@@ -85,9 +77,6 @@ func OpenAPI(baseURL string) ([]byte, error) {
 				continue
 			}
 			opResps, _ := opm["responses"].(map[string]any)
-			if _, ok := opResps["500"]; ok {
-				opResps["503"] = map[string]any{"$ref": "#/components/responses/unavailable"}
-			}
 			for _, resp := range opResps {
 				addHeaders(resp.(map[string]any))
 			}
