@@ -206,7 +206,7 @@ func (b *browser) newTab() (*tab, error) {
 	}
 	for i := range warmRenders {
 		j := Job{SVG: warmSVG(i), Width: 800, Height: 600, Scale: 1 + i%2}
-		if _, err := t.draw(ctx, j); err != nil {
+		if _, _, err := t.draw(ctx, j); err != nil {
 			t.cancel()
 			return nil, fmt.Errorf("warm-up render: %w", err)
 		}
@@ -445,32 +445,36 @@ func (t *tab) tidy() error {
 }
 
 // draw runs render() in the tab's page under ctx (the tab's context,
-// bounded) and decodes the PNG it answers.
-func (t *tab) draw(ctx context.Context, j Job) ([]byte, error) {
-	expr, err := renderCall(j.SVG, j.Width*j.Scale, j.Height*j.Scale)
+// bounded) and decodes the PNG it answers, saying whether the page drew
+// it by replay.
+func (t *tab) draw(ctx context.Context, j Job) (png []byte, replayed bool, err error) {
+	expr, err := renderCall(j.SVG, j.Width*j.Scale, j.Height*j.Scale, j.path)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	defer context.AfterFunc(t.crashed, func() { cancel(errTabCrashed) })()
-	b64, err := chromedp.Run(ctx, chromedp.Evaluate[string](expr, chromedp.EvalAwaitPromise))
+	out, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](expr, chromedp.EvalAwaitPromise))
 	if err != nil {
 		var ex *chromedp.ExceptionError
 		if errors.As(err, &ex) {
-			return nil, &DrawError{Msg: "Chromium could not draw the picture: " + ex.Error()}
+			return nil, false, &DrawError{Msg: "Chromium could not draw the picture: " + ex.Error()}
 		}
 		if errors.Is(context.Cause(ctx), errTabCrashed) {
-			return nil, fmt.Errorf("draw: %w", errTabCrashed)
+			return nil, false, fmt.Errorf("draw: %w", errTabCrashed)
 		}
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("draw: %w", ctx.Err())
+			return nil, false, fmt.Errorf("draw: %w", ctx.Err())
 		}
-		return nil, fmt.Errorf("draw: %w", err)
+		return nil, false, fmt.Errorf("draw: %w", err)
 	}
-	png, err := base64.StdEncoding.DecodeString(b64)
+	if len(out) != 2 {
+		return nil, false, fmt.Errorf("draw: the page answered %d values, want a path and a PNG", len(out))
+	}
+	png, err = base64.StdEncoding.DecodeString(out[1])
 	if err != nil {
-		return nil, fmt.Errorf("draw: decode the PNG: %w", err)
+		return nil, false, fmt.Errorf("draw: decode the PNG: %w", err)
 	}
-	return png, nil
+	return png, out[0] == pathReplay, nil
 }

@@ -102,11 +102,16 @@ type Job struct {
 	// Scale multiplies the pixel size (1, 2 or 4): the PNG is
 	// Width·Scale × Height·Scale.
 	Scale int
+	// path makes a test's render take one path only (see page.go).
+	path string
 }
 
 // Stats are the pool's counters since it started.
 type Stats struct {
 	Renders, Retries, Failures, Busy int64
+	// Replayed counts the renders drawn by replaying the SVG onto a
+	// canvas; the rest of Renders were drawn as an image.
+	Replayed int64
 	// Restarts counts browsers started after the first ones: crashes,
 	// hangs and recycling; RestartsBy splits them by cause (see Causes).
 	Restarts   int64
@@ -181,7 +186,7 @@ type Pool struct {
 	wg       sync.WaitGroup // browser starters and watchers
 
 	stats struct {
-		renders, retries, failures, busy, restarts, tabRestarts, refused atomic.Int64
+		renders, replayed, retries, failures, busy, restarts, tabRestarts, refused atomic.Int64
 	}
 	causes  [len(Causes)]atomic.Int64
 	tracer  trace.Tracer
@@ -343,7 +348,7 @@ func (p *Pool) Stats() Stats {
 	for i, c := range Causes {
 		by[c] = p.causes[i].Load()
 	}
-	return Stats{RestartsBy: by, Renders: p.stats.renders.Load(), Retries: p.stats.retries.Load(), Failures: p.stats.failures.Load(),
+	return Stats{RestartsBy: by, Renders: p.stats.renders.Load(), Replayed: p.stats.replayed.Load(), Retries: p.stats.retries.Load(), Failures: p.stats.failures.Load(),
 		Busy: p.stats.busy.Load(), Restarts: p.stats.restarts.Load(), Warm: warm,
 		TabRestarts: p.stats.tabRestarts.Load(), Refused: p.stats.refused.Load(),
 		Tabs: p.cfg.Browsers * p.cfg.Tabs, Queue: int(max(p.waiting.Load(), 0)), BusyTabs: int(p.drawing.Load()),
@@ -455,8 +460,9 @@ const bigPicture = 16 << 20
 
 // drawn is the end of one drawing on a tab.
 type drawn struct {
-	png []byte
-	err error
+	png      []byte
+	replayed bool
+	err      error
 }
 
 // renderOnce takes a tab and draws on it. The drawing runs under the
@@ -478,8 +484,8 @@ func (p *Pool) renderOnce(ctx context.Context, j Job) ([]byte, error) {
 	callCtx, cancel := context.WithTimeout(t.ctx, p.cfg.Deadline)
 	done := make(chan drawn, 1)
 	go func() {
-		png, err := t.draw(callCtx, j)
-		done <- drawn{png, err}
+		png, replayed, err := t.draw(callCtx, j)
+		done <- drawn{png, replayed, err}
 	}()
 	select {
 	case d := <-done:
@@ -488,6 +494,9 @@ func (p *Pool) renderOnce(ctx context.Context, j Job) ([]byte, error) {
 		p.drawing.Add(-1)
 		if len(j.SVG)+j.Width*j.Height*j.Scale*j.Scale*4 > bigPicture {
 			p.bigDrawn.Add(1)
+		}
+		if d.replayed {
+			p.stats.replayed.Add(1)
 		}
 		return d.png, p.settle(t, j, d.err)
 	case <-ctx.Done():
@@ -710,7 +719,7 @@ func (p *Pool) keepWarm() {
 		t := taken[0]
 		t.used.Store(time.Now().UnixNano())
 		ctx, cancel := context.WithTimeout(t.ctx, p.cfg.Deadline)
-		_, err := t.draw(ctx, Job{SVG: warmSVG(int(t.used.Load() % 1000)), Width: 800, Height: 600, Scale: 1})
+		_, _, err := t.draw(ctx, Job{SVG: warmSVG(int(t.used.Load() % 1000)), Width: 800, Height: 600, Scale: 1})
 		cancel()
 		if err != nil {
 			p.settle(t, Job{}, err)

@@ -97,6 +97,7 @@ func (s *Service) observeFleet(mp metric.MeterProvider) error {
 	info := gauge("chartd.render.chromium.info", "", "1, labelled with the Chromium version drawing PNGs")
 	cache := gauge("chartd.render.image_cache.size", "By", "bytes held by the on-disk PNG cache")
 	restarts := counter("chartd.render.browser.restarts", "Chromium browsers started again, by cause")
+	pngs := counter("chartd.render.pngs", "PNGs drawn by Chromium, by path: replay (the SVG replayed onto a canvas) or image (decoded as an SVG image, for what replay does not know)")
 	fleetBusy := counter("chartd.render.fleet_busy", "renders refused with 429 because the fleet was busy: no tab in time (tabs) or no draw memory (memory)")
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("metric: %w", err)
@@ -112,6 +113,8 @@ func (s *Service) observeFleet(mp metric.MeterProvider) error {
 		for _, c := range raster.Causes {
 			o.ObserveInt64(restarts, st.RestartsBy[c], metric.WithAttributes(attribute.String("cause", c)))
 		}
+		o.ObserveInt64(pngs, st.Replayed, metric.WithAttributes(attribute.String("path", "replay")))
+		o.ObserveInt64(pngs, st.Renders-st.Replayed, metric.WithAttributes(attribute.String("path", "image")))
 		o.ObserveInt64(fleetBusy, st.Busy, metric.WithAttributes(attribute.String("reason", "tabs")))
 		o.ObserveInt64(fleetBusy, s.admit.busy.Load(), metric.WithAttributes(attribute.String("reason", "memory")))
 		if obs != nil {
@@ -131,7 +134,7 @@ func (s *Service) observeFleet(mp metric.MeterProvider) error {
 			o.ObserveInt64(cache, b)
 		}
 		return nil
-	}, queue, busy, warm, tabs, mem, info, cache, restarts, fleetBusy)
+	}, queue, busy, warm, tabs, mem, info, cache, restarts, pngs, fleetBusy)
 	if err != nil {
 		return fmt.Errorf("metric callback: %w", err)
 	}
@@ -151,4 +154,5 @@ var FleetSeries = map[string][]string{
 	"chartd_render_image_cache_size_bytes": nil,
 	"chartd_render_browser_restarts_total": {"cause"},
 	"chartd_render_fleet_busy_total":       {"reason"},
+	"chartd_render_pngs_total":             {"path"},
 }
