@@ -98,12 +98,7 @@ func TestSiteKeyboardEveryPage(t *testing.T) {
 	for _, p := range []string{"/", "/signin", "/signup", "/docs/", "/docs/chart-types/", "/docs/steps/"} {
 		visit(p, "")
 	}
-	do(t, ctx, "sign up",
-		chromedp.Navigate(in.url+"/signup"),
-		chromedp.SetValue(chromedp.ID("email"), "keys@example.com"),
-		chromedp.SetValue(chromedp.ID("password"), "a long enough password"),
-		chromedp.Submit(chromedp.ID("password")),
-		chromedp.WaitVisible(chromedp.ID("api-keys")))
+	signUpInBrowser(t, ctx, in.url, "keys@example.com")
 	id := eval[string](t, ctx, fmt.Sprintf(`(%s)("POST", "/charts", {type: "line", name: "Keys"}).then(j => j.chart.id)`, apiFromPage))
 	visit("/account", "")
 	visit("/charts", "")
