@@ -95,7 +95,7 @@ func TestSiteKeyboardEveryPage(t *testing.T) {
 		axeCheck(t, ctx, path)
 		keyboardPass(t, ctx, path)
 	}
-	for _, p := range []string{"/", "/signin", "/signup", "/docs/", "/docs/chart-types/", "/docs/steps/"} {
+	for _, p := range []string{"/", "/signin", "/signup", "/signup/confirm?token=x", "/docs/", "/docs/chart-types/", "/docs/steps/"} {
 		visit(p, "")
 	}
 	signUpInBrowser(t, ctx, in.url, "keys@example.com")
