@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -292,5 +295,52 @@ func TestSignUpThrottleKept(t *testing.T) {
 	}
 	if last.status != http.StatusTooManyRequests || !strings.Contains(last.body, "Too many attempts") {
 		t.Fatalf("21st sign-up from one address: %d %.300s", last.status, last.body)
+	}
+}
+
+// TestSignUpMailInConsole: without an SMTP server (make run) the binary
+// prints the mail, link included, in its log, and that link finishes the
+// sign-up.
+func TestSignUpMailInConsole(t *testing.T) {
+	bin := chartdBinary(t)
+	dir := t.TempDir()
+	addr := freeAddr(t)
+	logFile, err := os.Create(filepath.Join(dir, "console.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logFile.Close()
+	cmd := exec.Command(bin, "-target=all", "-data-dir", dir, "-addr", addr, "-public-url", "http://"+addr, "-render.browsers=1")
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+	})
+	waitURL(t, "http://"+addr+"/healthz", nil, nil)
+	c := newBrowserClient(t, "http://"+addr)
+	if p := c.postSignUp("console@example.com"); p.status != http.StatusOK || !strings.Contains(p.body, "Check your inbox") {
+		t.Fatalf("sign up: %d %.300s", p.status, p.body)
+	}
+	var token string
+	deadline := time.Now().Add(20 * time.Second)
+	for token == "" {
+		b, err := os.ReadFile(logFile.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g := confirmToken.FindStringSubmatch(string(b)); g != nil && strings.Contains(string(b), "console@example.com") {
+			token = g[1]
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no confirmation link in the console:\n%s", b)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if p := c.confirm(token); !strings.HasSuffix(p.url, "/account") {
+		t.Fatalf("the console's link: %d at %s", p.status, p.url)
 	}
 }
