@@ -234,7 +234,10 @@ func (s *SMTP) exchange(c *smtp.Client, m Message) error {
 	if err := w.Close(); err != nil {
 		return err
 	}
-	return c.Quit()
+	// The server accepted the message at the end of DATA; a failed QUIT
+	// does not undo that.
+	c.Quit()
+	return nil
 }
 
 // compose writes m as an RFC 5322 message: fixed headers (the subject
