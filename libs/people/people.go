@@ -187,6 +187,7 @@ func CheckCSRF(sessionToken, got string) bool {
 const (
 	DefaultSessionTTL    = 14 * 24 * time.Hour
 	DefaultSignInLinkTTL = 15 * time.Minute
+	DefaultSignUpTTL     = 24 * time.Hour
 )
 
 // Config sets the lifetimes and sign-in allowances.
@@ -195,6 +196,8 @@ type Config struct {
 	SessionTTL time.Duration
 	// SignInLinkTTL is how long a one-time sign-in link stays valid.
 	SignInLinkTTL time.Duration
+	// SignUpTTL is how long a sign-up's confirmation link stays valid.
+	SignUpTTL time.Duration
 	// PerAddress and PerAccount bound sign-in attempts (and sign-ups, by
 	// address) a minute: PerAddress from one address, PerAccount against
 	// one email from one address (known or not, so the throttle's answer
@@ -219,6 +222,9 @@ func New(cfg Config, st store.People, limiter quota.Limiter, now func() time.Tim
 	}
 	if cfg.SignInLinkTTL <= 0 {
 		cfg.SignInLinkTTL = DefaultSignInLinkTTL
+	}
+	if cfg.SignUpTTL <= 0 {
+		cfg.SignUpTTL = DefaultSignUpTTL
 	}
 	if cfg.PerAddress <= 0 {
 		cfg.PerAddress = 20
@@ -245,30 +251,6 @@ func (p *People) throttle(ctx context.Context, key string, n int) error {
 		return ErrThrottled
 	}
 	return nil
-}
-
-// SignUp makes a free account for email with password and starts its
-// first session. A used email is store.ErrConflict.
-func (p *People) SignUp(ctx context.Context, addr, email, password string) (token string, se store.Session, err error) {
-	email, err = NormalizeEmail(email)
-	if err != nil {
-		return "", store.Session{}, err
-	}
-	if err := CheckPasswordRules(password); err != nil {
-		return "", store.Session{}, err
-	}
-	if err := p.throttle(ctx, "signin-ip:"+addr, p.cfg.PerAddress); err != nil {
-		return "", store.Session{}, err
-	}
-	hash, err := HashPassword(password)
-	if err != nil {
-		return "", store.Session{}, err
-	}
-	_, u, err := p.st.SignUp(ctx, store.PlanFree, email, hash)
-	if err != nil {
-		return "", store.Session{}, err
-	}
-	return p.Start(ctx, u)
 }
 
 // SignIn checks email and password, throttled per client address and

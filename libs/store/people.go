@@ -32,6 +32,8 @@ type Session struct {
 // account; the lookups that start a visit (by email, by token hash) are
 // the only ones that name no account.
 type People interface {
+	PendingSignUps
+
 	// SignUp makes an account on plan and its first user in one
 	// transaction; an email already used is ErrConflict and leaves no
 	// account behind.

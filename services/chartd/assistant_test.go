@@ -185,17 +185,6 @@ func consent(t *testing.T, ctx context.Context, cb *callback, authURL, app strin
 	return q
 }
 
-func signUpInBrowser(t *testing.T, ctx context.Context, base, email string) {
-	t.Helper()
-	do(t, ctx, "sign up",
-		chromedp.Navigate(base+"/signup"),
-		chromedp.SetValue(chromedp.ID("email"), email),
-		chromedp.SetValue(chromedp.ID("password"), "a long enough password"),
-		chromedp.Submit(chromedp.ID("password")),
-		chromedp.WaitVisible(chromedp.ID("api-keys")),
-	)
-}
-
 func toolText(t *testing.T, res *sdk.CallToolResult) string {
 	t.Helper()
 	if len(res.Content) == 0 {

@@ -35,6 +35,8 @@ type servers struct {
 	pg    *testserver.Postgres
 	redis *testserver.Redis
 	minio *testserver.MinIO
+	// smtp receives the sign-up mails of every instance.
+	smtp *testserver.SMTP
 }
 
 // clusterFlags point a chartd at the shared servers: a fresh PostgreSQL
@@ -88,7 +90,12 @@ func runMain(m *testing.M) (int, error) {
 		return 0, err
 	}
 	defer mn.Stop()
-	shared = servers{pg: pg, redis: rd, minio: mn}
+	sm, err := testserver.StartSMTP(false)
+	if err != nil {
+		return 0, err
+	}
+	defer sm.Stop()
+	shared = servers{pg: pg, redis: rd, minio: mn, smtp: sm}
 	// Images are checked as opaque bodies against the document.
 	openapi3filter.RegisterBodyDecoder("image/svg+xml", openapi3filter.FileBodyDecoder)
 	openapi3filter.RegisterBodyDecoder("image/png", openapi3filter.FileBodyDecoder)
@@ -274,7 +281,8 @@ func startAll(t *testing.T, extra ...string) instance {
 	pub := "http://" + ln.Addr().String()
 	// One browser per instance keeps the many instances of these tests
 	// cheap; libs/raster tests the pool at its default size.
-	args := append([]string{"-target=all", "-data-dir", dir, "-addr", ln.Addr().String(), "-public-url", pub, "-render.browsers=1"}, extra...)
+	args := append([]string{"-target=all", "-data-dir", dir, "-addr", ln.Addr().String(), "-public-url", pub, "-render.browsers=1",
+		"-gateway.mail.smtp-url", shared.smtp.URL()}, extra...)
 	cfg, err := ParseConfig(args, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
@@ -441,7 +449,8 @@ func startSplit(t *testing.T, extra ...string) instance {
 	if _, err := secrets.EnsureKeyFile(keyFile); err != nil {
 		t.Fatal(err)
 	}
-	common := append([]string{"-data-dir", dir, "-internal-token", token, "-public-url", pub, "-log-level", "warn", "-render.browsers=1", "-secrets-key-file", keyFile, "-single-node-trial"}, extra...)
+	common := append([]string{"-data-dir", dir, "-internal-token", token, "-public-url", pub, "-log-level", "warn", "-render.browsers=1", "-secrets-key-file", keyFile, "-single-node-trial",
+		"-gateway.mail.smtp-url", shared.smtp.URL()}, extra...)
 	addrs := map[string]string{}
 	var targets []string
 	for _, s := range services() {

@@ -34,6 +34,7 @@ import (
 	"chartd.dev/libs/gallery"
 	"chartd.dev/libs/httpx"
 	"chartd.dev/libs/lifecycle"
+	"chartd.dev/libs/mail"
 	"chartd.dev/libs/oauth"
 	"chartd.dev/libs/people"
 	"chartd.dev/libs/quota"
@@ -654,7 +655,11 @@ func (a *App) initGateway(ctx context.Context) (http.Handler, error) {
 	// Tokens are for the API or the MCP endpoint only (RFC 8707).
 	pub := strings.TrimRight(cfg.Site.PublicURL, "/")
 	az := oauth.New(a.store, oauth.Config{AccessTTL: cfg.OAuthAccessTTL, Resources: []string{pub, pub + oauthhttp.MCPPath}}, nil, a.tel.Log)
-	pages, err := site.New(a.site(), site.Deps{People: ppl, Store: a.store, Limiter: a.limiter, Box: a.box, Log: a.tel.Log,
+	sender, err := mail.New(cfg.Mail, a.tel.Log)
+	if err != nil {
+		return nil, err
+	}
+	pages, err := site.New(a.site(), site.Deps{People: ppl, Store: a.store, Limiter: a.limiter, Box: a.box, Log: a.tel.Log, Mail: sender,
 		Charts: clients.Chart{Base: a.client(chart.Name)}, Renders: clients.Render{Base: a.client(render.Name)}, OAuth: az,
 		Proxies: cfg.TrustedProxies, Gallery: pictures, Revocations: a.revoke})
 	if err != nil {

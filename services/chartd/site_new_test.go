@@ -132,13 +132,7 @@ func TestNewChartBrowser(t *testing.T) {
 	in := startAll(t)
 	ctx := newBrowser(t)
 	axe := axeSource(t)
-	do(t, ctx, "sign up",
-		chromedp.Navigate(in.url+"/signup"),
-		chromedp.SetValue(chromedp.ID("email"), "maker@example.com"),
-		chromedp.SetValue(chromedp.ID("password"), "a long enough password"),
-		chromedp.Submit(chromedp.ID("password")),
-		chromedp.WaitVisible(chromedp.ID("api-keys")),
-	)
+	signUpInBrowser(t, ctx, in.url, "maker@example.com")
 	do(t, ctx, "open New chart from the chart list",
 		chromedp.Navigate(in.url+"/charts"),
 		chromedp.Click(chromedp.ID("new-chart")),

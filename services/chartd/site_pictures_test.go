@@ -290,12 +290,7 @@ func TestSiteHomeTry(t *testing.T) {
 		t.Errorf("the box says %q past the allowance", s)
 	}
 
-	do(t, ctx, "sign up",
-		chromedp.Navigate(in.url+"/signup"),
-		chromedp.SetValue(chromedp.ID("email"), "home@example.com"),
-		chromedp.SetValue(chromedp.ID("password"), "a long enough password"),
-		chromedp.Submit(chromedp.ID("password")),
-		chromedp.WaitVisible(chromedp.ID("api-keys")))
+	signUpInBrowser(t, ctx, in.url, "home@example.com")
 	for _, name := range []string{"Apples", "Pears"} {
 		eval[string](t, ctx, fmt.Sprintf(`(%s)("POST", "/charts", {type: "bar", name: %q}).then(j => j.chart.id)`, apiFromPage, name))
 	}

@@ -23,6 +23,9 @@ type browserClient struct {
 	t    *testing.T
 	base string
 	http *http.Client
+	// xff, when set, is sent as X-Forwarded-For: the client's address
+	// behind a trusted proxy (-gateway.trusted-proxies).
+	xff string
 }
 
 func newBrowserClient(t *testing.T, base string) *browserClient {
@@ -46,6 +49,9 @@ type page struct {
 
 func (c *browserClient) send(req *http.Request) page {
 	c.t.Helper()
+	if c.xff != "" {
+		req.Header.Set("X-Forwarded-For", c.xff)
+	}
 	resp, err := c.http.Do(req)
 	if err != nil {
 		c.t.Fatalf("%s %s: %v", req.Method, req.URL, err)
@@ -98,12 +104,11 @@ func csrfOf(t *testing.T, p page) string {
 	return m[1]
 }
 
-// signUp makes an account through the sign-up form and answers the
-// session's CSRF token.
+// signUp makes an account through the sign-up form and the emailed
+// confirmation link, and answers the session's CSRF token.
 func (c *browserClient) signUp(email string) string {
 	c.t.Helper()
-	form := c.get("/signup")
-	p := c.post("/signup", url.Values{"csrf": {csrfOf(c.t, form)}, "email": {email}, "password": {"a long enough password"}})
+	p := c.confirm(c.startSignUp(email))
 	if p.status != http.StatusOK || !strings.HasSuffix(p.url, "/account") {
 		c.t.Fatalf("sign up %s: %d at %s:\n%.800s", email, p.status, p.url, p.body)
 	}
@@ -136,8 +141,7 @@ func TestSiteSessionCookie(t *testing.T) {
 			in := startAll(t, tt.extra...)
 			c := newBrowserClient(t, in.url)
 			c.http.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-			form := c.get("/signup")
-			p := c.post("/signup", url.Values{"csrf": {csrfOf(t, form)}, "email": {"flags-" + tt.name + "@example.com"}, "password": {"a long enough password"}})
+			p := c.confirm(c.startSignUp("flags-" + tt.name + "@example.com"))
 			if p.status != http.StatusSeeOther {
 				t.Fatalf("sign up: %d %.300s", p.status, p.body)
 			}
@@ -360,13 +364,7 @@ func do(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action
 func TestSiteBrowserWalk(t *testing.T) {
 	in := startAll(t, "-render.signing-key-ttl=100ms", "-gateway.key-cache-ttl=100ms")
 	ctx := newBrowser(t)
-	do(t, ctx, "sign up",
-		chromedp.Navigate(in.url+"/signup"),
-		chromedp.SetValue(chromedp.ID("email"), "walker@example.com"),
-		chromedp.SetValue(chromedp.ID("password"), "a long enough password"),
-		chromedp.Submit(chromedp.ID("password")),
-		chromedp.WaitVisible(chromedp.ID("api-keys")),
-	)
+	signUpInBrowser(t, ctx, in.url, "walker@example.com")
 	do(t, ctx, "create an API key",
 		chromedp.SetValue(chromedp.ID("key-name"), "walk"),
 		chromedp.Submit(chromedp.ID("key-name")),
@@ -512,13 +510,7 @@ const apiFromPage = `(method, path, body) => fetch("/api/v1" + path, {method, he
 func TestSiteBrowserPages(t *testing.T) {
 	in := startAll(t)
 	ctx := newBrowser(t)
-	do(t, ctx, "sign up",
-		chromedp.Navigate(in.url+"/signup"),
-		chromedp.SetValue(chromedp.ID("email"), "pages@example.com"),
-		chromedp.SetValue(chromedp.ID("password"), "a long enough password"),
-		chromedp.Submit(chromedp.ID("password")),
-		chromedp.WaitVisible(chromedp.ID("api-keys")),
-	)
+	signUpInBrowser(t, ctx, in.url, "pages@example.com")
 	payload := `<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>`
 	xss := eval[string](t, ctx, fmt.Sprintf(`(%s)("POST", "/charts", {type: "bar", name: %q, data: "k,v\n" + %q.replaceAll(",", ";") + ",1\nb,2\n",
 		ops: [{op: "setTitle", title: {text: %q}}]}).then(j => j.chart.id)`, apiFromPage, payload, payload, payload))

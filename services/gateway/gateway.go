@@ -29,6 +29,7 @@ import (
 	"chartd.dev/libs/gallery"
 	"chartd.dev/libs/httpx"
 	"chartd.dev/libs/lifecycle"
+	"chartd.dev/libs/mail"
 	"chartd.dev/libs/oauth"
 	"chartd.dev/libs/people"
 	"chartd.dev/libs/plan"
@@ -67,6 +68,9 @@ type Config struct {
 	// per-address limits is read from X-Forwarded-For (libs/clientip).
 	// Empty, it is the connection's address and the header is ignored.
 	TrustedProxies clientip.Proxies
+	// Mail is where the site's sign-up mails go (-gateway.mail.smtp-url);
+	// no SMTP server writes them to the log.
+	Mail mail.Config
 }
 
 // RegisterFlags declares the gateway's own flags, prefixed "gateway.".
@@ -76,6 +80,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.KeyCacheTTL, Name+".key-cache-ttl", 2*time.Second, "how long a verified API key is cached; revocations drop it at once through Redis, this bounds one whose message is lost")
 	fs.DurationVar(&c.OAuthAccessTTL, Name+".oauth-access-ttl", oauth.DefaultAccessTTL, "how long an assistant's OAuth access token lives")
 	fs.Var(&c.TrustedProxies, Name+".trusted-proxies", clientip.FlagUsage)
+	c.Mail.RegisterFlags(Name+".mail", fs)
 }
 
 // Deps are the parts the gateway is built from.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the servers and tools the test suites run against, only when
-# missing: PostgreSQL, Redis, Chromium and its fonts (Debian packages; run
+# missing: PostgreSQL, Redis, an SMTP server (aiosmtpd), Chromium and its fonts (Debian packages; run
 # as root or with sudo), oapi-codegen and MinIO (go install, cached under
 # $HOME/.cache/chartd/bin).
 set -euo pipefail
@@ -10,6 +10,7 @@ need=()
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
 command -v psql >/dev/null 2>&1 || need+=(postgresql-client)
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
+{ /usr/bin/python3 -c 'import aiosmtpd' || python3 -c 'import aiosmtpd'; } >/dev/null 2>&1 || need+=(python3-aiosmtpd)
 if [ ${#need[@]} -gt 0 ]; then
   SUDO=""
   [ "$(id -u)" -eq 0 ] || SUDO=sudo

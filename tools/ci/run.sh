@@ -27,6 +27,8 @@ cat <<MSG
   Open http://$ADDR and sign in with this one-time link (valid 15 minutes):
     $link
   Your local pro API key: $key   (kept in $keyfile)
+  Sign-up mails are not sent here (no -gateway.mail.smtp-url): each one,
+  with its confirmation link, is printed below as an "email not sent" log line.
 
   Try:
     curl -s -H "Authorization: Bearer $key" http://$ADDR/api/v1/account

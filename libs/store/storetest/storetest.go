@@ -63,6 +63,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"People", testPeople},
 		{"Sessions", testSessions},
 		{"SignInTokens", testSignInTokens},
+		{"PendingSignUps", testPendingSignUps},
 		{"APIKeyUses", testAPIKeyUses},
 		{"OAuth", testOAuth},
 		{"OAuthSpendRace", testOAuthSpendRace},

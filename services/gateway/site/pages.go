@@ -44,26 +44,59 @@ func authFailure(err error) (string, int, bool) {
 		return "Enter one email address, such as ada@example.com.", http.StatusBadRequest, true
 	case errors.Is(err, people.ErrBadPassword):
 		return fmt.Sprintf("Choose a password of %d to %d characters.", people.MinPasswordLen, people.MaxPasswordLen), http.StatusBadRequest, true
-	case errors.Is(err, store.ErrConflict):
-		return "That email already has an account; sign in instead.", http.StatusConflict, true
 	case errors.Is(err, store.ErrNotFound):
 		return "This sign-in link has been used or has expired; ask for a new one.", http.StatusUnauthorized, true
 	}
 	return "", 0, false
 }
 
+// signup starts a sign-up and answers the same page whether or not the
+// email has an account: a mail tells its owner which (a confirmation link,
+// or a notice with a sign-in link), so only the mailbox learns it.
 func (s *Site) signup(w http.ResponseWriter, r *http.Request) error {
 	if err := s.checkPre(r); err != nil {
 		return err
 	}
 	email := r.PostFormValue("email")
-	tok, _, err := s.deps.People.SignUp(r.Context(), s.clientAddr(r), email, r.PostFormValue("password"))
+	started, err := s.deps.People.BeginSignUp(r.Context(), s.clientAddr(r), email, r.PostFormValue("password"))
 	if err != nil {
 		msg, status, ok := authFailure(err)
 		if !ok {
 			return err
 		}
 		s.render(w, r, status, "signup", view{Title: "Sign up", CSRF: s.preToken(w, r), Error: msg, Email: email})
+		return nil
+	}
+	if err := s.deps.Mail.Send(r.Context(), people.SignUpMail(strings.TrimRight(s.cfg.PublicURL, "/"), started)); err != nil {
+		return fmt.Errorf("sign-up mail: %w", err)
+	}
+	s.render(w, r, http.StatusOK, "checkmail", view{Title: "Check your inbox", Email: started.Email})
+	return nil
+}
+
+// confirmForm shows a button that spends a sign-up's confirmation link:
+// a GET never spends it, so a mail scanner's prefetch cannot.
+func (s *Site) confirmForm(w http.ResponseWriter, r *http.Request) error {
+	s.render(w, r, http.StatusOK, "confirm", view{Title: "Finish signing up", CSRF: s.preToken(w, r), Data: r.URL.Query().Get("token")})
+	return nil
+}
+
+// confirm makes the account of a confirmed sign-up, signs its person in
+// and goes where sign-up went before confirmation existed.
+func (s *Site) confirm(w http.ResponseWriter, r *http.Request) error {
+	if err := s.checkPre(r); err != nil {
+		return err
+	}
+	tok, _, err := s.deps.People.ConfirmSignUp(r.Context(), s.clientAddr(r), r.PostFormValue("token"))
+	if err != nil {
+		msg, status, ok := authFailure(err)
+		if !ok {
+			return err
+		}
+		if errors.Is(err, store.ErrNotFound) {
+			msg, status = "This sign-up link has been used or has expired. Sign up again, or sign in if you have an account.", http.StatusGone
+		}
+		s.render(w, r, status, "signup", view{Title: "Sign up", CSRF: s.preToken(w, r), Error: msg})
 		return nil
 	}
 	s.setSession(w, tok)

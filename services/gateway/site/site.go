@@ -28,6 +28,7 @@ import (
 	"chartd.dev/libs/clientip"
 	"chartd.dev/libs/clients"
 	"chartd.dev/libs/gallery"
+	"chartd.dev/libs/mail"
 	"chartd.dev/libs/oauth"
 	"chartd.dev/libs/people"
 	"chartd.dev/libs/quota"
@@ -83,6 +84,8 @@ type Deps struct {
 	// Revocations, when set, are told of each API-key and signing-key
 	// revocation, so every process's caches drop the key at once.
 	Revocations revoke.Notifier
+	// Mail sends the sign-up mails (confirmation links and notices).
+	Mail mail.Sender
 }
 
 // Site serves the pages.
@@ -100,8 +103,8 @@ type Site struct {
 
 // New builds the site for the public URL in cfg.
 func New(cfg route.Site, deps Deps) (*Site, error) {
-	if deps.People == nil || deps.Store == nil || deps.Limiter == nil {
-		return nil, errors.New("site: people, store and limiter are required")
+	if deps.People == nil || deps.Store == nil || deps.Limiter == nil || deps.Mail == nil {
+		return nil, errors.New("site: people, store, limiter and mail are required")
 	}
 	if deps.Now == nil {
 		deps.Now = time.Now
@@ -114,7 +117,7 @@ func New(cfg route.Site, deps Deps) (*Site, error) {
 		return nil, fmt.Errorf("site: public url %q: %v", cfg.PublicURL, err)
 	}
 	s := &Site{cfg: cfg, deps: deps, secure: u.Scheme == "https", origin: u.Scheme + "://" + u.Host, pages: map[string]*template.Template{}}
-	for _, name := range []string{"home", "signin", "signup", "link", "account", "charts", "editor", "error", "consent", "new"} {
+	for _, name := range []string{"home", "signin", "signup", "link", "account", "charts", "editor", "error", "consent", "new", "checkmail", "confirm"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("site template %s: %w", name, err)
@@ -192,6 +195,8 @@ func endpoints() []route.Endpoint[*Site] {
 		e("site_favicon_ico", get, "/favicon.ico", (*Site).serveFavicon),
 		e("site_signup_form", get, "/signup", (*Site).signupForm),
 		e("site_signup", post, "/signup", (*Site).signup),
+		e("site_signup_confirm_form", get, "/signup/confirm", (*Site).confirmForm),
+		e("site_signup_confirm", post, "/signup/confirm", (*Site).confirm),
 		e("site_signin_form", get, "/signin", (*Site).signinForm),
 		e("site_signin", post, "/signin", (*Site).signin),
 		e("site_link_form", get, "/signin/link", (*Site).linkForm),
