@@ -156,6 +156,9 @@ calls:
 {{- if and (eq .component "render") $root.Values.images.render.chromiumVersion }}
 - -render.chromium-version={{ $root.Values.images.render.chromiumVersion }}
 {{- end }}
+{{- if and (eq .component "gateway") $root.Values.mail.from }}
+- {{ printf "-gateway.mail.from=%s" $root.Values.mail.from | quote }}
+{{- end }}
 {{- if eq .component "brand" }}
 - -brand.fetch-timeout={{ $root.Values.brand.fetchTimeout }}
 {{- with $root.Values.brand.egressProxy }}
@@ -185,6 +188,10 @@ calls:
   valueFrom: {secretKeyRef: {name: {{ $secret }}, key: s3-access-key}}
 - name: CHARTD_S3_SECRET_KEY
   valueFrom: {secretKeyRef: {name: {{ $secret }}, key: s3-secret-key}}
+{{- end }}
+{{- if eq .component "gateway" }}
+- name: CHARTD_GATEWAY_MAIL_SMTP_URL
+  valueFrom: {secretKeyRef: {name: {{ $secret }}, key: smtp-url, optional: true}}
 {{- end }}
 {{ include "chartd.otelEnv" (dict "root" $root "component" .component) }}
 {{- end -}}

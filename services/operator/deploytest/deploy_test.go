@@ -107,6 +107,13 @@ ingress: {enabled: false}
 httpRoute: {enabled: true, parentRefs: [{name: public, namespace: gateways}]}
 `},
 		{"distributed inline secrets", distributedBase + inlineSecrets},
+		{"distributed mail", distributedBase + inlineSecrets + `  smtpURL: smtp://chartd:pw@mail.example.com:587
+mail: {from: "chartd <no-reply@example.com>"}
+`},
+		{"single mail from existingSecret", `
+secrets: {existingSecret: chartd-credentials}
+mail: {from: "chartd <no-reply@example.com>"}
+`},
 		{"distributed existingSecret tls otel trusted proxies", distributedBase + `
 publicURL: https://charts.example.com
 secrets: {existingSecret: chartd-credentials}
@@ -235,6 +242,55 @@ func createNamespace(t testing.TB, c client.Client, name string) {
 	t.Helper()
 	if err := c.Create(context.Background(), &corev1.Namespace{ObjectMeta: metaName(name)}); err != nil {
 		t.Fatalf("create namespace %s: %v", name, err)
+	}
+}
+
+// TestChartMail: the gateway (or the single process) reads its SMTP URL
+// from the Secret's optional smtp-url key and gets the From address as a
+// flag; the chart's own Secret carries the URL given.
+func TestChartMail(t *testing.T) {
+	s := newScheme(t)
+	for _, tc := range valueCases() {
+		if !strings.Contains(tc.name, "mail") {
+			continue
+		}
+		t.Run(tc.name, func(t *testing.T) {
+			files, err := renderChart(t, tc.values, "mail")
+			if err != nil {
+				t.Fatalf("render: %v", err)
+			}
+			var env, args bool
+			for _, o := range decodeStrict(t, s, documents(files)) {
+				switch o := o.(type) {
+				case *corev1.Secret:
+					if !strings.Contains(tc.name, "existingSecret") && o.StringData["smtp-url"] != "smtp://chartd:pw@mail.example.com:587" {
+						t.Errorf("Secret %s smtp-url = %q", o.Name, o.StringData["smtp-url"])
+					}
+				case *appsv1.Deployment, *appsv1.StatefulSet:
+					var spec corev1.PodSpec
+					if d, ok := o.(*appsv1.Deployment); ok {
+						spec = d.Spec.Template.Spec
+					} else {
+						spec = o.(*appsv1.StatefulSet).Spec.Template.Spec
+					}
+					for _, c := range spec.Containers {
+						if !slices.Contains(c.Args, "-target=gateway") && !slices.Contains(c.Args, "-target=all") {
+							continue
+						}
+						args = args || slices.Contains(c.Args, "-gateway.mail.from=chartd <no-reply@example.com>")
+						for _, e := range c.Env {
+							if e.Name == "CHARTD_GATEWAY_MAIL_SMTP_URL" && e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil &&
+								e.ValueFrom.SecretKeyRef.Key == "smtp-url" && e.ValueFrom.SecretKeyRef.Optional != nil && *e.ValueFrom.SecretKeyRef.Optional {
+								env = true
+							}
+						}
+					}
+				}
+			}
+			if !env || !args {
+				t.Errorf("gateway: SMTP URL from the Secret %v, -gateway.mail.from flag %v; want both", env, args)
+			}
+		})
 	}
 }
 
