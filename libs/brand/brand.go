@@ -227,7 +227,10 @@ type signal struct {
 	kind  Kind
 	where string
 	w     float64
-	exact bool // a vector mark's own fill, not a raster's cluster of pixels
+	exact bool // a vector mark's own fill or a raster's flat fill, not a spread of pixels
+	// mark names the image (or inline SVG) of a mark's colour, so that
+	// rank can count each mark once per colour; "" for other evidence.
+	mark string
 }
 
 func newExtractor(pageURL string) *extractor {
@@ -254,10 +257,11 @@ func (e *extractor) add(c rgb, k Kind, where string, w float64) {
 	e.signals = append(e.signals, signal{c: c, kind: k, where: where, w: w})
 }
 
-// addExact adds a signal for a colour a vector mark paints exactly.
-func (e *extractor) addExact(c rgb, k Kind, where string, w float64) {
+// addMark adds a signal for a colour a mark (logo or icon) paints; exact
+// when it is a vector fill or a raster's flat fill.
+func (e *extractor) addMark(c rgb, k Kind, mark, where string, w float64, exact bool) {
 	if w > 0 {
-		e.signals = append(e.signals, signal{c: c, kind: k, where: where, w: w, exact: true})
+		e.signals = append(e.signals, signal{c: c, kind: k, where: where, w: w, exact: exact, mark: mark})
 	}
 }
 
