@@ -257,8 +257,7 @@ func logoKind(k Kind) bool {
 func (e *extractor) trustLogo(nodes []node, groups []group, gi int) int {
 	g := &groups[gi]
 	// A vector mark's exact fill, or a raster's flat fill, is preferred to
-	// a raster's spread of shades (a gradient, noise), which represents a
-	// group only when no CSS colour has more evidence: its most common
+	// a raster's spread of shades (a gradient, noise), whose most common
 	// pixel is one shade among many, not the brand's colour.
 	best, bestW, bestExact := -1, 0.0, false
 	for _, ni := range g.nodes {
@@ -277,10 +276,27 @@ func (e *extractor) trustLogo(nodes []node, groups []group, gi int) int {
 			best, bestW, bestExact = ni, w, exact
 		}
 	}
-	if best < 0 || bestW < 1 || best == g.rep {
+	if best < 0 || bestW < 1 {
 		return -1
 	}
-	if !bestExact && nodes[g.rep].sum > nodes[best].sum {
+	if !bestExact {
+		// A raster's spread of shades names no one value: a colour the
+		// stylesheets name in the same group (a value someone chose)
+		// represents it, else the node with the most evidence.
+		css, cssW := -1, 0.0
+		for _, ni := range g.nodes {
+			if nodes[ni].sum > cssW && slices.ContainsFunc(nodes[ni].sigs, func(si int) bool { return cssKind(e.signals[si].kind) }) {
+				css, cssW = ni, nodes[ni].sum
+			}
+		}
+		switch {
+		case css >= 0:
+			best = css
+		case nodes[g.rep].sum > nodes[best].sum:
+			return -1
+		}
+	}
+	if best == g.rep {
 		return -1
 	}
 	// Returned colours stay ΔE2000 10 apart.
