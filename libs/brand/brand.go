@@ -203,6 +203,7 @@ type extractor struct {
 	roleDecls map[roleKey]*roleDecl // role colours by selector and property
 	roleKeys  []roleKey             // in first-seen order, for determinism
 	capped    map[kindColor][]int   // signal indices per kind and colour
+	rasters   []rasterMemo          // images decoded so far
 }
 
 // roleKey identifies a declaration in the cascade: selector and property.

@@ -63,11 +63,10 @@ func (e *extractor) scanImage(body []byte, ctype, src string, r Role) {
 		}
 		return
 	}
-	img, ok := decodeRaster(body)
+	cls, ok := e.rasterClusters(body)
 	if !ok {
 		return
 	}
-	cls := dominant(img)
 	cs, shares, flats := make([]rgb, len(cls)), make([]float64, len(cls)), make([]float64, len(cls))
 	for i, cl := range cls {
 		cs[i], shares[i], flats[i] = cl.c, cl.share, cl.flat
@@ -124,6 +123,66 @@ func isSVG(body []byte, ctype string) bool {
 	}
 	head = trimSpace(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")))
 	return len(head) > 0 && head[0] == '<' && containsFold(head, "<svg")
+}
+
+// rasterClusters answers an image's dominant colours. The same bytes
+// fetched twice (a logo that is also the favicon) are decoded once. A
+// large PNG is decoded to only the pixels dominant samples (samplePNG),
+// with the same result as decoding it whole.
+func (e *extractor) rasterClusters(body []byte) ([]cluster, bool) {
+	for _, r := range e.rasters {
+		if bytes.Equal(r.body, body) {
+			return r.cls, r.ok
+		}
+	}
+	cls, ok := decodeClusters(body)
+	e.rasters = append(e.rasters, rasterMemo{body, cls, ok})
+	return cls, ok
+}
+
+// rasterMemo is one decoded image's answer, for rasterClusters.
+type rasterMemo struct {
+	body []byte
+	cls  []cluster
+	ok   bool
+}
+
+func decodeClusters(body []byte) (cls []cluster, ok bool) {
+	if bytes.HasPrefix(body, []byte("\x89PNG\r\n\x1a\n")) {
+		if cfg, err := png.DecodeConfig(bytes.NewReader(body)); err == nil && sizeOK(cfg.Width, cfg.Height) {
+			if step := sampleStep(cfg.Width, cfg.Height); step > 1 {
+				if img, ok := safeSamplePNG(body, step); ok {
+					return dominantStep(img, 1), true
+				}
+			}
+		}
+	}
+	img, ok := decodeRaster(body)
+	if !ok {
+		return nil, false
+	}
+	return dominant(img), true
+}
+
+// safeSamplePNG is samplePNG on hostile bytes: a panic is a skip, and the
+// caller falls back to image/png, which then refuses them.
+func safeSamplePNG(body []byte, step int) (img *image.NRGBA, ok bool) {
+	defer func() {
+		if recover() != nil {
+			img, ok = nil, false
+		}
+	}()
+	return samplePNG(body, step)
+}
+
+// sampleStep is the sampling stride that keeps an image's samples within
+// maxSamples.
+func sampleStep(w, h int) int {
+	step := 1
+	for (w/step)*(h/step) > maxSamples {
+		step++
+	}
+	return step
 }
 
 // decodeRaster sniffs and decodes PNG, JPEG, GIF, WebP, BMP and ICO/CUR.
@@ -421,13 +480,16 @@ func pixelReader(img image.Image) func(x, y int) (uint8, uint8, uint8, uint8) {
 // comes out exact rather than averaged with its anti-aliased edges.
 func dominant(img image.Image) []cluster {
 	b := img.Bounds()
+	return dominantStep(img, sampleStep(b.Dx(), b.Dy()))
+}
+
+// dominantStep is dominant sampling every step-th pixel of every step-th
+// row (1 for an image samplePNG has sampled already).
+func dominantStep(img image.Image, step int) []cluster {
+	b := img.Bounds()
 	w, h := b.Dx(), b.Dy()
 	if w <= 0 || h <= 0 {
 		return nil
-	}
-	step := 1
-	for (w/step)*(h/step) > maxSamples {
-		step++
 	}
 	at := pixelReader(img)
 	bins := make([]bin, 0, 256)
