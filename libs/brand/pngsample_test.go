@@ -81,7 +81,11 @@ func TestSamplePNGMatchesDecode(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		at := pixelReader(full)
-		for _, step := range []int{1, 2, 3, 7} {
+		steps := []int{1, 2, 3, 7}
+		if bd := full.Bounds(); bd.Dx()*bd.Dy() > 4*maxSamples {
+			steps = []int{sampleStep(bd.Dx(), bd.Dy())} // the stride extraction uses
+		}
+		for _, step := range steps {
 			s, ok := samplePNG(b, step)
 			if !ok {
 				t.Errorf("%s: not sampled", name)

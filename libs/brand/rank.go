@@ -52,7 +52,11 @@ func (e *extractor) frequencySignals() {
 		list = list[:maxFrequencySignals]
 	}
 	for _, x := range list {
-		w := frequencyWeight * math.Min(1, math.Sqrt(float64(x.n)/float64(ref)))
+		// Relative to the most used chromatic colour, and a colour used
+		// less than once (after the discounts of rules that paint
+		// nothing, code highlighting, other hosts) is not frequent
+		// however rare the others are.
+		w := frequencyWeight * math.Min(1, math.Sqrt(x.n/ref)) * math.Sqrt(math.Min(1, x.n))
 		e.add(x.c, KindFrequency, fmt.Sprintf("used %.1f weighted time(s) in CSS and markup", x.n), w)
 	}
 }

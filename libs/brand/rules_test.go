@@ -165,3 +165,20 @@ func TestLinksDropsOtherOrganisationsLogo(t *testing.T) {
 		t.Errorf("generic logo dropped: %d images", n)
 	}
 }
+
+// TestRareColoursAreNotFrequent: colours used only by rules that paint
+// nothing here (a code highlighter's theme on a page without code) are
+// not frequent because everything else is rarer still (strimzi.io's
+// highlight.js theme came 2nd–7th).
+func TestRareColoursAreNotFrequent(t *testing.T) {
+	s := Site{URL: "https://kafka.example/",
+		HTML: []byte(`<html><body><header><a href="/" class="logo"><svg viewBox="0 0 10 10"><rect width="10" height="10" fill="#192C47"/></svg></a></header>` +
+			strings.Repeat(`<p>Text</p>`, 10) + `</body></html>`),
+		Stylesheets: []Doc{{URL: "https://cdn.example/hljs.css", Body: []byte(
+			`.hljs-string, .hljs-title { color: #880000 } .hljs-comment { color: #888888 } .hljs-number { color: #397300 } .hljs-keyword { color: #1F7199 }`)}},
+	}
+	res, err := Extract(s)
+	if err != nil || len(res.Colors) != 1 || res.Colors[0] != "#192C47" {
+		t.Errorf("got %v, %v; want only the logo's #192C47", res.Colors, err)
+	}
+}
