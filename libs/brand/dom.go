@@ -160,7 +160,10 @@ func (d *dom) computeFactor(sel string) float64 {
 	if highlightSelector(sel) {
 		return 0.05
 	}
-	clean := statePseudo.ReplaceAllString(sel, "")
+	clean := sel
+	if strings.IndexByte(sel, ':') >= 0 {
+		clean = statePseudo.ReplaceAllString(sel, "")
+	}
 	sum := 0.0
 	matched := 0
 	top := false
@@ -362,6 +365,16 @@ const pygmentsClasses = " c ch cm cp cpf c1 cs k kc kd kn kp kr kt m mb mf mh mi
 	" si sx sr s1 ss na nb bp nc no nd ni ne nf fm py nl nn nx nt nv vc vg vi vm o ow p err gd ge gr gh gi go gp gs gu gt" +
 	" w hll lineno lnt ln "
 
+// pygmentsClass reports one of pygmentsClasses.
+func pygmentsClass(c string) bool {
+	for i := 0; i+len(c)+2 <= len(pygmentsClasses); i++ {
+		if pygmentsClasses[i] == ' ' && pygmentsClasses[i+len(c)+1] == ' ' && pygmentsClasses[i+1:i+1+len(c)] == c {
+			return true
+		}
+	}
+	return false
+}
+
 // highlightSelector reports syntax-highlighting rules: their colours paint
 // code samples, not the brand.
 func highlightSelector(sel string) bool {
@@ -377,7 +390,7 @@ func highlightSelector(sel string) bool {
 		if i := strings.LastIndexAny(part, " >+~"); i >= 0 {
 			part = part[i+1:]
 		}
-		if len(part) > 1 && part[0] == '.' && strings.Contains(pygmentsClasses, " "+part[1:]+" ") {
+		if len(part) > 1 && len(part) <= 7 && part[0] == '.' && pygmentsClass(part[1:]) {
 			return true
 		}
 	}

@@ -182,3 +182,17 @@ func TestRareColoursAreNotFrequent(t *testing.T) {
 		t.Errorf("got %v, %v; want only the logo's #192C47", res.Colors, err)
 	}
 }
+
+// TestHighlightSelector holds the code-highlighting classes, Pygments'
+// short ones included, apart from look-alikes.
+func TestHighlightSelector(t *testing.T) {
+	for sel, want := range map[string]bool{
+		".nf": true, ".s2": true, "div .lineno": true, ".hljs-string": true, "pre code .k": true,
+		".highlight .err, .x": true, ".nav": false, ".navbar-brand": false, ".button.is-primary": false,
+		".cpfx": false, "a.s": false, ".kx": false,
+	} {
+		if got := highlightSelector(sel); got != want {
+			t.Errorf("%q: %v, want %v", sel, got, want)
+		}
+	}
+}
