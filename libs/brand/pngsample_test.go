@@ -128,3 +128,25 @@ func TestSamplePNGRefusesWhatItCannotRead(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSamplePNG runs the sampling decoder on arbitrary bytes: it may refuse
+// them, never panic, and what it reads is what image/png reads.
+func FuzzSamplePNG(f *testing.F) {
+	f.Add(encodePNG(f, solid(9, 7, hexColor("#635BFF"))))
+	pal := image.NewPaletted(image.Rect(0, 0, 13, 5), color.Palette{color.NRGBA{1, 2, 3, 255}, color.NRGBA{200, 0, 9, 0}})
+	pal.SetColorIndex(3, 2, 1)
+	f.Add(encodePNG(f, pal))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, ok := samplePNG(b, 2)
+		if !ok {
+			return
+		}
+		full, err := png.Decode(bytes.NewReader(b))
+		if err != nil {
+			return // image/png checks CRCs and Adler-32, which sampling skips
+		}
+		if got, want := dominantStep(s, 1), dominantStep(full, 2); !reflect.DeepEqual(got, want) {
+			t.Errorf("clusters %v, want %v", got, want)
+		}
+	})
+}
