@@ -33,6 +33,9 @@
 //	logo image colour                        8 ┐ the main chromatic colour
 //	apple-touch-icon, favicon colour         5 ┘ full, others × √(share /
 //	                                             its share) (markWeights)
+//	  (a raster's shares count the pixels of each cluster's one most
+//	  common value, so a gradient's spread counts less than a flat fill;
+//	  an SVG's fills within 4 per channel are one colour)
 //	  (8 so that a logo's colour outweighs one link rule and its frequency,
 //	  4.8 + 3; logos drawn by CSS backgrounds are found by CSSLogos)
 //	header or hero SVG illustration          3 × √(share of painted area)
@@ -48,6 +51,7 @@
 //	  danger/… variants, ×0.5 :hover/:focus/:active/:visited states,
 //	  ×0.5 in a dark scheme, ×0.3 under a footer; share-button classes 0
 //	frequency across stylesheets and markup  3 × √(count / top chromatic count)
+//	                                           × √min(1, count)
 //
 // Button, link and header signals come both from selectors that name those
 // elements (.btn-primary, nav a, header) and from utility classes
@@ -55,6 +59,11 @@
 // link with a background is a button. A later declaration of the same
 // property under the same selector replaces an earlier one, as in the
 // cascade.
+//
+// After scoring, the chromatic colour the logo and the icon vote for most
+// goes first (anchorMark): a person naming a brand's colour looks at its
+// logo before its buttons. Each mark votes once per colour; votes within
+// 10% of the top are a tie, which the scores break.
 //
 // After merging, a colour scoring under 8% of the leading colour is noise
 // and is dropped. When no chromatic colour is left, the neutrals are
@@ -203,6 +212,7 @@ type extractor struct {
 	roleDecls map[roleKey]*roleDecl // role colours by selector and property
 	roleKeys  []roleKey             // in first-seen order, for determinism
 	capped    map[kindColor][]int   // signal indices per kind and colour
+	rasters   []rasterMemo          // images decoded so far
 }
 
 // roleKey identifies a declaration in the cascade: selector and property.
@@ -227,7 +237,10 @@ type signal struct {
 	kind  Kind
 	where string
 	w     float64
-	exact bool // a vector mark's own fill, not a raster's cluster of pixels
+	exact bool // a vector mark's own fill or a raster's flat fill, not a spread of pixels
+	// mark names the image (or inline SVG) of a mark's colour, so that
+	// rank can count each mark once per colour; "" for other evidence.
+	mark string
 }
 
 func newExtractor(pageURL string) *extractor {
@@ -254,10 +267,11 @@ func (e *extractor) add(c rgb, k Kind, where string, w float64) {
 	e.signals = append(e.signals, signal{c: c, kind: k, where: where, w: w})
 }
 
-// addExact adds a signal for a colour a vector mark paints exactly.
-func (e *extractor) addExact(c rgb, k Kind, where string, w float64) {
+// addMark adds a signal for a colour a mark (logo or icon) paints; exact
+// when it is a vector fill or a raster's flat fill.
+func (e *extractor) addMark(c rgb, k Kind, mark, where string, w float64, exact bool) {
 	if w > 0 {
-		e.signals = append(e.signals, signal{c: c, kind: k, where: where, w: w, exact: true})
+		e.signals = append(e.signals, signal{c: c, kind: k, where: where, w: w, exact: exact, mark: mark})
 	}
 }
 

@@ -44,6 +44,19 @@ type dom struct {
 	byID    map[string][]int
 	byTag   map[string][]int
 	cache   map[string]float64
+	// parts caches what one complex selector of a list matches: framework
+	// stylesheets repeat a selector across many rules and lists
+	// (.button.is-primary, its :hover form, its [disabled] form).
+	parts map[string]partMatch
+}
+
+// partMatch is what one complex selector paints: how many elements
+// (counted to 64), their summed weights, and whether any is in the header,
+// hero or above the fold.
+type partMatch struct {
+	matched int
+	sum     float64
+	top     bool
 }
 
 func newDOM(doc []byte) *dom {
@@ -60,6 +73,7 @@ func newDOM(doc []byte) *dom {
 		byID:    make(map[string][]int, 64),
 		byTag:   make(map[string][]int, 64),
 		cache:   make(map[string]float64, 256),
+		parts:   make(map[string]partMatch, 256),
 	}
 	var walk func(n *html.Node, header, hero, footer, code bool)
 	walk = func(n *html.Node, header, hero, footer, code bool) {
@@ -146,7 +160,10 @@ func (d *dom) computeFactor(sel string) float64 {
 	if highlightSelector(sel) {
 		return 0.05
 	}
-	clean := statePseudo.ReplaceAllString(sel, "")
+	clean := sel
+	if strings.IndexByte(sel, ':') >= 0 {
+		clean = statePseudo.ReplaceAllString(sel, "")
+	}
 	sum := 0.0
 	matched := 0
 	top := false
@@ -155,39 +172,16 @@ func (d *dom) computeFactor(sel string) float64 {
 		if part == "" {
 			continue
 		}
-		cands, ok := d.candidates(part)
-		if !ok || len(cands) == 0 {
-			continue
-		}
-		s, err := cascadia.Parse(part)
-		if err != nil {
-			continue
-		}
-		if len(cands) > maxCandidates {
-			cands = cands[:maxCandidates]
-		}
-		for _, i := range cands {
-			el := &d.elems[i]
-			if !s.Match(el.n) {
-				continue
-			}
-			matched++
-			w := 1.0
-			switch {
-			case el.code:
-				w = 0.05
-			case el.footer:
-				w = 0.3
-			case el.header || el.hero:
-				w, top = 3, true
-			case el.order < foldElems:
-				w, top = 2, true
-			}
-			sum += w
-			if matched >= 64 {
-				break
+		pm, ok := d.parts[part]
+		if !ok {
+			pm = d.matchPart(part)
+			if len(d.parts) < maxSelectors {
+				d.parts[part] = pm
 			}
 		}
+		matched += pm.matched
+		sum += pm.sum
+		top = top || pm.top
 	}
 	if matched == 0 {
 		return 0.05
@@ -197,6 +191,87 @@ func (d *dom) computeFactor(sel string) float64 {
 		f += 0.6
 	}
 	return f
+}
+
+// matchPart weighs the elements one complex selector matches.
+func (d *dom) matchPart(part string) partMatch {
+	var pm partMatch
+	if !d.namesPresent(part) {
+		return pm
+	}
+	cands, ok := d.candidates(part)
+	if !ok || len(cands) == 0 {
+		return pm
+	}
+	s, err := cascadia.Parse(part)
+	if err != nil {
+		return pm
+	}
+	if len(cands) > maxCandidates {
+		cands = cands[:maxCandidates]
+	}
+	for _, i := range cands {
+		el := &d.elems[i]
+		if !s.Match(el.n) {
+			continue
+		}
+		pm.matched++
+		w := 1.0
+		switch {
+		case el.code:
+			w = 0.05
+		case el.footer:
+			w = 0.3
+		case el.header || el.hero:
+			w, pm.top = 3, true
+		case el.order < foldElems:
+			w, pm.top = 2, true
+		}
+		pm.sum += w
+		if pm.matched >= 64 {
+			break
+		}
+	}
+	return pm
+}
+
+// namesPresent reports whether every class and id a complex selector
+// requires (outside :not() and other functional pseudo-classes, and
+// outside attribute selectors) is on some element of the page: a rule
+// for .hero.is-danger .navbar-menu matches nothing on a page without
+// .is-danger, which a map look-up tells without matching.
+func (d *dom) namesPresent(part string) bool {
+	depth := 0
+	for i := 0; i < len(part); i++ {
+		switch c := part[i]; c {
+		case '(', '[':
+			depth++
+		case ')', ']':
+			depth--
+		case '\\':
+			i++
+		case '.', '#':
+			if depth != 0 {
+				continue
+			}
+			j := i + 1
+			for j < len(part) && (isIdentByte(part[j]) || part[j] == '\\') {
+				if part[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			name := unescapeIdent([]byte(part[i+1 : min(j, len(part))]))
+			if name == "" {
+				return true // not a name: leave it to cascadia
+			}
+			if c == '.' && len(d.byClass[name]) == 0 || c == '#' && len(d.byID[name]) == 0 {
+				return false
+			}
+			i = j - 1
+		}
+	}
+	return true
 }
 
 // candidates returns the elements that could match a complex selector:
@@ -290,6 +365,16 @@ const pygmentsClasses = " c ch cm cp cpf c1 cs k kc kd kn kp kr kt m mb mf mh mi
 	" si sx sr s1 ss na nb bp nc no nd ni ne nf fm py nl nn nx nt nv vc vg vi vm o ow p err gd ge gr gh gi go gp gs gu gt" +
 	" w hll lineno lnt ln "
 
+// pygmentsClass reports one of pygmentsClasses.
+func pygmentsClass(c string) bool {
+	for i := 0; i+len(c)+2 <= len(pygmentsClasses); i++ {
+		if pygmentsClasses[i] == ' ' && pygmentsClasses[i+len(c)+1] == ' ' && pygmentsClasses[i+1:i+1+len(c)] == c {
+			return true
+		}
+	}
+	return false
+}
+
 // highlightSelector reports syntax-highlighting rules: their colours paint
 // code samples, not the brand.
 func highlightSelector(sel string) bool {
@@ -305,7 +390,7 @@ func highlightSelector(sel string) bool {
 		if i := strings.LastIndexAny(part, " >+~"); i >= 0 {
 			part = part[i+1:]
 		}
-		if len(part) > 1 && part[0] == '.' && strings.Contains(pygmentsClasses, " "+part[1:]+" ") {
+		if len(part) > 1 && len(part) <= 7 && part[0] == '.' && pygmentsClass(part[1:]) {
 			return true
 		}
 	}

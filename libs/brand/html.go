@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"slices"
+	"sort"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -209,6 +211,33 @@ func (p *palette) add(c rgb, area float64) {
 		p.n = append(p.n, 1)
 		p.area = append(p.area, area)
 	}
+}
+
+// sameFillTolerance is how far (per channel) two fills of one SVG may be
+// and still be one colour: a designer's #4194D7 and #4596D8 side by side
+// are the same blue, exported twice.
+const sameFillTolerance = 4
+
+// mergeNear joins fills within sameFillTolerance of a larger one into it,
+// so that one colour exported in several near-identical values counts its
+// whole area, as the eye sees it.
+func (p *palette) mergeNear() {
+	idx := make([]int, len(p.c))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return p.area[idx[a]] > p.area[idx[b]] })
+	q := palette{}
+	for _, i := range idx {
+		j := slices.IndexFunc(q.c, func(c rgb) bool { return near(c, p.c[i], sameFillTolerance) })
+		if j < 0 {
+			q.c, q.n, q.area = append(q.c, p.c[i]), append(q.n, p.n[i]), append(q.area, p.area[i])
+			continue
+		}
+		q.n[j] += p.n[i]
+		q.area[j] += p.area[i]
+	}
+	*p = q
 }
 
 // total answers the largest and the summed area.
@@ -512,7 +541,7 @@ func (e *extractor) link(a *tagAttrs) {
 	switch {
 	case has("mask-icon"):
 		if c, ok := parseColorValue(a.color); ok && !generatorDefault(c) {
-			e.add(c, KindMaskIcon, "<link rel=mask-icon color>", 5)
+			e.addMark(c, KindMaskIcon, "mask-icon", "<link rel=mask-icon color>", 5, true)
 		}
 	case has("apple-touch-icon"), has("apple-touch-icon-precomposed"):
 		e.dataImage(a.href, RoleAppleTouchIcon)
@@ -579,10 +608,11 @@ const maxInlineSVG = 256 << 10
 func (e *extractor) emitSVGLogo(markup []byte) {
 	p := &palette{}
 	svgPaint(markup, p)
+	p.mergeNear()
 	max, _ := p.total()
 	for i, c := range p.c {
-		e.addExact(c, KindSVGLogo, fmt.Sprintf("inline SVG logo fill, %d use(s), %.0f%% of the largest area", p.n[i], 100*p.area[i]/max),
-			8*math.Sqrt(p.area[i]/max))
+		e.addMark(c, KindSVGLogo, "inline SVG logo", fmt.Sprintf("inline SVG logo fill, %d use(s), %.0f%% of the largest area", p.n[i], 100*p.area[i]/max),
+			8*math.Sqrt(p.area[i]/max), true)
 	}
 }
 

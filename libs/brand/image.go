@@ -51,29 +51,33 @@ func (e *extractor) scanImage(body []byte, ctype, src string, r Role) {
 	if isSVG(body, ctype) {
 		p := &palette{}
 		svgPaint(body, p)
+		p.mergeNear()
 		_, sum := p.total()
 		shares := make([]float64, len(p.c))
 		for i := range p.c {
 			shares[i] = p.area[i] / sum
 		}
-		ws := markWeights(p.c, shares, base)
+		ws := markWeights(p.c, shares, shares, base)
 		for i, c := range p.c {
-			e.addExact(c, k, fmt.Sprintf("%s SVG fill, %d use(s), %.0f%% of the painted area", src, p.n[i], shares[i]*100), ws[i])
+			e.addMark(c, k, src, fmt.Sprintf("%s SVG fill, %d use(s), %.0f%% of the painted area", src, p.n[i], shares[i]*100), ws[i], true)
 		}
 		return
 	}
-	img, ok := decodeRaster(body)
+	cls, ok := e.rasterClusters(body)
 	if !ok {
 		return
 	}
-	cls := dominant(img)
-	cs, shares := make([]rgb, len(cls)), make([]float64, len(cls))
+	cs, shares, flats := make([]rgb, len(cls)), make([]float64, len(cls)), make([]float64, len(cls))
 	for i, cl := range cls {
-		cs[i], shares[i] = cl.c, cl.share
+		cs[i], shares[i], flats[i] = cl.c, cl.share, cl.flat
 	}
-	ws := markWeights(cs, shares, base)
+	// A gradient's spread of shades counts by the pixels of its one
+	// colour, as a flat fill does: a logo's flat navy is its colour more
+	// than the many teals of a gradient that together cover more pixels.
+	ws := markWeights(cs, shares, flats, base)
 	for i, cl := range cls {
-		e.add(cl.c, k, fmt.Sprintf("%s %.0f%% of pixels", src, cl.share*100), ws[i])
+		where := fmt.Sprintf("%s %.0f%% of pixels, %.0f%% flat", src, cl.share*100, cl.flat*100)
+		e.addMark(cl.c, k, src, where, ws[i], cl.isFlat())
 	}
 }
 
@@ -84,24 +88,27 @@ const markFullShare = 0.25
 // markWeights weighs an image's colours: its main chromatic colour counts
 // the role's full weight, however many other colours the mark has (a
 // three-colour logo's main colour is no less the brand's than a
-// one-colour logo's); the others count by the square root of their share
-// relative to it. A chromatic part smaller than markFullShare of the
-// image counts less: a grey mark with a small coloured dot is not a
-// coloured mark.
-func markWeights(cs []rgb, shares []float64, base float64) []float64 {
-	maxC := 0.0
+// one-colour logo's); the others count by the square root of their
+// share relative to it. Which colour is main, and the relative shares,
+// come from rel (a raster's flat shares, an SVG's painted areas); the
+// size of the chromatic part from shares. A chromatic part smaller than
+// markFullShare of the image counts less: a grey mark with a small
+// coloured dot is not a coloured mark.
+func markWeights(cs []rgb, shares, rel []float64, base float64) []float64 {
+	maxC, maxR := 0.0, 0.0
 	for i, c := range cs {
-		if toneOf(c.lab()) == chromatic && shares[i] > maxC {
-			maxC = shares[i]
+		if toneOf(c.lab()) == chromatic {
+			maxC = math.Max(maxC, shares[i])
+			maxR = math.Max(maxR, rel[i])
 		}
 	}
 	ws := make([]float64, len(cs))
 	for i := range cs {
-		if maxC == 0 {
+		if maxC == 0 || maxR == 0 {
 			ws[i] = base * math.Sqrt(shares[i])
 			continue
 		}
-		ws[i] = base * math.Sqrt(math.Min(1, shares[i]/maxC)) * math.Sqrt(math.Min(1, maxC/markFullShare))
+		ws[i] = base * math.Sqrt(math.Min(1, rel[i]/maxR)) * math.Sqrt(math.Min(1, maxC/markFullShare))
 	}
 	return ws
 }
@@ -116,6 +123,66 @@ func isSVG(body []byte, ctype string) bool {
 	}
 	head = trimSpace(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")))
 	return len(head) > 0 && head[0] == '<' && containsFold(head, "<svg")
+}
+
+// rasterClusters answers an image's dominant colours. The same bytes
+// fetched twice (a logo that is also the favicon) are decoded once. A
+// large PNG is decoded to only the pixels dominant samples (samplePNG),
+// with the same result as decoding it whole.
+func (e *extractor) rasterClusters(body []byte) ([]cluster, bool) {
+	for _, r := range e.rasters {
+		if bytes.Equal(r.body, body) {
+			return r.cls, r.ok
+		}
+	}
+	cls, ok := decodeClusters(body)
+	e.rasters = append(e.rasters, rasterMemo{body, cls, ok})
+	return cls, ok
+}
+
+// rasterMemo is one decoded image's answer, for rasterClusters.
+type rasterMemo struct {
+	body []byte
+	cls  []cluster
+	ok   bool
+}
+
+func decodeClusters(body []byte) (cls []cluster, ok bool) {
+	if bytes.HasPrefix(body, []byte("\x89PNG\r\n\x1a\n")) {
+		if cfg, err := png.DecodeConfig(bytes.NewReader(body)); err == nil && sizeOK(cfg.Width, cfg.Height) {
+			if step := sampleStep(cfg.Width, cfg.Height); step > 1 {
+				if img, ok := safeSamplePNG(body, step); ok {
+					return dominantStep(img, 1), true
+				}
+			}
+		}
+	}
+	img, ok := decodeRaster(body)
+	if !ok {
+		return nil, false
+	}
+	return dominant(img), true
+}
+
+// safeSamplePNG is samplePNG on hostile bytes: a panic is a skip, and the
+// caller falls back to image/png, which then refuses them.
+func safeSamplePNG(body []byte, step int) (img *image.NRGBA, ok bool) {
+	defer func() {
+		if recover() != nil {
+			img, ok = nil, false
+		}
+	}()
+	return samplePNG(body, step)
+}
+
+// sampleStep is the sampling stride that keeps an image's samples within
+// maxSamples.
+func sampleStep(w, h int) int {
+	step := 1
+	for (w/step)*(h/step) > maxSamples {
+		step++
+	}
+	return step
 }
 
 // decodeRaster sniffs and decodes PNG, JPEG, GIF, WebP, BMP and ICO/CUR.
@@ -338,9 +405,24 @@ func decodeDIB(d []byte) (image.Image, bool) {
 
 // cluster is one dominant colour of an image.
 type cluster struct {
-	c     rgb
-	share float64
+	c     rgb     // the most common exact pixel colour of the cluster
+	share float64 // of the image's opaque pixels
+	// flat is the share of the image's opaque pixels within flatTolerance
+	// of c: a flat fill keeps most of its cluster, a gradient little.
+	flat float64
 }
+
+// flatTolerance is how far (per channel) a pixel may stray from a fill's
+// colour and still be that fill. Logos are lossless PNG, GIF or SVG: a
+// flat fill is one exact value, while a gradient's neighbouring shades,
+// however close, are the gradient.
+const flatTolerance = 0
+
+// flatFill is the share of its cluster a fill's exact colour needs to be a
+// flat fill, trusted as exactly as a vector mark's fill.
+const flatFill = 0.5
+
+func (cl cluster) isFlat() bool { return cl.share > 0 && cl.flat >= flatFill*cl.share }
 
 type bin struct {
 	r, g, b, n int
@@ -398,17 +480,21 @@ func pixelReader(img image.Image) func(x, y int) (uint8, uint8, uint8, uint8) {
 // comes out exact rather than averaged with its anti-aliased edges.
 func dominant(img image.Image) []cluster {
 	b := img.Bounds()
+	return dominantStep(img, sampleStep(b.Dx(), b.Dy()))
+}
+
+// dominantStep is dominant sampling every step-th pixel of every step-th
+// row (1 for an image samplePNG has sampled already).
+func dominantStep(img image.Image, step int) []cluster {
+	b := img.Bounds()
 	w, h := b.Dx(), b.Dy()
 	if w <= 0 || h <= 0 {
 		return nil
 	}
-	step := 1
-	for (w/step)*(h/step) > maxSamples {
-		step++
-	}
 	at := pixelReader(img)
 	bins := make([]bin, 0, 256)
 	index := make(map[uint16]int, 256)
+	exact := make(map[rgb]int, 256)
 	shift := uint(3)
 	for y := b.Min.Y; y < b.Max.Y; y += step {
 		for x := b.Min.X; x < b.Max.X; x += step {
@@ -416,6 +502,7 @@ func dominant(img image.Image) []cluster {
 			if a < 128 {
 				continue
 			}
+			exact[rgb{r, g, bl}]++
 			key := uint16(r>>shift)<<10 | uint16(g>>shift)<<5 | uint16(bl>>shift)
 			i, ok := index[key]
 			if !ok {
@@ -448,8 +535,10 @@ func dominant(img image.Image) []cluster {
 		c          rgb
 	}
 	pts := make([]point, len(bins))
+	binOf := make(map[uint16]int, len(bins)) // quantised key → point
 	for i, bn := range bins {
 		c := rgb{uint8(bn.r / bn.n), uint8(bn.g / bn.n), uint8(bn.b / bn.n)}
+		binOf[uint16(c.R>>shift)<<10|uint16(c.G>>shift)<<5|uint16(c.B>>shift)] = i
 		l, a, bb := c.lab()
 		pts[i] = point{l, a, bb, float64(bn.n), c}
 	}
@@ -507,24 +596,51 @@ func dominant(img image.Image) []cluster {
 			}
 		}
 	}
+	// Each cluster is represented by its most common exact pixel colour,
+	// so a flat logo colour comes out exact rather than averaged with its
+	// anti-aliased edges, and its flatness says whether it is a fill or a
+	// gradient's spread.
+	clusterOf := func(c rgb) int {
+		i, ok := binOf[uint16(c.R>>shift)<<10|uint16(c.G>>shift)<<5|uint16(c.B>>shift)]
+		if !ok {
+			return -1 // a light bin dropped above
+		}
+		return assign[i]
+	}
+	modes := make([]rgb, len(cs))
+	modeN := make([]int, len(cs))
+	for c, n := range exact {
+		j := clusterOf(c)
+		if j >= 0 && (n > modeN[j] || n == modeN[j] && lessRGB(c, modes[j])) {
+			modes[j], modeN[j] = c, n
+		}
+	}
+	flatN := make([]int, len(cs))
+	for c, n := range exact {
+		if j := clusterOf(c); j >= 0 && near(c, modes[j], flatTolerance) {
+			flatN[j] += n
+		}
+	}
 	out := make([]cluster, 0, len(cs))
 	for j := range cs {
-		weight, mode, modeW := 0.0, -1, 0.0
+		weight := 0.0
 		for i, p := range pts {
-			if assign[i] != j {
-				continue
-			}
-			weight += p.w
-			if p.w > modeW {
-				mode, modeW = i, p.w
+			if assign[i] == j {
+				weight += p.w
 			}
 		}
 		share := weight / float64(total)
-		if mode < 0 || share < minShare {
+		if modeN[j] == 0 || share < minShare {
 			continue
 		}
-		out = append(out, cluster{pts[mode].c, share})
+		out = append(out, cluster{modes[j], share, float64(flatN[j]) / float64(total)})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].share > out[j].share })
 	return out
+}
+
+// near reports whether two colours differ by at most tol in every channel.
+func near(a, b rgb, tol int) bool {
+	d := func(x, y uint8) bool { return int(x)-int(y) <= tol && int(y)-int(x) <= tol }
+	return d(a.R, b.R) && d(a.G, b.G) && d(a.B, b.B)
 }

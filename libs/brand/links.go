@@ -3,6 +3,7 @@ package brand
 import (
 	"bytes"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -49,6 +50,9 @@ type logoCand struct {
 	url   string
 	score int
 	order int
+	// site: its alt, file or class names the site; other: they name
+	// something, but not the site
+	site, other bool
 }
 
 // Links reads a page and says which stylesheets, manifest and images the
@@ -218,7 +222,11 @@ func Links(pageURL string, doc []byte) Wanted {
 			}
 			if score >= 2 {
 				if u := resolve(src); u != "" {
-					logos = append(logos, logoCand{u, score, order})
+					named, site := naming(string(a.alt)+" "+string(lastPathSegment(src))+" "+string(a.class), page)
+					if site {
+						score++ // "the logo — header position and the site's name"
+					}
+					logos = append(logos, logoCand{u, score, order, site, named && !site})
 				}
 			} else if (parent.header || parent.hero) && !parent.wall && !notOwnLogo(src, a.alt, a.class) &&
 				heroArt(src) && len(heroes) < 8 {
@@ -252,6 +260,11 @@ func Links(pageURL string, doc []byte) Wanted {
 	sort.SliceStable(touch, func(i, j int) bool { return touch[i].size > touch[j].size })
 	sort.SliceStable(icons, func(i, j int) bool { return icons[i].size > icons[j].size })
 	sort.SliceStable(logos, func(i, j int) bool { return logos[i].score > logos[j].score })
+	// When a logo names the site, a candidate naming something else is
+	// another organisation's mark (a foundation's, a partner's).
+	if slices.ContainsFunc(logos, func(c logoCand) bool { return c.site }) {
+		logos = slices.DeleteFunc(logos, func(c logoCand) bool { return c.other })
+	}
 
 	var picks []WantedImage
 	// A page whose HTML names no logo image often draws it from its
@@ -325,6 +338,18 @@ func namesOther(alt []byte, page *url.URL) bool {
 	if page == nil || !saysLogo(alt) {
 		return false
 	}
+	named, site := naming(string(alt), page)
+	return named && !site
+}
+
+// naming reports whether text (alt text, a file or class name) names
+// something (a word that is not generic: logo, header, white, 2x…) and
+// whether one of those words names the site (part of its host's name or
+// the other way round).
+func naming(text string, page *url.URL) (named, site bool) {
+	if page == nil {
+		return false, false
+	}
 	var labels []string
 	for _, l := range strings.Split(strings.ToLower(page.Hostname()), ".") {
 		if l = alnum(l); l != "" && l != "www" {
@@ -334,28 +359,29 @@ func namesOther(alt []byte, page *url.URL) bool {
 	if len(labels) > 1 {
 		labels = labels[:len(labels)-1] // the top-level domain names nothing
 	}
-	named := false
-	for _, w := range strings.FieldsFunc(strings.ToLower(string(alt)), func(r rune) bool {
-		return r == ' ' || r == ',' || r == '|' || r == '/' || r == ':'
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return r == ' ' || r == ',' || r == '|' || r == '/' || r == ':' || r == '-' || r == '_' || r == '.' || r == '@'
 	}) {
 		w = alnum(w)
 		switch w {
 		case "", "logo", "logos", "logotype", "image", "img", "icon", "the", "of", "and", "a", "site", "home",
 			"homepage", "header", "navbar", "nav", "footer", "hero", "main", "small", "large", "white", "black",
-			"color", "colour", "dark", "light", "mark", "wordmark", "brand", "official", "project":
+			"color", "colour", "dark", "light", "mark", "wordmark", "brand", "official", "project",
+			"horizontal", "vertical", "stacked", "inverse", "reverse", "full", "default", "primary", "alt",
+			"text", "retina", "png", "svg", "jpg", "jpeg", "gif", "webp", "ico", "is", "has":
 			continue
 		}
-		if len(w) < 3 {
+		if len(w) < 3 || strings.ContainsAny(w, "0123456789") {
 			continue
 		}
 		named = true
 		for _, l := range labels {
 			if strings.Contains(l, w) || strings.Contains(w, l) {
-				return false
+				site = true
 			}
 		}
 	}
-	return named
+	return named, site
 }
 
 // alnum keeps a string's ASCII letters and digits.

@@ -3,6 +3,7 @@ package brand
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -51,7 +52,11 @@ func (e *extractor) frequencySignals() {
 		list = list[:maxFrequencySignals]
 	}
 	for _, x := range list {
-		w := frequencyWeight * math.Min(1, math.Sqrt(float64(x.n)/float64(ref)))
+		// Relative to the most used chromatic colour, and a colour used
+		// less than once (after the discounts of rules that paint
+		// nothing, code highlighting, other hosts) is not frequent
+		// however rare the others are.
+		w := frequencyWeight * math.Min(1, math.Sqrt(x.n/ref)) * math.Sqrt(math.Min(1, x.n))
 		e.add(x.c, KindFrequency, fmt.Sprintf("used %.1f weighted time(s) in CSS and markup", x.n), w)
 	}
 }
@@ -187,6 +192,7 @@ func (e *extractor) rankDetailed() (Result, []scored, error) {
 	sort.SliceStable(order, func(i, j int) bool {
 		return groups[order[i]].score > groups[order[j]].score
 	})
+	order = e.anchorMark(nodes, groups, order)
 	// Greys, near-white and near-black stay only if nothing else is left;
 	// then white comes last, as it is the one useless colour on a chart.
 	keep := filterGroups(groups, order, func(g group) bool { return g.tone == chromatic && len(g.nodes) > 0 })
@@ -254,8 +260,9 @@ func logoKind(k Kind) bool {
 // that group (to merge into), else -1.
 func (e *extractor) trustLogo(nodes []node, groups []group, gi int) int {
 	g := &groups[gi]
-	// A vector mark's exact fill is preferred to a raster icon's cluster,
-	// which may be a blend of a gradient or of anti-aliased edges.
+	// A vector mark's exact fill, or a raster's flat fill, is preferred to
+	// a raster's spread of shades (a gradient, noise), whose most common
+	// pixel is one shade among many, not the brand's colour.
 	best, bestW, bestExact := -1, 0.0, false
 	for _, ni := range g.nodes {
 		n := &nodes[ni]
@@ -273,7 +280,27 @@ func (e *extractor) trustLogo(nodes []node, groups []group, gi int) int {
 			best, bestW, bestExact = ni, w, exact
 		}
 	}
-	if best < 0 || bestW < 1 || best == g.rep {
+	if best < 0 || bestW < 1 {
+		return -1
+	}
+	if !bestExact {
+		// A raster's spread of shades names no one value: a colour the
+		// stylesheets name in the same group (a value someone chose)
+		// represents it, else the node with the most evidence.
+		css, cssW := -1, 0.0
+		for _, ni := range g.nodes {
+			if nodes[ni].sum > cssW && slices.ContainsFunc(nodes[ni].sigs, func(si int) bool { return cssKind(e.signals[si].kind) }) {
+				css, cssW = ni, nodes[ni].sum
+			}
+		}
+		switch {
+		case css >= 0:
+			best = css
+		case nodes[g.rep].sum > nodes[best].sum:
+			return -1
+		}
+	}
+	if best == g.rep {
 		return -1
 	}
 	// Returned colours stay ΔE2000 10 apart.
@@ -286,6 +313,61 @@ func (e *extractor) trustLogo(nodes []node, groups []group, gi int) int {
 	g.rep = best
 	g.tone = chromatic
 	return -1
+}
+
+// minAnchor is the mark evidence a colour needs to anchor the ranking:
+// one icon's main colour at full weight.
+const minAnchor = 5
+
+// markTie is how close two colours' mark votes must be to be a tie,
+// which the page's own use of them breaks.
+const markTie = 0.9
+
+// anchorMark puts first the chromatic colour the site's marks paint most.
+// The logo (an inline SVG or logo image) and the icon (favicon,
+// apple-touch-icon, mask-icon) each vote once per colour, by their
+// heaviest signal there (three sizes of one icon are one icon), and the
+// votes add up. A person naming a brand's colour looks at its logo first:
+// a button or link colour on many elements does not outrank the colour
+// the logo and the icon agree on. When the marks do not tell (a logo of
+// four equal colours), the colours within markTie of the top vote keep
+// their scored order, which is what the page paints most. Without a
+// chromatic mark colour the order is left as scored.
+func (e *extractor) anchorMark(nodes []node, groups []group, order []int) []int {
+	votes := make([]float64, len(order))
+	bestV := 0.0
+	for pos, gi := range order {
+		g := groups[gi]
+		if g.tone != chromatic || len(g.nodes) == 0 {
+			continue
+		}
+		var logo, icon float64
+		for _, ni := range g.nodes {
+			for _, si := range nodes[ni].sigs {
+				s := e.signals[si]
+				switch {
+				case s.mark == "":
+				case s.kind == KindSVGLogo || s.kind == KindLogoImage:
+					logo = math.Max(logo, s.w)
+				case logoKind(s.kind):
+					icon = math.Max(icon, s.w)
+				}
+			}
+		}
+		votes[pos] = logo + icon
+		bestV = math.Max(bestV, votes[pos])
+	}
+	if bestV < minAnchor {
+		return order
+	}
+	best := slices.IndexFunc(votes, func(v float64) bool { return v >= markTie*bestV })
+	if best <= 0 {
+		return order
+	}
+	out := make([]int, 0, len(order))
+	out = append(out, order[best])
+	out = append(out, order[:best]...)
+	return append(out, order[best+1:]...)
 }
 
 func filterGroups(groups []group, order []int, ok func(group) bool) []int {

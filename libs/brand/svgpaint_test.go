@@ -118,11 +118,11 @@ func TestStockThemeColor(t *testing.T) {
 // coloured dot does not count the dot fully.
 func TestMarkWeights(t *testing.T) {
 	blue, red, green, grey := rgb{0x08, 0x91, 0xD1}, rgb{0xE5, 0x31, 0x2B}, rgb{0x2E, 0xA0, 0x43}, rgb{0x77, 0x77, 0x77}
-	ws := markWeights([]rgb{blue, red, green}, []float64{0.4, 0.3, 0.3}, 6)
+	ws := markWeights([]rgb{blue, red, green}, []float64{0.4, 0.3, 0.3}, []float64{0.4, 0.3, 0.3}, 6)
 	if math.Abs(ws[0]-6) > 1e-9 || math.Abs(ws[1]-6*math.Sqrt(0.75)) > 1e-9 {
 		t.Errorf("three colours: %v", ws)
 	}
-	ws = markWeights([]rgb{grey, red}, []float64{0.95, 0.05}, 6)
+	ws = markWeights([]rgb{grey, red}, []float64{0.95, 0.05}, []float64{0.95, 0.05}, 6)
 	if want := 6 * math.Sqrt(0.05/markFullShare); math.Abs(ws[1]-want) > 1e-9 || ws[0] > 6 {
 		t.Errorf("grey mark with a dot: %v, want the dot at %.2f", ws, want)
 	}
