@@ -205,7 +205,7 @@ func (b *browser) newTab() (*tab, error) {
 		return nil, fmt.Errorf("load the render page: %w", err)
 	}
 	for i := range warmRenders {
-		j := Job{SVG: warmSVG(i), Width: 800, Height: 600, Scale: 1 + i%2}
+		j := Job{SVG: warmSVG(i), Width: 800, Height: 600, Scale: 1 + i%2, path: warmPath(i)}
 		if _, _, err := t.draw(ctx, j); err != nil {
 			t.cancel()
 			return nil, fmt.Errorf("warm-up render: %w", err)
@@ -219,6 +219,16 @@ func (b *browser) newTab() (*tab, error) {
 // warm (its code, font and glyph caches, and canvases, are cold): that
 // was the p99 of a pool that had just replaced a browser.
 const warmRenders = 12
+
+// warmPath is the path the i-th warm-up picture takes: mostly replay, as
+// charts do, and every fourth as an image, so that path is warm too for
+// the charts replay does not know.
+func warmPath(i int) string {
+	if i%4 == 3 {
+		return pathImage
+	}
+	return pathEither
+}
 
 // warmSVG is the i-th warm-up picture: a chart as libs/draw writes one,
 // with the shapes and the text styles of charts (title, labels, rotated

@@ -719,7 +719,8 @@ func (p *Pool) keepWarm() {
 		t := taken[0]
 		t.used.Store(time.Now().UnixNano())
 		ctx, cancel := context.WithTimeout(t.ctx, p.cfg.Deadline)
-		_, _, err := t.draw(ctx, Job{SVG: warmSVG(int(t.used.Load() % 1000)), Width: 800, Height: 600, Scale: 1})
+		i := int(t.used.Load() % 1000)
+		_, _, err := t.draw(ctx, Job{SVG: warmSVG(i), Width: 800, Height: 600, Scale: 1, path: warmPath(i)})
 		cancel()
 		if err != nil {
 			p.settle(t, Job{}, err)
