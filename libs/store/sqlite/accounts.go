@@ -16,6 +16,9 @@ import (
 
 // CreateAccount makes an account with a fresh UUID id.
 func (s *Store) CreateAccount(ctx context.Context, plan string) (store.Account, error) {
+	if err := s.writable(); err != nil {
+		return store.Account{}, fmt.Errorf("create account: %w", err)
+	}
 	if !store.ValidPlan(plan) {
 		return store.Account{}, fmt.Errorf("create account: %w: %q", store.ErrInvalidPlan, plan)
 	}
@@ -109,6 +112,9 @@ func scanAPIKey(r scanner, extra ...any) (store.APIKey, error) {
 
 // CreateAPIKey stores a key by its hash; a duplicate hash is ErrConflict.
 func (s *Store) CreateAPIKey(ctx context.Context, accountID, name, prefix string, hash []byte) (store.APIKey, error) {
+	if err := s.writable(); err != nil {
+		return store.APIKey{}, fmt.Errorf("create api key: %w", err)
+	}
 	k := store.APIKey{
 		ID: uuid.NewString(), AccountID: accountID, Name: name, Prefix: prefix,
 		Hash: append([]byte(nil), hash...), CreatedAt: store.Micro(time.Now()),
@@ -193,6 +199,9 @@ func scanSigningKey(r scanner) (store.SigningKey, error) {
 
 // CreateSigningKey stores a new signing key under the caller's kid.
 func (s *Store) CreateSigningKey(ctx context.Context, accountID, kid string, secret []byte) (store.SigningKey, error) {
+	if err := s.writable(); err != nil {
+		return store.SigningKey{}, fmt.Errorf("create signing key: %w", err)
+	}
 	if kid == "" {
 		return store.SigningKey{}, fmt.Errorf("create signing key for account %s: empty kid", accountID)
 	}
@@ -299,6 +308,9 @@ func (s *Store) SetSigningKeySecret(ctx context.Context, accountID, kid string, 
 // RotateSigningKey stores kid (when not empty) and revokes the account's
 // other live keys, in one transaction.
 func (s *Store) RotateSigningKey(ctx context.Context, accountID, kid string, secret []byte) (store.SigningKey, []string, error) {
+	if err := s.writable(); err != nil {
+		return store.SigningKey{}, nil, fmt.Errorf("rotate signing key: %w", err)
+	}
 	k, revoked, err := s.rotateSigningKey(ctx, accountID, kid, secret)
 	if err != nil {
 		return store.SigningKey{}, nil, fmt.Errorf("rotate signing keys of account %s: %w", accountID, s.check(err))

@@ -28,9 +28,16 @@ import (
 // be made again: tried by Ping, and by writes at most once per
 // recoverEvery.
 
-// DefaultReserveBytes is the reserve's size: room for the WAL frames of a
-// few deletes and their vacuum steps.
-const DefaultReserveBytes = 4 << 20
+// DefaultReserveBytes is the reserve's size. On a full disk it must hold
+// what a checkpoint writes into the database file (the WAL's pages the
+// file does not have yet: up to walAutocheckpointPages plus the last
+// transaction, a chart of up to 5 MiB, the gateway's body limit) and then
+// the frames of the deletes and their vacuum steps.
+const DefaultReserveBytes = 8 << 20
+
+// walAutocheckpointPages is the WAL size, in pages, that starts a
+// checkpoint: 1 MiB at the default page size.
+const walAutocheckpointPages = 256
 
 // recoverEvery spaces out the writes' attempts to leave the full state:
 // each attempt writes the whole reserve.
@@ -79,6 +86,11 @@ func (s *Store) markFull() {
 	s.space.full.Store(true)
 	s.space.last = time.Now()
 	s.releaseLocked()
+	// Move the WAL into the database file now, while the reserve's room
+	// is there, and truncate it: a delete then needs only its own frames.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s.write.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
 }
 
 func (s *Store) releaseLocked() {
@@ -206,11 +218,13 @@ func writeZeros(path string, n int64) error {
 	return errors.Join(err, f.Close())
 }
 
-// openSpace sets up the reserve before SQLite opens the file: with room,
-// the reserve is made; on a disk already (nearly) full the reserve is
+// openSpace sets up the reserve before SQLite opens the file. A reserve
+// already there is kept, whatever its size (chartctl and chartd may open
+// the file with different sizes), unless the disk is full: then it is
 // spent, so SQLite has room for its WAL and index files, and the store
-// opens in its full state rather than failing: the owner can still read
-// and delete.
+// opens in its full state rather than failing, so the owner can still
+// read and delete. With no reserve yet, one is made when the disk has
+// need() free, else the store opens full.
 func (s *Store) openSpace(path string, reserve int64) error {
 	s.space.dir = filepath.Dir(path)
 	if reserve > 0 {
@@ -218,7 +232,18 @@ func (s *Store) openSpace(path string, reserve int64) error {
 	}
 	s.space.mu.Lock()
 	defer s.space.mu.Unlock()
-	err := s.roomLocked()
+	free, err := freeSpace(s.space.dir)
+	if err != nil {
+		return err
+	}
+	if have, _ := reserveSize(s.space.path); have > 0 {
+		if free >= openFree {
+			return nil
+		}
+		err = fmt.Errorf("%w: %d bytes free", errNoRoom, free)
+	} else {
+		err = s.roomLocked()
+	}
 	if err == nil {
 		return nil
 	}
@@ -231,6 +256,9 @@ func (s *Store) openSpace(path string, reserve int64) error {
 	return nil
 }
 
+// openFree is the free space below which a disk counts as full at open.
+const openFree = 256 << 10
+
 // reclaim gives the pages a delete freed back to the file system, so the
 // space is free for everyone and the reserve can be made again. While the
 // disk is full it works in steps with the WAL truncated between them; a
@@ -238,13 +266,21 @@ func (s *Store) openSpace(path string, reserve int64) error {
 // leave the full state.
 func (s *Store) reclaim(ctx context.Context) {
 	if !s.space.full.Load() {
-		// Room enough: one vacuum of every free page; a failure only
-		// leaves them free inside the file.
-		s.write.ExecContext(ctx, `PRAGMA incremental_vacuum`)
+		// Room enough: one vacuum of every free page, and a checkpoint,
+		// which cuts the file to its new size; a failure only leaves the
+		// pages free inside the file.
+		if s.vacuum(ctx, 0) == nil {
+			s.write.ExecContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`)
+		}
 		return
 	}
 	prev := -1
 	for {
+		// Truncate the WAL first: the delete's frames fill it, and the
+		// vacuum step needs the room.
+		if _, err := s.write.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+			break
+		}
 		// A file made before auto_vacuum was set keeps its free pages:
 		// stop as soon as a step gives nothing back.
 		var free int
@@ -252,13 +288,22 @@ func (s *Store) reclaim(ctx context.Context) {
 			break
 		}
 		prev = free
-		if _, err := s.write.ExecContext(ctx, fmt.Sprintf(`PRAGMA incremental_vacuum(%d)`, vacuumStep)); err != nil {
-			break
-		}
-		if _, err := s.write.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		if err := s.vacuum(ctx, vacuumStep); err != nil {
 			break
 		}
 	}
-	s.write.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
 	s.recover(true)
+}
+
+// vacuum gives up to pages free pages (0: all) back to the file system. The
+// pragma answers a row per page freed and frees the next only when asked
+// for the next row, so every row is read.
+func (s *Store) vacuum(ctx context.Context, pages int) error {
+	rows, err := s.write.QueryContext(ctx, fmt.Sprintf(`PRAGMA incremental_vacuum(%d)`, pages))
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+	}
+	return errors.Join(rows.Err(), rows.Close())
 }

@@ -18,6 +18,9 @@ var _ store.OAuth = (*Store)(nil)
 
 // CreateOAuthClient registers an app; its redirect URIs are kept as JSON.
 func (s *Store) CreateOAuthClient(ctx context.Context, name string, redirectURIs []string) (store.OAuthClient, error) {
+	if err := s.writable(); err != nil {
+		return store.OAuthClient{}, fmt.Errorf("create oauth client: %w", err)
+	}
 	c := store.OAuthClient{ID: uuid.NewString(), Name: name, RedirectURIs: redirectURIs, CreatedAt: store.Micro(time.Now())}
 	uris, err := json.Marshal(redirectURIs)
 	if err != nil {

@@ -26,6 +26,9 @@ func scanUser(r scanner) (store.User, error) {
 
 // SignUp makes an account and its first user in one transaction.
 func (s *Store) SignUp(ctx context.Context, plan, email, passwordHash string) (store.Account, store.User, error) {
+	if err := s.writable(); err != nil {
+		return store.Account{}, store.User{}, fmt.Errorf("sign up: %w", err)
+	}
 	if !store.ValidPlan(plan) {
 		return store.Account{}, store.User{}, fmt.Errorf("sign up: %w: %q", store.ErrInvalidPlan, plan)
 	}
@@ -55,6 +58,9 @@ func (s *Store) SignUp(ctx context.Context, plan, email, passwordHash string) (s
 
 // CreateUser adds a user to an existing account.
 func (s *Store) CreateUser(ctx context.Context, accountID, email, passwordHash string) (store.User, error) {
+	if err := s.writable(); err != nil {
+		return store.User{}, fmt.Errorf("create user: %w", err)
+	}
 	u := store.User{ID: uuid.NewString(), AccountID: accountID, Email: email, PasswordHash: passwordHash, CreatedAt: store.Micro(time.Now())}
 	if _, err := s.write.ExecContext(ctx, `INSERT INTO users (`+userColumns+`) VALUES (?, ?, ?, ?, ?)`,
 		u.ID, u.AccountID, u.Email, u.PasswordHash, micros(u.CreatedAt)); err != nil {

@@ -78,6 +78,13 @@ func dsn(path string, extra ...string) string {
 	q.Add("_pragma", "auto_vacuum(INCREMENTAL)")
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeoutMillis))
 	q.Add("_pragma", "journal_mode(WAL)")
+	// Checkpoint at 1 MiB of WAL instead of 4: what the WAL holds and the
+	// database file does not yet is what a checkpoint needs room for on a
+	// full disk, and the reserve must cover it (full.go).
+	q.Add("_pragma", fmt.Sprintf("wal_autocheckpoint(%d)", walAutocheckpointPages))
+	// A WAL a big transaction grew is cut back when it restarts, so the
+	// space deletes give back is not kept by the WAL.
+	q.Add("_pragma", fmt.Sprintf("journal_size_limit(%d)", walAutocheckpointPages*4096))
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "synchronous(NORMAL)")
 	// Reading pages through mmap instead of pread halved hot-path reads here.
