@@ -103,12 +103,38 @@ func Unavailable(err error, retry time.Duration, format string, args ...any) *Er
 	return &Error{Code: Internal, Message: fmt.Sprintf(format, args...), Err: err, RetryAfter: retry, Unavailable: true}
 }
 
-// From finds the API error in err's chain. Anything else becomes internal,
-// with a message that leaks nothing.
+// StorageFullRetry is the Retry-After of a write refused because the
+// service's storage is full: freeing space takes an operator (or deletes),
+// so a client waits longer than for a blip.
+const StorageFullRetry = 60 * time.Second
+
+// storageFull is what a store's "storage full" error has (store.ErrStorageFull):
+// matched by behaviour, so this package imports no backend.
+type storageFull interface{ StorageFull() bool }
+
+// IsStorageFull reports a store's "storage full" in err's chain.
+func IsStorageFull(err error) bool {
+	var sf storageFull
+	return errors.As(err, &sf) && sf.StorageFull()
+}
+
+// StorageFull is the answer of a write refused because the service's
+// storage is full: the contract's internal 500 with Retry-After, logged as a
+// warning, and a message that says whose fault it is not.
+func StorageFull(err error) *Error {
+	return Unavailable(err, StorageFullRetry, "the service's storage is full, so this change could not be saved; this is not a fault of the request, and reading or deleting charts still works; retry in %d s", int(StorageFullRetry/time.Second))
+}
+
+// From finds the API error in err's chain. A store's "storage full" becomes
+// StorageFull; anything else becomes internal, with a message that leaks
+// nothing.
 func From(err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
 		return e
+	}
+	if IsStorageFull(err) {
+		return StorageFull(err)
 	}
 	return &Error{Code: Internal, Message: "the service failed to answer; try again, and report it if it persists", Err: err}
 }

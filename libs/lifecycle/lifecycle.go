@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+
+	"chartd.dev/libs/apierr"
 )
 
 // Module is one part of a running process. Every field is optional: a
@@ -86,7 +88,12 @@ func (g *Group) Ready(ctx context.Context) error {
 	for i, err := range results {
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", mods[i].Name, err))
-			names = append(names, mods[i].Name)
+			name := mods[i].Name
+			if apierr.IsStorageFull(err) {
+				// Says nothing private, and tells the operator what to do.
+				name += " (storage full: writes refused until space is freed; reads and deletes served)"
+			}
+			names = append(names, name)
 		}
 	}
 	if len(errs) == 0 {

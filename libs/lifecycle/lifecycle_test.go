@@ -3,10 +3,13 @@ package lifecycle
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+
+	"chartd.dev/libs/store"
 )
 
 // recorder notes the order modules stop in.
@@ -101,5 +104,19 @@ func TestStopWithoutRun(t *testing.T) {
 	}
 	if !slices.Equal(rec.log, []string{"b", "a"}) {
 		t.Fatalf("stop order %v", rec.log)
+	}
+}
+
+// A module whose storage is full is named with the reason, which the probe
+// may show: an operator reading /readyz learns what to do.
+func TestReadyNamesStorageFull(t *testing.T) {
+	var g Group
+	g.Add(Module{Name: "store", Ready: func(context.Context) error {
+		return fmt.Errorf("sqlite store: %w", store.ErrStorageFull)
+	}})
+	var nr *NotReadyError
+	if err := g.Ready(context.Background()); !errors.As(err, &nr) || len(nr.Modules) != 1 ||
+		!strings.HasPrefix(nr.Modules[0], "store (storage full") {
+		t.Fatalf("not-ready modules: %#v", err)
 	}
 }

@@ -15,7 +15,9 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"syscall"
 	"time"
 
 	"chartd.dev/libs/plan"
@@ -35,7 +37,33 @@ var (
 	ErrBadCursor = errors.New("store: malformed cursor")
 	// ErrInvalidPlan means a plan id other than PlanFree or PlanPro.
 	ErrInvalidPlan = errors.New("store: invalid plan")
+	// ErrStorageFull means the backend's disk (or quota) is full: the
+	// write was refused whole, nothing of it was kept. It is no fault of
+	// the request, and it lasts until an operator frees space or deletes
+	// free some. libs/apierr answers it by its StorageFull method, so the
+	// mapping needs no import of this package.
+	ErrStorageFull error = storageFull{}
 )
+
+// storageFull is the type of ErrStorageFull.
+type storageFull struct{}
+
+func (storageFull) Error() string { return "store: storage full" }
+
+// StorageFull marks the error for libs/apierr (see ErrStorageFull).
+func (storageFull) StorageFull() bool { return true }
+
+// FullError wraps cause, a driver's "disk full" error, in ErrStorageFull,
+// keeping the cause for the log.
+func FullError(cause error) error {
+	return fmt.Errorf("%w: %w", ErrStorageFull, cause)
+}
+
+// IsNoSpace reports a file system's "no space left" or "quota exceeded"
+// in err's chain: what a backend writing files sees on a full disk.
+func IsNoSpace(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
+}
 
 // Plan ids an account can hold; the plan package is their one source.
 const (

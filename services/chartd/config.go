@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"chartd.dev/libs/blob"
+	"chartd.dev/libs/store/sqlite"
 	"chartd.dev/services/brand"
 	"chartd.dev/services/chart"
 	"chartd.dev/services/data"
@@ -23,13 +24,16 @@ import (
 // and a flag given on the command line wins. The process-wide settings are
 // here; each service declares its own, prefixed with its name.
 type Config struct {
-	Target        string
-	Addr          string
-	DataDir       string
-	PublicURL     string
-	PostgresURL   string
-	RedisURL      string
-	InternalToken string
+	Target      string
+	Addr        string
+	DataDir     string
+	PublicURL   string
+	PostgresURL string
+	// SQLiteReserveMiB is the reserve kept beside the SQLite file so
+	// deletes work on a full disk (libs/store/sqlite).
+	SQLiteReserveMiB int
+	RedisURL         string
+	InternalToken    string
 	// RedisReplicas is how many processes share the rate limits: while
 	// Redis is out each one limits in process at 1/RedisReplicas of an
 	// allowance (libs/quota).
@@ -79,6 +83,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.DataDir, "data-dir", "./data", "directory of the embedded backends (SQLite file, images)")
 	fs.StringVar(&c.PublicURL, "public-url", "", "public address of the site, e.g. http://127.0.0.1:8080 (default: http://<addr>)")
 	fs.StringVar(&c.PostgresURL, "postgres-url", "", "PostgreSQL URL; empty uses SQLite in -data-dir")
+	fs.IntVar(&c.SQLiteReserveMiB, "sqlite-reserve-mib", sqlite.DefaultReserveBytes>>20, "MiB kept free beside the SQLite file for deletes on a full disk (0 keeps none)")
 	fs.StringVar(&c.RedisURL, "redis-url", "", "Redis URL for rate limits and counters; empty uses in-process ones")
 	fs.IntVar(&c.RedisReplicas, "redis-replicas", 1, "how many replicas share the rate limits in Redis; while it is out each limits in process at 1/N of an allowance")
 	fs.StringVar(&c.S3.Endpoint, "s3-endpoint", "", "S3/MinIO host:port for the image store; empty keeps images in -data-dir")
@@ -166,6 +171,9 @@ func (c Config) Validate() error {
 	}
 	if c.DataDir == "" && (c.PostgresURL == "" || c.Target == TargetAll) {
 		bad("-data-dir is empty: the embedded backends need a directory")
+	}
+	if c.SQLiteReserveMiB < 0 {
+		bad("-sqlite-reserve-mib %d: want 0 or more", c.SQLiteReserveMiB)
 	}
 	if c.PostgresURL != "" {
 		if u, err := url.Parse(c.PostgresURL); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {

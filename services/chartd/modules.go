@@ -365,7 +365,11 @@ func (a *App) initStore(ctx context.Context) (lifecycle.Module, error) {
 		if err := os.MkdirAll(a.cfg.DataDir, 0o700); err != nil {
 			return lifecycle.Module{}, fmt.Errorf("data dir: %w", err)
 		}
-		s, err = sqlite.Open(ctx, filepath.Join(a.cfg.DataDir, "chartd.db"))
+		reserve := int64(a.cfg.SQLiteReserveMiB) << 20
+		if reserve == 0 {
+			reserve = -1 // none
+		}
+		s, err = sqlite.OpenWith(ctx, filepath.Join(a.cfg.DataDir, "chartd.db"), sqlite.Options{ReserveBytes: reserve})
 	}
 	if err != nil {
 		return lifecycle.Module{}, err

@@ -21,7 +21,7 @@ func (s *Store) CreateAccount(ctx context.Context, plan string) (store.Account, 
 	a := store.Account{ID: uuid.NewString(), Plan: plan, CreatedAt: store.Micro(time.Now())}
 	if _, err := s.pool.Exec(ctx,
 		`INSERT INTO accounts (id, plan, created_at) VALUES ($1, $2, $3)`, a.ID, a.Plan, a.CreatedAt); err != nil {
-		return store.Account{}, fmt.Errorf("create account: %w", err)
+		return store.Account{}, fmt.Errorf("create account: %w", full(err))
 	}
 	return a, nil
 }
@@ -45,7 +45,7 @@ func (s *Store) SetPlan(ctx context.Context, id, plan string) error {
 		err = mustAffect(tag)
 	}
 	if err != nil {
-		return fmt.Errorf("set plan of account %s: %w", id, err)
+		return fmt.Errorf("set plan of account %s: %w", id, full(err))
 	}
 	return nil
 }
@@ -100,7 +100,7 @@ func (s *Store) CreateAPIKey(ctx context.Context, accountID, name, prefix string
 	case pgCode(err) == codeUniqueViolation:
 		return store.APIKey{}, fmt.Errorf("create api key for account %s: %w: duplicate hash", accountID, store.ErrConflict)
 	case err != nil:
-		return store.APIKey{}, fmt.Errorf("create api key for account %s: %w", accountID, err)
+		return store.APIKey{}, fmt.Errorf("create api key for account %s: %w", accountID, full(err))
 	}
 	return k, nil
 }
@@ -129,7 +129,7 @@ func (s *Store) RevokeAPIKey(ctx context.Context, accountID, keyID string) error
 		err = mustAffect(tag)
 	}
 	if err != nil {
-		return fmt.Errorf("revoke api key %s of account %s: %w", keyID, accountID, err)
+		return fmt.Errorf("revoke api key %s of account %s: %w", keyID, accountID, full(err))
 	}
 	return nil
 }
@@ -179,7 +179,7 @@ func (s *Store) CreateSigningKey(ctx context.Context, accountID, kid string, sec
 	case pgCode(err) == codeUniqueViolation:
 		return store.SigningKey{}, fmt.Errorf("create signing key for account %s: %w: kid %s is taken", accountID, store.ErrConflict, kid)
 	case err != nil:
-		return store.SigningKey{}, fmt.Errorf("create signing key for account %s: %w", accountID, err)
+		return store.SigningKey{}, fmt.Errorf("create signing key for account %s: %w", accountID, full(err))
 	}
 	return k, nil
 }
@@ -207,7 +207,7 @@ func (s *Store) RevokeSigningKey(ctx context.Context, accountID, kid string) err
 		err = mustAffect(tag)
 	}
 	if err != nil {
-		return fmt.Errorf("revoke signing key %s of account %s: %w", kid, accountID, err)
+		return fmt.Errorf("revoke signing key %s of account %s: %w", kid, accountID, full(err))
 	}
 	return nil
 }
@@ -253,7 +253,7 @@ func (s *Store) SetSigningKeySecret(ctx context.Context, accountID, kid string, 
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("set secret of signing key %s of account %s: %w", kid, accountID, err)
+		return fmt.Errorf("set secret of signing key %s of account %s: %w", kid, accountID, full(err))
 	}
 	return nil
 }
@@ -290,7 +290,7 @@ func (s *Store) RotateSigningKey(ctx context.Context, accountID, kid string, sec
 		return err
 	})
 	if err != nil {
-		return store.SigningKey{}, nil, fmt.Errorf("rotate signing keys of account %s: %w", accountID, err)
+		return store.SigningKey{}, nil, fmt.Errorf("rotate signing keys of account %s: %w", accountID, full(err))
 	}
 	slices.Sort(revoked)
 	return k, revoked, nil
@@ -313,7 +313,7 @@ func (s *Store) ResealSigningKeys(ctx context.Context, reseal func(store.Signing
 			seen++
 			secret, ch, err := reseal(k)
 			if err != nil {
-				return fmt.Errorf("signing key %s: %w", k.ID, err)
+				return fmt.Errorf("signing key %s: %w", k.ID, full(err))
 			}
 			if !ch {
 				continue
@@ -327,7 +327,7 @@ func (s *Store) ResealSigningKeys(ctx context.Context, reseal func(store.Signing
 		return nil
 	})
 	if err != nil {
-		return 0, 0, fmt.Errorf("reseal signing keys: %w", err)
+		return 0, 0, fmt.Errorf("reseal signing keys: %w", full(err))
 	}
 	return seen, changed, nil
 }
@@ -343,7 +343,7 @@ func (s *Store) SetBrandPalette(ctx context.Context, accountID string, colors []
 		err = mustAffect(tag)
 	}
 	if err != nil {
-		return fmt.Errorf("set brand palette of account %s: %w", accountID, err)
+		return fmt.Errorf("set brand palette of account %s: %w", accountID, full(err))
 	}
 	return nil
 }

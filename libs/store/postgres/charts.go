@@ -65,7 +65,7 @@ func (s *Store) CreateChart(ctx context.Context, c store.Chart, limit int) (stor
 		return putData(ctx, tx, c)
 	})
 	if err != nil {
-		return store.Chart{}, fmt.Errorf("create chart %s in account %s: %w", c.ID, c.AccountID, err)
+		return store.Chart{}, fmt.Errorf("create chart %s in account %s: %w", c.ID, c.AccountID, full(err))
 	}
 	return c, nil
 }
@@ -145,7 +145,7 @@ func (s *Store) UpdateChart(ctx context.Context, c store.Chart, expected *time.T
 		return putData(ctx, tx, out)
 	})
 	if err != nil {
-		return store.Chart{}, fmt.Errorf("update chart %s in account %s: %w", c.ID, c.AccountID, err)
+		return store.Chart{}, fmt.Errorf("update chart %s in account %s: %w", c.ID, c.AccountID, full(err))
 	}
 	return out, nil
 }
@@ -157,7 +157,7 @@ func (s *Store) UpdateChart(ctx context.Context, c store.Chart, expected *time.T
 func (s *Store) EditChart(ctx context.Context, accountID, id string, edit store.ChartEdit) (store.Chart, error) {
 	unlock, err := s.edits.Lock(ctx, accountID+"/"+id)
 	if err != nil {
-		return store.Chart{}, fmt.Errorf("edit chart %s in account %s: %w", id, accountID, err)
+		return store.Chart{}, fmt.Errorf("edit chart %s in account %s: %w", id, accountID, full(err))
 	}
 	defer unlock()
 	var out store.Chart
@@ -186,7 +186,7 @@ func (s *Store) EditChart(ctx context.Context, accountID, id string, edit store.
 		return putData(ctx, tx, out)
 	})
 	if err != nil {
-		return store.Chart{}, fmt.Errorf("edit chart %s in account %s: %w", id, accountID, err)
+		return store.Chart{}, fmt.Errorf("edit chart %s in account %s: %w", id, accountID, full(err))
 	}
 	return out, nil
 }
@@ -230,7 +230,7 @@ func (s *Store) DeleteChart(ctx context.Context, accountID, id string) error {
 		err = mustAffect(tag)
 	}
 	if err != nil {
-		return fmt.Errorf("delete chart %s in account %s: %w", id, accountID, err)
+		return fmt.Errorf("delete chart %s in account %s: %w", id, accountID, full(err))
 	}
 	return nil
 }

@@ -55,7 +55,7 @@ func (s *Store) PutLinkDesign(ctx context.Context, accountID, id, chartID string
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("put link design for account %s: %w", accountID, err)
+		return fmt.Errorf("put link design for account %s: %w", accountID, full(err))
 	}
 	return nil
 }

@@ -22,7 +22,7 @@ func (s *Store) CreateOAuthClient(ctx context.Context, name string, redirectURIs
 	}
 	if _, err := s.pool.Exec(ctx, `INSERT INTO oauth_clients (id, name, redirect_uris, created_at) VALUES ($1, $2, $3, $4)`,
 		c.ID, c.Name, c.RedirectURIs, c.CreatedAt); err != nil {
-		return store.OAuthClient{}, fmt.Errorf("create oauth client: %w", err)
+		return store.OAuthClient{}, fmt.Errorf("create oauth client: %w", full(err))
 	}
 	return c, nil
 }
@@ -45,7 +45,7 @@ func (s *Store) DeleteUnusedOAuthClients(ctx context.Context, before time.Time) 
 	tag, err := s.pool.Exec(ctx, `DELETE FROM oauth_clients c WHERE c.created_at < $1
 		AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = c.id)`, before.UTC())
 	if err != nil {
-		return 0, fmt.Errorf("delete unused oauth clients: %w", err)
+		return 0, fmt.Errorf("delete unused oauth clients: %w", full(err))
 	}
 	return int(tag.RowsAffected()), nil
 }
@@ -79,7 +79,7 @@ func (s *Store) CreateOAuthGrant(ctx context.Context, g store.OAuthGrant) (store
 		err = store.ErrNotFound
 	}
 	if err != nil {
-		return store.OAuthGrant{}, fmt.Errorf("create oauth grant: %w", err)
+		return store.OAuthGrant{}, fmt.Errorf("create oauth grant: %w", full(err))
 	}
 	return g, nil
 }
@@ -130,7 +130,7 @@ func (s *Store) RevokeOAuthGrant(ctx context.Context, accountID, id string, at t
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("revoke oauth grant %s of account %s: %w", id, accountID, err)
+		return fmt.Errorf("revoke oauth grant %s of account %s: %w", id, accountID, full(err))
 	}
 	return nil
 }
@@ -138,7 +138,7 @@ func (s *Store) RevokeOAuthGrant(ctx context.Context, accountID, id string, at t
 // TouchOAuthGrant records a use; an older time is ignored.
 func (s *Store) TouchOAuthGrant(ctx context.Context, id string, at time.Time) error {
 	if _, err := s.pool.Exec(ctx, `UPDATE oauth_grants SET last_used_at = greatest(last_used_at, $2) WHERE id = $1`, id, store.Micro(at)); err != nil {
-		return fmt.Errorf("touch oauth grant %s: %w", id, err)
+		return fmt.Errorf("touch oauth grant %s: %w", id, full(err))
 	}
 	return nil
 }
@@ -155,7 +155,7 @@ func (s *Store) CreateOAuthToken(ctx context.Context, t store.OAuthToken) error 
 		err = mustAffect(tag)
 	}
 	if err != nil {
-		return fmt.Errorf("create oauth %s: %w", t.Kind, err)
+		return fmt.Errorf("create oauth %s: %w", t.Kind, full(err))
 	}
 	return nil
 }
@@ -176,12 +176,12 @@ func (s *Store) SpendOAuthToken(ctx context.Context, kind string, hash []byte, n
 		return t, nil
 	}
 	if !errors.Is(err, pgx.ErrNoRows) {
-		return store.OAuthToken{}, fmt.Errorf("spend oauth %s: %w", kind, err)
+		return store.OAuthToken{}, fmt.Errorf("spend oauth %s: %w", kind, full(err))
 	}
 	err = s.pool.QueryRow(ctx, `SELECT grant_id, redirect_uri, challenge, expires_at, used_at FROM oauth_tokens WHERE hash = $1 AND kind = $2`,
 		nonNil(hash), kind).Scan(&t.GrantID, &t.RedirectURI, &t.Challenge, &t.ExpiresAt, &t.UsedAt)
 	if err != nil {
-		return store.OAuthToken{}, fmt.Errorf("spend oauth %s: %w", kind, notFound(err))
+		return store.OAuthToken{}, fmt.Errorf("spend oauth %s: %w", kind, full(notFound(err)))
 	}
 	if t.UsedAt == nil {
 		return store.OAuthToken{}, fmt.Errorf("spend oauth %s: expired or revoked: %w", kind, store.ErrNotFound)

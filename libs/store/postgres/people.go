@@ -51,7 +51,7 @@ func (s *Store) SignUp(ctx context.Context, plan, email, passwordHash string) (s
 		return userErr(err)
 	})
 	if err != nil {
-		return store.Account{}, store.User{}, fmt.Errorf("sign up %s: %w", email, err)
+		return store.Account{}, store.User{}, fmt.Errorf("sign up %s: %w", email, full(err))
 	}
 	return a, u, nil
 }
@@ -104,7 +104,7 @@ func (s *Store) SetPassword(ctx context.Context, accountID, userID, passwordHash
 		err = mustAffect(tag)
 	}
 	if err != nil {
-		return fmt.Errorf("set password of user %s: %w", userID, err)
+		return fmt.Errorf("set password of user %s: %w", userID, full(err))
 	}
 	return nil
 }
@@ -138,7 +138,7 @@ func (s *Store) LookupSession(ctx context.Context, hash []byte, now time.Time) (
 // DeleteSession ends one of the account's sessions.
 func (s *Store) DeleteSession(ctx context.Context, accountID string, hash []byte) error {
 	if _, err := s.pool.Exec(ctx, `DELETE FROM sessions WHERE account_id = $1 AND hash = $2`, accountID, nonNil(hash)); err != nil {
-		return fmt.Errorf("delete session: %w", err)
+		return fmt.Errorf("delete session: %w", full(err))
 	}
 	return nil
 }
@@ -146,7 +146,7 @@ func (s *Store) DeleteSession(ctx context.Context, accountID string, hash []byte
 // DeleteUserSessions ends every session of a user.
 func (s *Store) DeleteUserSessions(ctx context.Context, accountID, userID string) error {
 	if _, err := s.pool.Exec(ctx, `DELETE FROM sessions WHERE account_id = $1 AND user_id = $2`, accountID, userID); err != nil {
-		return fmt.Errorf("delete sessions of user %s: %w", userID, err)
+		return fmt.Errorf("delete sessions of user %s: %w", userID, full(err))
 	}
 	return nil
 }
@@ -172,7 +172,7 @@ func (s *Store) UseSignInToken(ctx context.Context, hash []byte, now time.Time) 
 		   FROM users u JOIN spent ON u.account_id = spent.account_id AND u.id = spent.user_id`,
 		nonNil(hash), store.Micro(now)))
 	if err != nil {
-		return store.User{}, fmt.Errorf("use sign-in token: %w", notFound(err))
+		return store.User{}, fmt.Errorf("use sign-in token: %w", full(notFound(err)))
 	}
 	return u, nil
 }
@@ -188,7 +188,7 @@ func (s *Store) TouchAPIKey(ctx context.Context, accountID, keyID string, at tim
 		err = mustAffect(tag)
 	}
 	if err != nil {
-		return fmt.Errorf("touch api key %s: %w", keyID, err)
+		return fmt.Errorf("touch api key %s: %w", keyID, full(err))
 	}
 	return nil
 }

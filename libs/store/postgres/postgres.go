@@ -109,7 +109,18 @@ func (s *Store) Close() error {
 const (
 	codeUniqueViolation     = "23505"
 	codeForeignKeyViolation = "23503"
+	// codeDiskFull is disk_full: PostgreSQL could not extend a file.
+	codeDiskFull = "53100"
 )
+
+// full wraps PostgreSQL's disk_full in store.ErrStorageFull, so the API
+// answers it as the service's storage being full (libs/apierr).
+func full(err error) error {
+	if pgCode(err) == codeDiskFull && !errors.Is(err, store.ErrStorageFull) {
+		return store.FullError(err)
+	}
+	return err
+}
 
 func pgCode(err error) string {
 	var e *pgconn.PgError

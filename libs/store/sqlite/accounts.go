@@ -16,6 +16,9 @@ import (
 
 // CreateAccount makes an account with a fresh UUID id.
 func (s *Store) CreateAccount(ctx context.Context, plan string) (store.Account, error) {
+	if err := s.writable(); err != nil {
+		return store.Account{}, fmt.Errorf("create account: %w", err)
+	}
 	if !store.ValidPlan(plan) {
 		return store.Account{}, fmt.Errorf("create account: %w: %q", store.ErrInvalidPlan, plan)
 	}
@@ -23,7 +26,7 @@ func (s *Store) CreateAccount(ctx context.Context, plan string) (store.Account, 
 	if _, err := s.write.ExecContext(ctx,
 		`INSERT INTO accounts (id, plan, created_at) VALUES (?, ?, ?)`,
 		a.ID, a.Plan, micros(a.CreatedAt)); err != nil {
-		return store.Account{}, fmt.Errorf("create account: %w", err)
+		return store.Account{}, fmt.Errorf("create account: %w", s.check(err))
 	}
 	return a, nil
 }
@@ -48,7 +51,7 @@ func (s *Store) SetPlan(ctx context.Context, id, plan string) error {
 		err = mustAffect(res)
 	}
 	if err != nil {
-		return fmt.Errorf("set plan of account %s: %w", id, err)
+		return fmt.Errorf("set plan of account %s: %w", id, s.check(err))
 	}
 	return nil
 }
@@ -109,6 +112,9 @@ func scanAPIKey(r scanner, extra ...any) (store.APIKey, error) {
 
 // CreateAPIKey stores a key by its hash; a duplicate hash is ErrConflict.
 func (s *Store) CreateAPIKey(ctx context.Context, accountID, name, prefix string, hash []byte) (store.APIKey, error) {
+	if err := s.writable(); err != nil {
+		return store.APIKey{}, fmt.Errorf("create api key: %w", err)
+	}
 	k := store.APIKey{
 		ID: uuid.NewString(), AccountID: accountID, Name: name, Prefix: prefix,
 		Hash: append([]byte(nil), hash...), CreatedAt: store.Micro(time.Now()),
@@ -122,7 +128,7 @@ func (s *Store) CreateAPIKey(ctx context.Context, accountID, name, prefix string
 	case isUnique(err):
 		return store.APIKey{}, fmt.Errorf("create api key for account %s: %w: duplicate hash", accountID, store.ErrConflict)
 	case err != nil:
-		return store.APIKey{}, fmt.Errorf("create api key for account %s: %w", accountID, err)
+		return store.APIKey{}, fmt.Errorf("create api key for account %s: %w", accountID, s.check(err))
 	}
 	return k, nil
 }
@@ -159,7 +165,7 @@ func (s *Store) RevokeAPIKey(ctx context.Context, accountID, keyID string) error
 		err = mustAffect(res)
 	}
 	if err != nil {
-		return fmt.Errorf("revoke api key %s of account %s: %w", keyID, accountID, err)
+		return fmt.Errorf("revoke api key %s of account %s: %w", keyID, accountID, s.check(err))
 	}
 	return nil
 }
@@ -193,6 +199,9 @@ func scanSigningKey(r scanner) (store.SigningKey, error) {
 
 // CreateSigningKey stores a new signing key under the caller's kid.
 func (s *Store) CreateSigningKey(ctx context.Context, accountID, kid string, secret []byte) (store.SigningKey, error) {
+	if err := s.writable(); err != nil {
+		return store.SigningKey{}, fmt.Errorf("create signing key: %w", err)
+	}
 	if kid == "" {
 		return store.SigningKey{}, fmt.Errorf("create signing key for account %s: empty kid", accountID)
 	}
@@ -209,7 +218,7 @@ func (s *Store) CreateSigningKey(ctx context.Context, accountID, kid string, sec
 	case isUnique(err):
 		return store.SigningKey{}, fmt.Errorf("create signing key for account %s: %w: kid %s is taken", accountID, store.ErrConflict, kid)
 	case err != nil:
-		return store.SigningKey{}, fmt.Errorf("create signing key for account %s: %w", accountID, err)
+		return store.SigningKey{}, fmt.Errorf("create signing key for account %s: %w", accountID, s.check(err))
 	}
 	return k, nil
 }
@@ -245,7 +254,7 @@ func (s *Store) RevokeSigningKey(ctx context.Context, accountID, kid string) err
 		err = mustAffect(res)
 	}
 	if err != nil {
-		return fmt.Errorf("revoke signing key %s of account %s: %w", kid, accountID, err)
+		return fmt.Errorf("revoke signing key %s of account %s: %w", kid, accountID, s.check(err))
 	}
 	return nil
 }
@@ -291,7 +300,7 @@ func (s *Store) SetSigningKeySecret(ctx context.Context, accountID, kid string, 
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("set secret of signing key %s of account %s: %w", kid, accountID, err)
+		return fmt.Errorf("set secret of signing key %s of account %s: %w", kid, accountID, s.check(err))
 	}
 	return nil
 }
@@ -299,9 +308,12 @@ func (s *Store) SetSigningKeySecret(ctx context.Context, accountID, kid string, 
 // RotateSigningKey stores kid (when not empty) and revokes the account's
 // other live keys, in one transaction.
 func (s *Store) RotateSigningKey(ctx context.Context, accountID, kid string, secret []byte) (store.SigningKey, []string, error) {
+	if err := s.writable(); err != nil {
+		return store.SigningKey{}, nil, fmt.Errorf("rotate signing key: %w", err)
+	}
 	k, revoked, err := s.rotateSigningKey(ctx, accountID, kid, secret)
 	if err != nil {
-		return store.SigningKey{}, nil, fmt.Errorf("rotate signing keys of account %s: %w", accountID, err)
+		return store.SigningKey{}, nil, fmt.Errorf("rotate signing keys of account %s: %w", accountID, s.check(err))
 	}
 	slices.Sort(revoked)
 	return k, revoked, nil
@@ -355,7 +367,7 @@ func (s *Store) rotateSigningKey(ctx context.Context, accountID, kid string, sec
 func (s *Store) ResealSigningKeys(ctx context.Context, reseal func(store.SigningKey) ([]byte, bool, error)) (seen, changed int, err error) {
 	seen, changed, err = s.resealSigningKeys(ctx, reseal)
 	if err != nil {
-		return 0, 0, fmt.Errorf("reseal signing keys: %w", err)
+		return 0, 0, fmt.Errorf("reseal signing keys: %w", s.check(err))
 	}
 	return seen, changed, nil
 }
@@ -406,7 +418,7 @@ func (s *Store) SetBrandPalette(ctx context.Context, accountID string, colors []
 	if len(colors) > 0 {
 		b, err := json.Marshal(colors)
 		if err != nil {
-			return fmt.Errorf("set brand palette of account %s: %w", accountID, err)
+			return fmt.Errorf("set brand palette of account %s: %w", accountID, s.check(err))
 		}
 		palette = sql.NullString{String: string(b), Valid: true}
 	}
@@ -415,7 +427,7 @@ func (s *Store) SetBrandPalette(ctx context.Context, accountID string, colors []
 		err = mustAffect(res)
 	}
 	if err != nil {
-		return fmt.Errorf("set brand palette of account %s: %w", accountID, err)
+		return fmt.Errorf("set brand palette of account %s: %w", accountID, s.check(err))
 	}
 	return nil
 }

@@ -54,12 +54,15 @@ func (s *Store) CreateChart(ctx context.Context, c store.Chart, limit int) (stor
 		c.Data = &store.Dataset{Format: c.Data.Format, Raw: nonNil(c.Data.Raw)}
 	}
 	if err := s.createChart(ctx, c, limit); err != nil {
-		return store.Chart{}, fmt.Errorf("create chart %s in account %s: %w", c.ID, c.AccountID, err)
+		return store.Chart{}, fmt.Errorf("create chart %s in account %s: %w", c.ID, c.AccountID, s.check(err))
 	}
 	return c, nil
 }
 
 func (s *Store) createChart(ctx context.Context, c store.Chart, limit int) error {
+	if err := s.writable(); err != nil {
+		return err
+	}
 	tx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -141,12 +144,15 @@ func (s *Store) GetChartWithData(ctx context.Context, accountID, id string) (sto
 func (s *Store) UpdateChart(ctx context.Context, c store.Chart, expected *time.Time) (store.Chart, error) {
 	out, err := s.updateChart(ctx, c, expected)
 	if err != nil {
-		return store.Chart{}, fmt.Errorf("update chart %s in account %s: %w", c.ID, c.AccountID, err)
+		return store.Chart{}, fmt.Errorf("update chart %s in account %s: %w", c.ID, c.AccountID, s.check(err))
 	}
 	return out, nil
 }
 
 func (s *Store) updateChart(ctx context.Context, c store.Chart, expected *time.Time) (store.Chart, error) {
+	if err := s.writable(); err != nil {
+		return store.Chart{}, err
+	}
 	var want sql.NullInt64
 	if expected != nil {
 		want = sql.NullInt64{Int64: micros(*expected), Valid: true}
@@ -197,12 +203,15 @@ const maxEditAttempts = 16
 func (s *Store) EditChart(ctx context.Context, accountID, id string, edit store.ChartEdit) (store.Chart, error) {
 	out, err := s.editChart(ctx, accountID, id, edit)
 	if err != nil {
-		return store.Chart{}, fmt.Errorf("edit chart %s in account %s: %w", id, accountID, err)
+		return store.Chart{}, fmt.Errorf("edit chart %s in account %s: %w", id, accountID, s.check(err))
 	}
 	return out, nil
 }
 
 func (s *Store) editChart(ctx context.Context, accountID, id string, edit store.ChartEdit) (store.Chart, error) {
+	if err := s.writable(); err != nil {
+		return store.Chart{}, err
+	}
 	unlock, err := s.edits.Lock(ctx, accountID+"/"+id)
 	if err != nil {
 		return store.Chart{}, err
@@ -270,15 +279,23 @@ func updateMiss(ctx context.Context, tx querier, c store.Chart, expected *time.T
 }
 
 // DeleteChart removes one of the account's charts; its data goes with it
-// in the same statement (ON DELETE CASCADE).
+// in the same statement (ON DELETE CASCADE). It works on a full disk: a
+// delete that finds no room releases the reserve and runs once more, and
+// the pages it frees go back to the file system (reclaim).
 func (s *Store) DeleteChart(ctx context.Context, accountID, id string) error {
-	res, err := s.write.ExecContext(ctx, `DELETE FROM charts WHERE account_id = ? AND id = ?`, accountID, id)
+	const q = `DELETE FROM charts WHERE account_id = ? AND id = ?`
+	res, err := s.write.ExecContext(ctx, q, accountID, id)
+	if isFull(err) {
+		s.markFull()
+		res, err = s.write.ExecContext(ctx, q, accountID, id)
+	}
 	if err == nil {
 		err = mustAffect(res)
 	}
 	if err != nil {
-		return fmt.Errorf("delete chart %s in account %s: %w", id, accountID, err)
+		return fmt.Errorf("delete chart %s in account %s: %w", id, accountID, s.check(err))
 	}
+	s.reclaim(ctx)
 	return nil
 }
 

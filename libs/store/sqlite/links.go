@@ -16,12 +16,15 @@ var _ store.LinkDesigns = (*Store)(nil)
 // SHA-256) and the link's pointer to it; the first link stored wins.
 func (s *Store) PutLinkDesign(ctx context.Context, accountID, id, chartID string, design []byte, limit int) error {
 	if err := s.putLinkDesign(ctx, accountID, id, chartID, design, limit); err != nil {
-		return fmt.Errorf("put link design for account %s: %w", accountID, err)
+		return fmt.Errorf("put link design for account %s: %w", accountID, s.check(err))
 	}
 	return nil
 }
 
 func (s *Store) putLinkDesign(ctx context.Context, accountID, id, chartID string, design []byte, limit int) error {
+	if err := s.writable(); err != nil {
+		return err
+	}
 	sum := sha256.Sum256(design)
 	tx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {

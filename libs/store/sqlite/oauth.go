@@ -18,14 +18,17 @@ var _ store.OAuth = (*Store)(nil)
 
 // CreateOAuthClient registers an app; its redirect URIs are kept as JSON.
 func (s *Store) CreateOAuthClient(ctx context.Context, name string, redirectURIs []string) (store.OAuthClient, error) {
+	if err := s.writable(); err != nil {
+		return store.OAuthClient{}, fmt.Errorf("create oauth client: %w", err)
+	}
 	c := store.OAuthClient{ID: uuid.NewString(), Name: name, RedirectURIs: redirectURIs, CreatedAt: store.Micro(time.Now())}
 	uris, err := json.Marshal(redirectURIs)
 	if err != nil {
-		return store.OAuthClient{}, fmt.Errorf("create oauth client: %w", err)
+		return store.OAuthClient{}, fmt.Errorf("create oauth client: %w", s.check(err))
 	}
 	if _, err := s.write.ExecContext(ctx, `INSERT INTO oauth_clients (id, name, redirect_uris, created_at) VALUES (?, ?, ?, ?)`,
 		c.ID, c.Name, string(uris), micros(c.CreatedAt)); err != nil {
-		return store.OAuthClient{}, fmt.Errorf("create oauth client: %w", err)
+		return store.OAuthClient{}, fmt.Errorf("create oauth client: %w", s.check(err))
 	}
 	return c, nil
 }
@@ -53,7 +56,7 @@ func (s *Store) DeleteUnusedOAuthClients(ctx context.Context, before time.Time) 
 	res, err := s.write.ExecContext(ctx, `DELETE FROM oauth_clients WHERE created_at < ?
 		AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = oauth_clients.id)`, micros(before))
 	if err != nil {
-		return 0, fmt.Errorf("delete unused oauth clients: %w", err)
+		return 0, fmt.Errorf("delete unused oauth clients: %w", s.check(err))
 	}
 	n, err := res.RowsAffected()
 	return int(n), err
@@ -86,11 +89,11 @@ func (s *Store) CreateOAuthGrant(ctx context.Context, g store.OAuthGrant) (store
 		if isForeignKey(err) {
 			err = store.ErrNotFound
 		}
-		return store.OAuthGrant{}, fmt.Errorf("create oauth grant: %w", err)
+		return store.OAuthGrant{}, fmt.Errorf("create oauth grant: %w", s.check(err))
 	}
 	c, err := s.GetOAuthClient(ctx, g.ClientID)
 	if err != nil {
-		return store.OAuthGrant{}, fmt.Errorf("create oauth grant: %w", err)
+		return store.OAuthGrant{}, fmt.Errorf("create oauth grant: %w", s.check(err))
 	}
 	g.ClientName = c.Name
 	return g, nil
@@ -132,7 +135,7 @@ func (s *Store) ListOAuthGrants(ctx context.Context, accountID string) ([]store.
 func (s *Store) RevokeOAuthGrant(ctx context.Context, accountID, id string, at time.Time) error {
 	tx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("revoke oauth grant %s: %w", id, err)
+		return fmt.Errorf("revoke oauth grant %s: %w", id, s.check(err))
 	}
 	defer tx.Rollback()
 	res, err := tx.ExecContext(ctx, `UPDATE oauth_grants SET revoked_at = coalesce(revoked_at, ?) WHERE account_id = ? AND id = ?`, micros(at), accountID, id)
@@ -146,7 +149,7 @@ func (s *Store) RevokeOAuthGrant(ctx context.Context, accountID, id string, at t
 		err = tx.Commit()
 	}
 	if err != nil {
-		return fmt.Errorf("revoke oauth grant %s of account %s: %w", id, accountID, err)
+		return fmt.Errorf("revoke oauth grant %s of account %s: %w", id, accountID, s.check(err))
 	}
 	return nil
 }
@@ -154,7 +157,7 @@ func (s *Store) RevokeOAuthGrant(ctx context.Context, accountID, id string, at t
 // TouchOAuthGrant records a use; an older time is ignored.
 func (s *Store) TouchOAuthGrant(ctx context.Context, id string, at time.Time) error {
 	if _, err := s.write.ExecContext(ctx, `UPDATE oauth_grants SET last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id = ?`, micros(at), id); err != nil {
-		return fmt.Errorf("touch oauth grant %s: %w", id, err)
+		return fmt.Errorf("touch oauth grant %s: %w", id, s.check(err))
 	}
 	return nil
 }
@@ -171,7 +174,7 @@ func (s *Store) CreateOAuthToken(ctx context.Context, t store.OAuthToken) error 
 		err = mustAffect(res)
 	}
 	if err != nil {
-		return fmt.Errorf("create oauth %s: %w", t.Kind, err)
+		return fmt.Errorf("create oauth %s: %w", t.Kind, s.check(err))
 	}
 	return nil
 }
@@ -193,13 +196,13 @@ func (s *Store) SpendOAuthToken(ctx context.Context, kind string, hash []byte, n
 		return t, nil
 	}
 	if !errors.Is(err, sql.ErrNoRows) {
-		return store.OAuthToken{}, fmt.Errorf("spend oauth %s: %w", kind, err)
+		return store.OAuthToken{}, fmt.Errorf("spend oauth %s: %w", kind, s.check(err))
 	}
 	var used sql.NullInt64
 	err = s.write.QueryRowContext(ctx, `SELECT grant_id, redirect_uri, challenge, expires_at, used_at FROM oauth_tokens WHERE hash = ? AND kind = ?`,
 		nonNil(hash), kind).Scan(&t.GrantID, &t.RedirectURI, &t.Challenge, &expires, &used)
 	if err != nil {
-		return store.OAuthToken{}, fmt.Errorf("spend oauth %s: %w", kind, notFound(err))
+		return store.OAuthToken{}, fmt.Errorf("spend oauth %s: %w", kind, s.check(notFound(err)))
 	}
 	if !used.Valid {
 		return store.OAuthToken{}, fmt.Errorf("spend oauth %s: expired or revoked: %w", kind, store.ErrNotFound)

@@ -26,6 +26,9 @@ func scanUser(r scanner) (store.User, error) {
 
 // SignUp makes an account and its first user in one transaction.
 func (s *Store) SignUp(ctx context.Context, plan, email, passwordHash string) (store.Account, store.User, error) {
+	if err := s.writable(); err != nil {
+		return store.Account{}, store.User{}, fmt.Errorf("sign up: %w", err)
+	}
 	if !store.ValidPlan(plan) {
 		return store.Account{}, store.User{}, fmt.Errorf("sign up: %w: %q", store.ErrInvalidPlan, plan)
 	}
@@ -34,27 +37,30 @@ func (s *Store) SignUp(ctx context.Context, plan, email, passwordHash string) (s
 	u := store.User{ID: uuid.NewString(), AccountID: a.ID, Email: email, PasswordHash: passwordHash, CreatedAt: now}
 	tx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
-		return store.Account{}, store.User{}, fmt.Errorf("sign up: %w", err)
+		return store.Account{}, store.User{}, fmt.Errorf("sign up: %w", s.check(err))
 	}
 	defer tx.Rollback()
 	if _, err := tx.ExecContext(ctx, `INSERT INTO accounts (id, plan, created_at) VALUES (?, ?, ?)`, a.ID, a.Plan, micros(now)); err != nil {
-		return store.Account{}, store.User{}, fmt.Errorf("sign up: %w", err)
+		return store.Account{}, store.User{}, fmt.Errorf("sign up: %w", s.check(err))
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO users (`+userColumns+`) VALUES (?, ?, ?, ?, ?)`,
 		u.ID, u.AccountID, u.Email, u.PasswordHash, micros(now)); err != nil {
 		if isUnique(err) {
 			err = store.ErrConflict
 		}
-		return store.Account{}, store.User{}, fmt.Errorf("sign up %s: %w", email, err)
+		return store.Account{}, store.User{}, fmt.Errorf("sign up %s: %w", email, s.check(err))
 	}
 	if err := tx.Commit(); err != nil {
-		return store.Account{}, store.User{}, fmt.Errorf("sign up: %w", err)
+		return store.Account{}, store.User{}, fmt.Errorf("sign up: %w", s.check(err))
 	}
 	return a, u, nil
 }
 
 // CreateUser adds a user to an existing account.
 func (s *Store) CreateUser(ctx context.Context, accountID, email, passwordHash string) (store.User, error) {
+	if err := s.writable(); err != nil {
+		return store.User{}, fmt.Errorf("create user: %w", err)
+	}
 	u := store.User{ID: uuid.NewString(), AccountID: accountID, Email: email, PasswordHash: passwordHash, CreatedAt: store.Micro(time.Now())}
 	if _, err := s.write.ExecContext(ctx, `INSERT INTO users (`+userColumns+`) VALUES (?, ?, ?, ?, ?)`,
 		u.ID, u.AccountID, u.Email, u.PasswordHash, micros(u.CreatedAt)); err != nil {
@@ -64,7 +70,7 @@ func (s *Store) CreateUser(ctx context.Context, accountID, email, passwordHash s
 		case isForeignKey(err):
 			err = store.ErrNotFound
 		}
-		return store.User{}, fmt.Errorf("create user %s: %w", email, err)
+		return store.User{}, fmt.Errorf("create user %s: %w", email, s.check(err))
 	}
 	return u, nil
 }
@@ -115,7 +121,7 @@ func (s *Store) SetPassword(ctx context.Context, accountID, userID, passwordHash
 		err = mustAffect(res)
 	}
 	if err != nil {
-		return fmt.Errorf("set password of user %s: %w", userID, err)
+		return fmt.Errorf("set password of user %s: %w", userID, s.check(err))
 	}
 	return nil
 }
@@ -131,7 +137,7 @@ func (s *Store) CreateSession(ctx context.Context, se store.Session) error {
 		case isForeignKey(err):
 			err = store.ErrNotFound
 		}
-		return fmt.Errorf("create session: %w", err)
+		return fmt.Errorf("create session: %w", s.check(err))
 	}
 	return nil
 }
@@ -156,7 +162,7 @@ func (s *Store) LookupSession(ctx context.Context, hash []byte, now time.Time) (
 // DeleteSession ends one of the account's sessions.
 func (s *Store) DeleteSession(ctx context.Context, accountID string, hash []byte) error {
 	if _, err := s.write.ExecContext(ctx, `DELETE FROM sessions WHERE account_id = ? AND hash = ?`, accountID, nonNil(hash)); err != nil {
-		return fmt.Errorf("delete session: %w", err)
+		return fmt.Errorf("delete session: %w", s.check(err))
 	}
 	return nil
 }
@@ -164,7 +170,7 @@ func (s *Store) DeleteSession(ctx context.Context, accountID string, hash []byte
 // DeleteUserSessions ends every session of a user.
 func (s *Store) DeleteUserSessions(ctx context.Context, accountID, userID string) error {
 	if _, err := s.write.ExecContext(ctx, `DELETE FROM sessions WHERE account_id = ? AND user_id = ?`, accountID, userID); err != nil {
-		return fmt.Errorf("delete sessions of user %s: %w", userID, err)
+		return fmt.Errorf("delete sessions of user %s: %w", userID, s.check(err))
 	}
 	return nil
 }
@@ -180,7 +186,7 @@ func (s *Store) CreateSignInToken(ctx context.Context, accountID, userID string,
 		case isForeignKey(err):
 			err = store.ErrNotFound
 		}
-		return fmt.Errorf("create sign-in token: %w", err)
+		return fmt.Errorf("create sign-in token: %w", s.check(err))
 	}
 	return nil
 }
@@ -190,7 +196,7 @@ func (s *Store) CreateSignInToken(ctx context.Context, accountID, userID string,
 func (s *Store) UseSignInToken(ctx context.Context, hash []byte, now time.Time) (store.User, error) {
 	tx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
-		return store.User{}, fmt.Errorf("use sign-in token: %w", err)
+		return store.User{}, fmt.Errorf("use sign-in token: %w", s.check(err))
 	}
 	defer tx.Rollback()
 	var accountID, userID string
@@ -198,14 +204,14 @@ func (s *Store) UseSignInToken(ctx context.Context, hash []byte, now time.Time) 
 		`UPDATE signin_tokens SET used_at = ? WHERE hash = ? AND used_at IS NULL AND expires_at > ? RETURNING account_id, user_id`,
 		micros(now), nonNil(hash), micros(now)).Scan(&accountID, &userID)
 	if err != nil {
-		return store.User{}, fmt.Errorf("use sign-in token: %w", notFound(err))
+		return store.User{}, fmt.Errorf("use sign-in token: %w", s.check(notFound(err)))
 	}
 	u, err := scanUser(tx.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE account_id = ? AND id = ?`, accountID, userID))
 	if err != nil {
-		return store.User{}, fmt.Errorf("use sign-in token: %w", notFound(err))
+		return store.User{}, fmt.Errorf("use sign-in token: %w", s.check(notFound(err)))
 	}
 	if err := tx.Commit(); err != nil {
-		return store.User{}, fmt.Errorf("use sign-in token: %w", err)
+		return store.User{}, fmt.Errorf("use sign-in token: %w", s.check(err))
 	}
 	return u, nil
 }
@@ -221,7 +227,7 @@ func (s *Store) TouchAPIKey(ctx context.Context, accountID, keyID string, at tim
 		err = mustAffect(res)
 	}
 	if err != nil {
-		return fmt.Errorf("touch api key %s: %w", keyID, err)
+		return fmt.Errorf("touch api key %s: %w", keyID, s.check(err))
 	}
 	return nil
 }

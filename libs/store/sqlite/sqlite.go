@@ -50,6 +50,18 @@ type Store struct {
 
 	// edits serialises EditChart per chart in this process (see there).
 	edits store.Locks
+
+	// space is the full state and the reserve that lets deletes through
+	// on a full disk (full.go).
+	space space
+}
+
+// Options tune Open.
+type Options struct {
+	// ReserveBytes is the size of the reserve file kept beside the
+	// database for deletes on a full disk; 0 means DefaultReserveBytes,
+	// negative keeps none.
+	ReserveBytes int64
 }
 
 // busyTimeoutMillis is how long a connection waits for another process's
@@ -60,8 +72,19 @@ const busyTimeoutMillis = 10000
 // connection needs; extra adds per-pool settings.
 func dsn(path string, extra ...string) string {
 	q := url.Values{}
+	// Incremental auto-vacuum lets a delete give pages back to the file
+	// system (reclaim), which a full disk needs; it takes effect on a file
+	// that has no tables yet, so it comes before anything else.
+	q.Add("_pragma", "auto_vacuum(INCREMENTAL)")
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeoutMillis))
 	q.Add("_pragma", "journal_mode(WAL)")
+	// Checkpoint at 1 MiB of WAL instead of 4: what the WAL holds and the
+	// database file does not yet is what a checkpoint needs room for on a
+	// full disk, and the reserve must cover it (full.go).
+	q.Add("_pragma", fmt.Sprintf("wal_autocheckpoint(%d)", walAutocheckpointPages))
+	// A WAL a big transaction grew is cut back when it restarts, so the
+	// space deletes give back is not kept by the WAL.
+	q.Add("_pragma", fmt.Sprintf("journal_size_limit(%d)", walAutocheckpointPages*4096))
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "synchronous(NORMAL)")
 	// Reading pages through mmap instead of pread halved hot-path reads here.
@@ -73,13 +96,25 @@ func dsn(path string, extra ...string) string {
 }
 
 // Open opens (creating if needed) the database file at path and brings its
-// schema up to date. path must be a file: ":memory:" would give each
-// connection its own database.
+// schema up to date, with the default Options. path must be a file:
+// ":memory:" would give each connection its own database.
 func Open(ctx context.Context, path string) (*Store, error) {
+	return OpenWith(ctx, path, Options{})
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, path string, o Options) (*Store, error) {
 	if path == "" || path == ":memory:" || strings.ContainsAny(path, "?#") {
 		return nil, fmt.Errorf("open sqlite store: unsupported path %q", path)
 	}
 	if err := private(path); err != nil {
+		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
+	}
+	s := &Store{}
+	if o.ReserveBytes == 0 {
+		o.ReserveBytes = DefaultReserveBytes
+	}
+	if err := s.openSpace(path, o.ReserveBytes); err != nil {
 		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
 	}
 	write, err := sql.Open("sqlite", dsn(path, "_txlock", "immediate"))
@@ -107,7 +142,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	read.SetMaxOpenConns(readers)
 	read.SetMaxIdleConns(readers)
 	read.SetConnMaxIdleTime(5 * time.Minute)
-	s := &Store{write: write, read: read}
+	s.write, s.read = write, read
 	if err := s.prepare(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
@@ -188,8 +223,13 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	return nil
 }
 
-// Ping checks both pools answer.
+// Ping checks both pools answer and the store is not full: a full store
+// serves reads and deletes but no other writes, so it answers an error
+// wrapping store.ErrStorageFull until the reserve can be made again.
 func (s *Store) Ping(ctx context.Context) error {
+	if err := s.recover(true); err != nil {
+		return fmt.Errorf("sqlite store: %w", err)
+	}
 	if err := s.write.PingContext(ctx); err != nil {
 		return fmt.Errorf("ping sqlite writer: %w", err)
 	}
