@@ -13,6 +13,7 @@ import (
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"chartd.dev/charts"
 	"chartd.dev/libs/quota"
@@ -344,18 +345,22 @@ func TestSiteHomeTryWithoutScript(t *testing.T) {
 		return err
 	}))
 	do(t, ctx, "open the home page", chromedp.Navigate(in.url+"/"))
-	poll(t, ctx, "the page", `document.readyState === "complete"`)
+	// The example pictures load after the page and move the layout; a
+	// click aimed before they did can miss the button. Enter on the
+	// focused button is where no layout can move it.
+	poll(t, ctx, "the page", `document.readyState === "complete" && [...document.images].every((i) => i.complete)`)
 	do(t, ctx, "draw pasted data",
 		chromedp.SetValue(chromedp.ID("try-type"), "pie"),
 		chromedp.SetValue(chromedp.ID("try-data"), "Team,Goals\nReds,12\nBlues,9\nGreens,15\n"),
-		chromedp.Click(chromedp.ID("try-draw")))
+		chromedp.Focus(chromedp.ID("try-draw")), chromedp.KeyEvent(kb.Enter))
 	poll(t, ctx, "the picture", `location.pathname === "/try" && document.getElementById("try-picture").complete && document.getElementById("try-picture").naturalWidth === 640`)
 	got := eval[string](t, ctx, `[document.getElementById("try-status").textContent, document.getElementById("try-type").value, document.getElementById("try-data").value, document.getElementById("try-picture").alt].join("|")`)
 	if parts := strings.Split(got, "|"); parts[0] != "Drawn." || parts[1] != "pie" || parts[2] != "Team,Goals\nReds,12\nBlues,9\nGreens,15\n" || !strings.Contains(parts[3], "Greens") {
 		t.Fatalf("after the post the box shows %q", got)
 	}
 
-	do(t, ctx, "draw data that is not a table", chromedp.SetValue(chromedp.ID("try-data"), "just words"), chromedp.Click(chromedp.ID("try-draw")))
+	do(t, ctx, "draw data that is not a table", chromedp.SetValue(chromedp.ID("try-data"), "just words"),
+		chromedp.Focus(chromedp.ID("try-draw")), chromedp.KeyEvent(kb.Enter))
 	poll(t, ctx, "the reason", `document.getElementById("try-result").hidden && document.getElementById("try-status").textContent.includes("cannot be drawn")`)
 
 	// Script or not, it is the same allowance.
