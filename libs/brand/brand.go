@@ -65,6 +65,13 @@
 // logo before its buttons. Each mark votes once per colour; votes within
 // 10% of the top are a tie, which the scores break.
 //
+// A merged colour is represented by the shade with the most evidence,
+// unless another of its shades covers more of the page (mostPainted: the
+// text and the 20 per element inside each element a rule matches, for a
+// background its whole box, for text 0.4 of it, a gradient's stops
+// sharing it, states such as :hover painting nothing); a logo's exact
+// colour represents its group before either (trustLogo).
+//
 // After merging, a colour scoring under 8% of the leading colour is noise
 // and is dropped. When no chromatic colour is left, the neutrals are
 // returned instead, near-white last.
@@ -211,6 +218,9 @@ type extractor struct {
 	decl      int                   // declarations read so far, to tell them apart
 	roleDecls map[roleKey]*roleDecl // role colours by selector and property
 	roleKeys  []roleKey             // in first-seen order, for determinism
+	areaDecls map[roleKey]*areaDecl // background and text colours by rule
+	areaKeys  []roleKey             // in first-seen order, for determinism
+	area      map[rgb]float64       // the area each colour paints (flushAreas)
 	capped    map[kindColor][]int   // signal indices per kind and colour
 	rasters   []rasterMemo          // images decoded so far
 }
@@ -252,6 +262,8 @@ func newExtractor(pageURL string) *extractor {
 		classUse:    make(map[string]*int),
 		toks:        make([]tok, 0, 256),
 		roleDecls:   make(map[roleKey]*roleDecl),
+		areaDecls:   make(map[roleKey]*areaDecl),
+		area:        make(map[rgb]float64),
 		capped:      make(map[kindColor][]int),
 	}
 	if u, err := url.Parse(pageURL); err == nil {

@@ -124,6 +124,10 @@ type frame struct {
 	// fac weighs the rule by the page elements it paints (dom.ruleFactor)
 	// and by whose stylesheet it is in (extractor.srcMult).
 	fac float64
+	// area is what the rule's elements cover on the page (dom.rule),
+	// and full its selector, kept only when area > 0.
+	area float64
+	full string
 }
 
 type varDef struct {
@@ -292,7 +296,11 @@ func (e *extractor) resolveFrame(stack []frame, i int) *frame {
 	case parent.kind == frameRule || strings.Contains(full, "&"):
 		fac = parent.fac
 	case e.dom != nil:
-		fac *= e.dom.ruleFactor(full)
+		m := e.dom.rule(full)
+		fac *= m.fac
+		if m.area > 0 && e.srcMult == 1 {
+			f.area, f.full = m.area, full
+		}
 	case highlightSelector(full):
 		fac *= 0.05
 	}
@@ -360,11 +368,15 @@ func (e *extractor) statement(stmt []tok, stack []frame, src string) {
 	classSig := f.kind == frameRule && f.class != nil && p != paintNone
 	e.decl++
 	decl := e.decl
+	areaSig := f.kind == frameRule && f.area > 0 && (p == paintBG || p == paintText)
 	sawVar := valueScan(val, identsOK, nil, 0, false, func(c rgb, _ bool) {
 		if !f.resolved {
 			f = e.resolveFrame(stack, len(stack)-1)
 		}
 		e.freq[c] += f.fac
+		if areaSig {
+			e.areaSignal(f, p, c, decl)
+		}
 		if roleSig {
 			e.roleSignal(f.sel, p, c, name.data, decl)
 		}
@@ -413,6 +425,56 @@ func (e *extractor) roleSignal(sel selInfo, p paint, c rgb, prop []byte, decl in
 	if rd.n < len(rd.sigs) {
 		rd.sigs[rd.n] = signal{c: c, kind: k, w: w * sel.mult}
 		rd.n++
+	}
+}
+
+// areaDecl holds the colours of the latest declaration that paints a
+// rule's background or text, and the area of the elements it paints.
+type areaDecl struct {
+	decl int
+	n    int
+	area float64
+	cs   [4]rgb
+}
+
+// areaSignal records a colour a rule paints over its elements' area; a
+// later declaration of the same paint in the same rule replaces it.
+func (e *extractor) areaSignal(f *frame, p paint, c rgb, decl int) {
+	key := roleKey{f.full, "bg"}
+	if p == paintText {
+		key.prop = "text"
+	}
+	ad := e.areaDecls[key]
+	if ad == nil {
+		ad = &areaDecl{decl: decl, area: f.area}
+		e.areaDecls[key] = ad
+		e.areaKeys = append(e.areaKeys, key)
+	}
+	if ad.decl != decl {
+		ad.decl, ad.n = decl, 0
+	}
+	if ad.n < len(ad.cs) {
+		ad.cs[ad.n] = c
+		ad.n++
+	}
+}
+
+// glyphCover is the share of a text box its glyphs paint; a background
+// paints all of its box.
+const glyphCover = 0.4
+
+// flushAreas adds up the area each colour paints; a gradient's stops
+// share their rule's area.
+func (e *extractor) flushAreas() {
+	for _, key := range e.areaKeys {
+		ad := e.areaDecls[key]
+		a := ad.area / float64(ad.n)
+		if key.prop == "text" {
+			a *= glyphCover
+		}
+		for _, c := range ad.cs[:ad.n] {
+			e.area[c] += a
+		}
 	}
 }
 
@@ -1004,6 +1066,7 @@ func (e *extractor) finishCSS() {
 		})
 	}
 	e.flushRoles()
+	e.flushAreas()
 	for _, name := range e.varOrder {
 		d := e.vars[name]
 		w := varWeight(name, d.dark)

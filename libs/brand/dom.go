@@ -22,6 +22,9 @@ const (
 	// maxCandidates bounds the elements one selector is tried on; the
 	// first ones in document order are the ones that weigh most.
 	maxCandidates = 200
+	// elemSize is the size an element adds to its ancestors, and the least
+	// an element paints (an icon glyph, a short word).
+	elemSize = 20
 )
 
 // domElem is what ruleFactor needs to know about one element.
@@ -32,6 +35,10 @@ type domElem struct {
 	hero   bool // inside a hero, jumbotron or masthead
 	footer bool
 	code   bool // inside pre or code
+	// size stands in for the area the element's box covers: the text it
+	// holds and 20 per element inside it (a full-width band of headings,
+	// text and buttons is large, a link is small).
+	size float64
 }
 
 // dom is the parsed page indexed for selector matching: cascadia matches
@@ -43,7 +50,7 @@ type dom struct {
 	byClass map[string][]int
 	byID    map[string][]int
 	byTag   map[string][]int
-	cache   map[string]float64
+	cache   map[string]ruleMatch
 	// parts caches what one complex selector of a list matches: framework
 	// stylesheets repeat a selector across many rules and lists
 	// (.button.is-primary, its :hover form, its [disabled] form).
@@ -57,6 +64,13 @@ type partMatch struct {
 	matched int
 	sum     float64
 	top     bool
+	area    float64 // summed sizes of the matched elements, footers and code discounted
+}
+
+// ruleMatch is what a whole selector list paints: its weight and the
+// area its elements cover.
+type ruleMatch struct {
+	fac, area float64
 }
 
 func newDOM(doc []byte) *dom {
@@ -72,14 +86,18 @@ func newDOM(doc []byte) *dom {
 		byClass: make(map[string][]int, 256),
 		byID:    make(map[string][]int, 64),
 		byTag:   make(map[string][]int, 64),
-		cache:   make(map[string]float64, 256),
+		cache:   make(map[string]ruleMatch, 256),
 		parts:   make(map[string]partMatch, 256),
 	}
-	var walk func(n *html.Node, header, hero, footer, code bool)
-	walk = func(n *html.Node, header, hero, footer, code bool) {
+	var walk func(n *html.Node, header, hero, footer, code bool) float64
+	walk = func(n *html.Node, header, hero, footer, code bool) float64 {
 		if len(d.elems) >= maxDOMElems {
-			return
+			return 0
 		}
+		if n.Type == html.TextNode {
+			return float64(len(strings.TrimSpace(n.Data)))
+		}
+		self := -1
 		if n.Type == html.ElementNode {
 			var class, id, role string
 			for _, a := range n.Attr {
@@ -112,6 +130,7 @@ func newDOM(doc []byte) *dom {
 				footer = true
 			}
 			i := len(d.elems)
+			self = i
 			d.elems = append(d.elems, domElem{n: n, order: i, header: header, hero: hero, footer: footer, code: code})
 			d.byNode[n] = i
 			d.byTag[n.Data] = append(d.byTag[n.Data], i)
@@ -122,9 +141,19 @@ func newDOM(doc []byte) *dom {
 				d.byID[id] = append(d.byID[id], i)
 			}
 		}
+		size := 0.0
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c, header, hero, footer, code)
+			size += walk(c, header, hero, footer, code)
 		}
+		if self < 0 {
+			return size
+		}
+		switch n.Data {
+		case "script", "style", "template", "noscript", "head", "title":
+			size = 0
+		}
+		d.elems[self].size = size
+		return size + elemSize
 	}
 	walk(root, false, false, false, false)
 	if len(d.elems) < 8 {
@@ -137,38 +166,49 @@ func newDOM(doc []byte) *dom {
 // cannot be in: the rule is matched as if the state held.
 var statePseudo = regexp.MustCompile(`(?i)::?(hover|focus|focus-visible|focus-within|active|visited|link|any-link|target|checked|disabled|enabled|placeholder|placeholder-shown|selection|before|after|first-line|first-letter|marker|backdrop|-webkit-[a-z-]+|-moz-[a-z-]+|-ms-[a-z-]+)\b(\([^)]*\))?`)
 
+// restingState matches the states an element is not in when the page is
+// first shown: a rule for them paints no area.
+var restingState = regexp.MustCompile(`(?i):(hover|focus|focus-visible|focus-within|active|visited|target|checked|disabled|placeholder-shown)\b|::?(selection|placeholder|backdrop)\b`)
+
 // ruleFactor weighs a rule by the elements its selector paints: ~nothing
 // when it matches nothing, more for many elements and for elements in the
 // header, nav or hero and above the fold; code-highlighting rules and
 // footers count little.
 func (d *dom) ruleFactor(sel string) float64 {
-	if d == nil {
-		return 1
-	}
-	if f, ok := d.cache[sel]; ok {
-		return f
-	}
-	if len(d.cache) >= maxSelectors {
-		return 0.5
-	}
-	f := d.computeFactor(sel)
-	d.cache[sel] = f
-	return f
+	return d.rule(sel).fac
 }
 
-func (d *dom) computeFactor(sel string) float64 {
+// rule is what a rule's selector paints: its weight (ruleFactor) and the
+// area (domElem.size) of its elements, states such as :hover excluded.
+func (d *dom) rule(sel string) ruleMatch {
+	if d == nil {
+		return ruleMatch{fac: 1}
+	}
+	if m, ok := d.cache[sel]; ok {
+		return m
+	}
+	if len(d.cache) >= maxSelectors {
+		return ruleMatch{fac: 0.5}
+	}
+	m := d.computeFactor(sel)
+	d.cache[sel] = m
+	return m
+}
+
+func (d *dom) computeFactor(sel string) ruleMatch {
 	if highlightSelector(sel) {
-		return 0.05
+		return ruleMatch{fac: 0.05}
 	}
-	clean := sel
-	if strings.IndexByte(sel, ':') >= 0 {
-		clean = statePseudo.ReplaceAllString(sel, "")
-	}
-	sum := 0.0
+	sum, area := 0.0, 0.0
 	matched := 0
 	top := false
-	for _, part := range splitSelectorList(clean) {
+	for _, part := range splitSelectorList(sel) {
 		part = strings.TrimSpace(part)
+		state := false
+		if strings.IndexByte(part, ':') >= 0 {
+			state = restingState.MatchString(part)
+			part = strings.TrimSpace(statePseudo.ReplaceAllString(part, ""))
+		}
 		if part == "" {
 			continue
 		}
@@ -181,16 +221,19 @@ func (d *dom) computeFactor(sel string) float64 {
 		}
 		matched += pm.matched
 		sum += pm.sum
+		if !state {
+			area += pm.area
+		}
 		top = top || pm.top
 	}
 	if matched == 0 {
-		return 0.05
+		return ruleMatch{fac: 0.05}
 	}
 	f := 0.6 + 0.4*min(1, sum/6)
 	if top {
 		f += 0.6
 	}
-	return f
+	return ruleMatch{fac: f, area: area}
 }
 
 // matchPart weighs the elements one complex selector matches.
@@ -216,18 +259,19 @@ func (d *dom) matchPart(part string) partMatch {
 			continue
 		}
 		pm.matched++
-		w := 1.0
+		w, a := 1.0, el.size+elemSize
 		switch {
 		case el.code:
-			w = 0.05
+			w, a = 0.05, a*0.05
 		case el.footer:
-			w = 0.3
+			w, a = 0.3, a*0.3
 		case el.header || el.hero:
 			w, pm.top = 3, true
 		case el.order < foldElems:
 			w, pm.top = 2, true
 		}
 		pm.sum += w
+		pm.area += a
 		if pm.matched >= 64 {
 			break
 		}

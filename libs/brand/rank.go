@@ -168,6 +168,9 @@ func (e *extractor) rankDetailed() (Result, []scored, error) {
 		n.cluster = best
 	}
 	for gi := range groups {
+		e.mostPainted(nodes, groups, gi)
+	}
+	for gi := range groups {
 		gj := e.trustLogo(nodes, groups, gi)
 		if gj < 0 || len(groups[gi].nodes) == 0 {
 			continue
@@ -287,10 +290,14 @@ func (e *extractor) trustLogo(nodes []node, groups []group, gi int) int {
 		// A raster's spread of shades names no one value: a colour the
 		// stylesheets name in the same group (a value someone chose)
 		// represents it, else the node with the most evidence.
-		css, cssW := -1, 0.0
+		// Of those, the one painting the most area (mostPainted), then
+		// the one with the most evidence.
+		css, cssA, cssW := -1, 0.0, 0.0
 		for _, ni := range g.nodes {
-			if nodes[ni].sum > cssW && slices.ContainsFunc(nodes[ni].sigs, func(si int) bool { return cssKind(e.signals[si].kind) }) {
-				css, cssW = ni, nodes[ni].sum
+			a := e.area[nodes[ni].c]
+			if (a > cssA || a == cssA && nodes[ni].sum > cssW) &&
+				slices.ContainsFunc(nodes[ni].sigs, func(si int) bool { return cssKind(e.signals[si].kind) }) {
+				css, cssA, cssW = ni, a, nodes[ni].sum
 			}
 		}
 		switch {
@@ -313,6 +320,54 @@ func (e *extractor) trustLogo(nodes []node, groups []group, gi int) int {
 	g.rep = best
 	g.tone = chromatic
 	return -1
+}
+
+// mostPainted makes a group's representative the chromatic colour that
+// covers the most of the page (extractor.area: the elements its rules
+// paint, backgrounds over their whole box, text over its glyphs), when
+// that is not the colour with the most evidence: of two near shades, the
+// one a person sees is the one the page is painted with, a full-width
+// band's background rather than the links in a footer. A logo's exact
+// colour still comes first (trustLogo, after this). Returned colours stay
+// ΔE 10 apart: a group whose representative sits that close to the new
+// one joins it when it paints less, else the representative is kept.
+func (e *extractor) mostPainted(nodes []node, groups []group, gi int) {
+	g := &groups[gi]
+	if len(g.nodes) == 0 {
+		return
+	}
+	best, bestA := g.rep, e.area[nodes[g.rep].c]
+	for _, ni := range g.nodes {
+		n := &nodes[ni]
+		if a := e.area[n.c]; a > bestA && toneOf(n.l, n.a, n.b) == chromatic {
+			best, bestA = ni, a
+		}
+	}
+	if best == g.rep {
+		return
+	}
+	var near []int
+	for gj := range groups {
+		if gj == gi || len(groups[gj].nodes) == 0 ||
+			nodes[groups[gj].rep].c.colorful().DistanceCIEDE2000(nodes[best].c.colorful())*100 >= mergeDeltaE {
+			continue
+		}
+		for _, ni := range groups[gj].nodes {
+			if e.area[nodes[ni].c] >= bestA {
+				return
+			}
+		}
+		near = append(near, gj)
+	}
+	for _, gj := range near {
+		for _, ni := range groups[gj].nodes {
+			nodes[ni].cluster = gi
+		}
+		g.nodes = append(g.nodes, groups[gj].nodes...)
+		groups[gj].nodes = nil
+	}
+	g.rep = best
+	g.tone = chromatic
 }
 
 // minAnchor is the mark evidence a colour needs to anchor the ranking:

@@ -107,7 +107,7 @@ func rankOf(colors []string, want ...string) int {
 // It asserts what holds today, as floors, so a change that loses a page
 // fails: primary first on 12 of 12, in the top three on 12 of 12, a
 // documented secondary (another returned colour than the primary's) in
-// the top six on 8 of the 11 sites that document one. The issue's
+// the top six on 9 of the 11 sites that document one. The issue's
 // secondary target (all 11) is not met; docs/decisions.md says why for
 // each page that misses. The why of every colour is logged for the pages
 // whose primary is not first. Extraction stays within 50 ms at the
@@ -163,8 +163,8 @@ func TestRealCorpus(t *testing.T) {
 	if len(sites) < 12 {
 		t.Errorf("the corpus has %d sites, want at least 12", len(sites))
 	}
-	if first < 12 || top3 < 12 || sec6 < 8 {
-		t.Errorf("standing fell: first %d (want ≥ 12), top three %d (want ≥ 12), secondary in the top six %d (want ≥ 8)",
+	if first < 12 || top3 < 12 || sec6 < 9 {
+		t.Errorf("standing fell: first %d (want ≥ 12), top three %d (want ≥ 12), secondary in the top six %d (want ≥ 9)",
 			first, top3, sec6)
 	}
 	slices.Sort(times)

@@ -3,6 +3,7 @@ package brand
 import (
 	"fmt"
 	"image/color"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -194,5 +195,56 @@ func TestHighlightSelector(t *testing.T) {
 		if got := highlightSelector(sel); got != want {
 			t.Errorf("%q: %v, want %v", sel, got, want)
 		}
+	}
+}
+
+// bandPage is a page with an orange logo, a full-width band (a video,
+// headings, text and lists) whose gradient ends in band, and links in
+// link, a near shade of band, in a dark section and in the footer.
+func bandPage(band, link string) Site {
+	var b strings.Builder
+	b.WriteString(`<!doctype html><html><head><title>Acme</title></head><body>
+<header class="nav"><a href="/" class="logo"><svg viewBox="0 0 10 10"><rect width="10" height="10" fill="#E8590C"/></svg></a>
+<a href="/docs">Docs</a></header>
+<div class="band"><div class="grid"><div class="col"><iframe src="https://video.example/v"></iframe></div>
+<div class="col"><h1>Run it anywhere in minutes</h1><p>Acme runs your workloads on any cluster, in many configurations, with one command.</p></div>`)
+	for i := range 3 {
+		fmt.Fprintf(&b, `<div class="col"><h4>Feature %d</h4><ul><li>Secure by default</li><li>Simple to configure</li><li>Native tools</li></ul></div>`, i)
+	}
+	b.WriteString(`</div></div><div class="dark"><h2>What is Acme?</h2>`)
+	for i := range 6 {
+		fmt.Fprintf(&b, `<p>Read <a href="/r%d">the guide</a> or <a href="/s%d">ask</a>.</p>`, i, i)
+	}
+	b.WriteString(`</div><footer class="site-footer"><p><a href="/gh">GitHub</a> <a href="/tw">Twitter</a></p></footer></body></html>`)
+	css := fmt.Sprintf(`a { color: #1F579C }
+.band { background: linear-gradient(145deg, #182C46 0%%, #27516C 50%%, %[1]s 100%%) }
+.dark, .site-footer { background: #182C46; color: #fff }
+.dark a, .site-footer a { color: %[2]s }
+.site-footer p a { color: %[2]s }`, band, link)
+	return Site{URL: "https://acme.example/", HTML: []byte(b.String()),
+		Stylesheets: []Doc{{URL: "https://acme.example/site.css", Body: []byte(css)}}}
+}
+
+// TestMostPaintedShadeRepresents: of two shades within the merge radius,
+// the one a full-width band is painted with represents their group, not
+// the link colour with more rule evidence (strimzi.io: the video band's
+// #53B9D7 and the dark section's and footer's link #98D5E7, ΔE 9.5).
+// Before, the link colour represented the group and the band's was lost.
+func TestMostPaintedShadeRepresents(t *testing.T) {
+	res, err := Extract(bandPage("#53B9D7", "#98D5E7"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(res.Colors, "#53B9D7") {
+		t.Errorf("got %v, want the band's #53B9D7", res.Colors)
+	}
+	if rankOf(res.Colors, "#98D5E7") >= 0 {
+		t.Errorf("got %v: the link shade #98D5E7 is returned beside the band's", res.Colors)
+	}
+	// A shade only hovered paints nothing at rest: the links keep the group.
+	s := bandPage("#53B9D7", "#98D5E7")
+	s.Stylesheets[0].Body = []byte(strings.Replace(string(s.Stylesheets[0].Body), ".band {", ".band:hover {", 1))
+	if res, err := Extract(s); err != nil || !slices.Contains(res.Colors, "#98D5E7") {
+		t.Errorf("hovered band: got %v, %v, want the links' #98D5E7", res.Colors, err)
 	}
 }
