@@ -8,6 +8,10 @@
 // image instead, so a picture is never drawn wrong, only slower. The
 // parsed document is inert: DOMParser runs no script and loads nothing.
 class Unsupported extends Error {}
+// rpRTL matches right-to-left letters (Hebrew, Arabic, Syriac, Thaana,
+// NKo, Samaritan, Mandaic and their presentation forms, the historic RTL
+// scripts) and the bidi embedding and override controls.
+const rpRTL = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF\u200F\u202B\u202E\u2067\u{10800}-\u{10FFF}\u{1E800}-\u{1EFFF}]/u;
 const rpSkip = new Set(["title", "desc"]);
 const rpAttrs = new Set(["xmlns", "version", "width", "height", "viewBox", "role", "aria-labelledby", "aria-hidden", "id", "class",
   "x", "y", "rx", "cx", "cy", "r", "d", "x1", "x2", "y1", "y2", "fill", "stroke", "stroke-width", "fill-opacity", "stroke-opacity",
@@ -19,9 +23,50 @@ function rpNum(v, rel) {
   if (!Number.isFinite(n)) throw new Unsupported("the number " + v);
   return n;
 }
-function rpPaintValue(v) {
+// rpPaintValue is a fill or stroke: a colour, or a linear gradient of
+// defs (an object) named by url(#id).
+function rpPaintValue(v, defs) {
+  const m = /^url\(#([^)]+)\)$/.exec(v.trim());
+  if (m && defs.has(m[1])) return defs.get(m[1]);
   if (v.startsWith("url(") || v == "currentColor" || v == "inherit") throw new Unsupported("the paint " + v);
   return v;
+}
+// rpGradients reads the defs: linear gradients in the shape's own box
+// (objectBoundingBox), with plain stops; anything else in defs (patterns,
+// other units, stop opacity) is left to the image path.
+function rpGradients(root) {
+  const defs = new Map();
+  for (const d of root.getElementsByTagName("defs")) {
+    for (const el of d.children) {
+      if (el.tagName != "linearGradient") throw new Unsupported("a " + el.tagName + " in defs");
+      for (const a of el.attributes) {
+        if (!["id", "x1", "y1", "x2", "y2", "gradientUnits"].includes(a.name)) throw new Unsupported("a gradient's " + a.name);
+      }
+      const units = el.getAttribute("gradientUnits");
+      if (units && units != "objectBoundingBox") throw new Unsupported("gradient units " + units);
+      const stops = [];
+      let prev = 0;
+      for (const st of el.children) {
+        if (st.tagName != "stop") throw new Unsupported("a " + st.tagName + " in a gradient");
+        for (const a of st.attributes) if (a.name != "offset" && a.name != "stop-color") throw new Unsupported("a stop's " + a.name);
+        // SVG clamps each offset into [0, 1] and to at least the one before.
+        prev = Math.max(prev, Math.min(1, Math.max(0, rpNum(st.getAttribute("offset") ?? "0", 1))));
+        stops.push([prev, rpPaintValue(st.getAttribute("stop-color") ?? "black", new Map())]);
+      }
+      const n = (a, d) => rpNum(el.getAttribute(a) ?? d, 1);
+      defs.set(el.id, {x1: n("x1", "0"), y1: n("y1", "0"), x2: n("x2", "1"), y2: n("y2", "0"), stops});
+    }
+  }
+  return defs;
+}
+// rpStyle is a canvas fill style for paint over the box [x, y, w, h].
+function rpStyle(ctx, paint, box) {
+  if (typeof paint == "string") return paint;
+  if (!box) throw new Unsupported("a gradient on a shape without a box");
+  const [x, y, w, h] = box;
+  const g = ctx.createLinearGradient(x + paint.x1 * w, y + paint.y1 * h, x + paint.x2 * w, y + paint.y2 * h);
+  for (const [o, c] of paint.stops) g.addColorStop(o, c);
+  return g;
 }
 // rpState is s with el's presentation attributes applied, as SVG
 // inherits them.
@@ -31,8 +76,8 @@ function rpState(el, s) {
     if (!rpAttrs.has(a.name)) throw new Unsupported("the attribute " + a.name);
     const v = a.value;
     switch (a.name) {
-      case "fill": n.fill = rpPaintValue(v); break;
-      case "stroke": n.stroke = rpPaintValue(v); break;
+      case "fill": n.fill = rpPaintValue(v, s.defs); break;
+      case "stroke": n.stroke = rpPaintValue(v, s.defs); if (typeof n.stroke != "string") throw new Unsupported("a gradient stroke"); break;
       case "stroke-width": n.sw = rpNum(v, 0); break;
       case "fill-opacity": n.fo = rpNum(v, 0); break;
       case "stroke-opacity": n.so = rpNum(v, 0); break;
@@ -68,10 +113,10 @@ function rpSetStroke(ctx, s) {
   ctx.lineCap = s.lc;
   ctx.setLineDash(s.dash);
 }
-function rpShape(ctx, s, p) {
+function rpShape(ctx, s, p, box) {
   if (s.fill != "none") {
     ctx.globalAlpha = s.fo;
-    ctx.fillStyle = s.fill;
+    ctx.fillStyle = rpStyle(ctx, s.fill, box);
     ctx.fill(p, s.rule);
   }
   if (rpStroked(s)) {
@@ -79,34 +124,71 @@ function rpShape(ctx, s, p) {
     ctx.stroke(p);
   }
 }
-// rpText draws a text element: its own characters at x, y, or each
-// tspan at its own x, y (libs/draw's wrapped lines), anchored as SVG
-// anchors a text chunk. A stroke painted first is a label's halo.
-function rpText(ctx, el, s, r) {
+// rpFont sets the context's font, direction and alignment for state s,
+// skipping what is already set (setting a font parses it).
+function rpFont(ctx, s, align, r) {
   const font = (s.fw == "normal" ? "" : s.fw + " ") + s.fs + "px " + s.ff;
   if (font != r.font) { ctx.font = font; r.font = font; }
   if (s.dir != r.dir) { ctx.direction = s.dir; r.dir = s.dir; }
-  const align = s.ta == "middle" ? "center" : s.ta;
   if (align != r.align) { ctx.textAlign = align; r.align = align; }
-  const x0 = el.getAttribute("x"), y0 = el.getAttribute("y");
-  const runs = [];
+}
+function rpPaintText(ctx, s, t, x, y) {
+  const stroked = rpStroked(s), first = stroked && s.po.trim().startsWith("stroke");
+  if (first) { rpSetStroke(ctx, s); ctx.strokeText(t, x, y); }
+  if (s.fill != "none") { ctx.globalAlpha = s.fo; ctx.fillStyle = rpStyle(ctx, s.fill, null); ctx.fillText(t, x, y); }
+  if (stroked && !first) { rpSetStroke(ctx, s); ctx.strokeText(t, x, y); }
+}
+// rpText draws a text element as SVG lays it out: text chunks, each
+// begun by the element or by a tspan with its own x or y (libs/draw's
+// wrapped lines), anchored as a whole; within a chunk, runs of their own
+// style (a bold name, a normal value) follow one another. White space
+// collapses across the runs as CSS collapses it.
+function rpText(ctx, el, s, r) {
+  const chunks = [];
+  let chunk = null;
+  const at = (x, y) => { chunk = {x: rpNum(x, 0), y: rpNum(y, 0), runs: []}; chunks.push(chunk); };
+  at(el.getAttribute("x"), el.getAttribute("y"));
   for (const c of el.childNodes) {
     if (c.nodeType == Node.TEXT_NODE) {
-      const t = c.data.replace(/\s+/g, " ").trim();
-      if (t) runs.push([rpNum(x0, 0), rpNum(y0, 0), t]);
+      chunk.runs.push([s, c.data]);
     } else if (c.nodeType == Node.ELEMENT_NODE) {
       if (c.tagName != "tspan") throw new Unsupported("a " + c.tagName + " in text");
-      for (const a of c.attributes) if (a.name != "x" && a.name != "y") throw new Unsupported("a tspan's " + a.name);
       for (const g of c.childNodes) if (g.nodeType != Node.TEXT_NODE) throw new Unsupported("markup in a tspan");
-      const t = c.textContent.replace(/\s+/g, " ").trim();
-      if (t) runs.push([rpNum(c.getAttribute("x") ?? x0, 0), rpNum(c.getAttribute("y") ?? y0, 0), t]);
+      for (const a of ["transform", "text-anchor", "direction", "dx", "dy"]) if (c.hasAttribute(a)) throw new Unsupported("a tspan's " + a);
+      const st = rpState(c, s);
+      if (c.hasAttribute("x") || c.hasAttribute("y")) at(c.getAttribute("x") ?? chunk.x, c.getAttribute("y") ?? chunk.y);
+      chunk.runs.push([st, c.textContent]);
     }
   }
-  const stroked = rpStroked(s), first = stroked && s.po.trim().startsWith("stroke");
-  for (const [x, y, t] of runs) {
-    if (first) { rpSetStroke(ctx, s); ctx.strokeText(t, x, y); }
-    if (s.fill != "none") { ctx.globalAlpha = s.fo; ctx.fillStyle = s.fill; ctx.fillText(t, x, y); }
-    if (stroked && !first) { rpSetStroke(ctx, s); ctx.strokeText(t, x, y); }
+  // Collapse white space: runs of it become one space, none at the start
+  // of the text or after a space, none at the end.
+  let space = true, last = null;
+  for (const ch of chunks) {
+    for (const run of ch.runs) {
+      let t = run[1].replace(/\s+/g, " ");
+      if (space && t.startsWith(" ")) t = t.slice(1);
+      run[1] = t;
+      if (t) { space = t.endsWith(" "); last = run; }
+    }
+  }
+  if (last && last[1].endsWith(" ")) last[1] = last[1].slice(0, -1);
+  const align = s.ta == "middle" ? "center" : s.ta;
+  for (const ch of chunks) {
+    const runs = ch.runs.filter((q) => q[1]);
+    if (runs.length == 1) {
+      rpFont(ctx, runs[0][0], align, r);
+      rpPaintText(ctx, runs[0][0], runs[0][1], ch.x, ch.y);
+    } else if (runs.length > 1) {
+      // The bidi algorithm orders a chunk as one paragraph: right-to-left
+      // letters in one run can move a number in the next (a Hebrew name
+      // and its value). Runs drawn one after another cannot, so such a
+      // chunk is left to the image path.
+      if (s.dir != "ltr" || runs.some((q) => q[0].dir != "ltr" || rpRTL.test(q[1]))) throw new Unsupported("styled runs right to left");
+      const widths = runs.map(([st, t]) => { rpFont(ctx, st, "left", r); return ctx.measureText(t).width; });
+      const total = widths.reduce((a, b) => a + b, 0);
+      let x = ch.x - (s.ta == "middle" ? total / 2 : s.ta == "end" ? total : 0);
+      runs.forEach(([st, t], k) => { rpFont(ctx, st, "left", r); rpPaintText(ctx, st, t, x, ch.y); x += widths[k]; });
+    }
   }
 }
 function rpWalk(ctx, node, s, vw, vh, r) {
@@ -120,14 +202,31 @@ function rpWalk(ctx, node, s, vw, vh, r) {
       case "g":
         rpWalk(ctx, el, st, vw, vh, r);
         break;
+      case "defs":
+        break; // read by rpGradients before the walk
       case "rect": {
         const x = rpNum(el.getAttribute("x"), vw), y = rpNum(el.getAttribute("y"), vh);
         const w = rpNum(el.getAttribute("width"), vw), h = rpNum(el.getAttribute("height"), vh);
         const rx = rpNum(el.getAttribute("rx"), vw);
         if (w <= 0 || h <= 0) break;
+        if (!(rx > 0)) {
+          // A plain rectangle goes through fillRect, whose edges Skia
+          // covers exactly, as the SVG's rect is; a path's edges are
+          // covered in quarter steps (0.87 of a pixel drawn as 0.75).
+          if (st.fill != "none") {
+            ctx.globalAlpha = st.fo;
+            ctx.fillStyle = rpStyle(ctx, st.fill, [x, y, w, h]);
+            ctx.fillRect(x, y, w, h);
+          }
+          if (rpStroked(st)) {
+            rpSetStroke(ctx, st);
+            ctx.strokeRect(x, y, w, h);
+          }
+          break;
+        }
         const p = new Path2D();
-        if (rx > 0) p.roundRect(x, y, w, h, Math.min(rx, w / 2, h / 2)); else p.rect(x, y, w, h);
-        rpShape(ctx, st, p);
+        p.roundRect(x, y, w, h, Math.min(rx, w / 2, h / 2));
+        rpShape(ctx, st, p, [x, y, w, h]);
         break;
       }
       case "circle": {
@@ -175,7 +274,7 @@ function replay(ctx, svg, w, h) {
     throw new Unsupported("a size unlike the viewBox");
   }
   const s = rpState(root, {fill: "black", stroke: "none", sw: 1, fo: 1, so: 1, lj: "miter", lc: "butt", dash: [], rule: "nonzero",
-    ff: "serif", fs: 16, fw: "normal", ta: "start", dir: "ltr", po: "normal"});
+    ff: "serif", fs: 16, fw: "normal", ta: "start", dir: "ltr", po: "normal", defs: rpGradients(root)});
   ctx.save();
   try {
     ctx.setTransform(w / vb[2], 0, 0, h / vb[3], -vb[0] * w / vb[2], -vb[1] * h / vb[3]);

@@ -56,3 +56,29 @@ func TestReplayMatchesImage(t *testing.T) {
 		t.Errorf("%d of %d goldens replayed; want at least three quarters (libs/draw's vocabulary)", replayed, len(files))
 	}
 }
+
+// TestReplayKeepsBidiOrder: a bold Hebrew name followed by its value in
+// a normal-weight run is one bidi paragraph in SVG, so the value is drawn
+// to the name's left; runs replayed one after another would put it to the
+// right. Such text, and labels in Latin around it, must match the image.
+func TestReplayKeepsBidiOrder(t *testing.T) {
+	p := startPool(t, smallConfig())
+	for name, svg := range map[string]string{
+		"hebrew name, value":  `<svg xmlns="http://www.w3.org/2000/svg" width="240" height="60" viewBox="0 0 240 60" font-family="'Roboto', 'DejaVu Sans'" font-size="16"><rect width="100%" height="100%" fill="#FFFFFF"/><text x="20" y="38" font-weight="bold" fill="#2F6FDB">הכנסות<tspan font-weight="normal" fill="#3D444D"> 39.6k</tspan></text></svg>`,
+		"latin name, value":   `<svg xmlns="http://www.w3.org/2000/svg" width="240" height="60" viewBox="0 0 240 60" font-family="'Roboto', 'DejaVu Sans'" font-size="16"><rect width="100%" height="100%" fill="#FFFFFF"/><text x="220" y="38" text-anchor="end" fill="#3D444D">⁨Revenue⁩ <tspan font-weight="bold">39.6k</tspan></text></svg>`,
+		"arabic isolated run": `<svg xmlns="http://www.w3.org/2000/svg" width="240" height="60" viewBox="0 0 240 60" font-family="'Roboto', 'DejaVu Sans'" font-size="16"><rect width="100%" height="100%" fill="#FFFFFF"/><text x="120" y="38" text-anchor="middle" fill="#3D444D">⁨الإيرادات⁩ <tspan font-weight="bold">12%</tspan></text></svg>`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			img, err := p.Render(ctx, Job{SVG: []byte(svg), Width: 240, Height: 60, Scale: 2, path: pathImage})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := p.Render(ctx, Job{SVG: []byte(svg), Width: 240, Height: 60, Scale: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			compareImages(t, filepath.Join(t.TempDir(), "bidi.png"), got, img)
+		})
+	}
+}
