@@ -427,13 +427,35 @@ func waitURL(t *testing.T, url string, logs *bytes.Buffer, args []string) {
 	t.Fatalf("chartd %v: %s did not answer 200:\n%s", args, url, logs.String())
 }
 
+// handedOut is every port freeAddr gave in this test process: the kernel
+// hands a just-closed port out again, and a split run once got one port
+// for its gateway and its brand service.
+var handedOut struct {
+	sync.Mutex
+	ports map[int]bool
+}
+
+// freeAddr is a loopback address on a free port that no other freeAddr
+// call of this process has given.
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	p, err := testserver.FreePort()
-	if err != nil {
-		t.Fatal(err)
+	handedOut.Lock()
+	defer handedOut.Unlock()
+	if handedOut.ports == nil {
+		handedOut.ports = map[int]bool{}
 	}
-	return fmt.Sprintf("127.0.0.1:%d", p)
+	for range 100 {
+		p, err := testserver.FreePort()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !handedOut.ports[p] {
+			handedOut.ports[p] = true
+			return fmt.Sprintf("127.0.0.1:%d", p)
+		}
+	}
+	t.Fatal("no free port that was not handed out already")
+	return ""
 }
 
 // startSplit runs the gateway and each service as separate processes.
