@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -321,25 +322,40 @@ func newBrowser(t *testing.T) context.Context {
 func await(p *runtime.EvaluateParams) { p.AwaitPromise = new(true) }
 
 // poll waits until the JavaScript condition holds.
-// A poll begun while the page navigates (after a reload, say) can lose
-// its script context; it is begun again in the new page.
+// A poll begun while the page navigates (after a reload or a form post,
+// say) can lose its script context, or, in a page with script turned off,
+// never settle: each attempt is bounded by pollAttempt and begun again in
+// the page that is there then, until the deadline.
 func poll(t *testing.T, ctx context.Context, what, cond string) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		_, err := chromedp.Run(ctx, chromedp.Poll[bool](cond, chromedp.WithPollingTimeout(time.Until(deadline))))
+		left := time.Until(deadline)
+		actx, cancel := context.WithTimeout(ctx, min(pollAttempt, left)+time.Second)
+		_, err := chromedp.Run(actx, chromedp.Poll[bool](cond, chromedp.WithPollingTimeout(min(pollAttempt, left))))
+		hung := actx.Err() != nil && ctx.Err() == nil
+		cancel()
 		if err == nil {
 			return
 		}
 		// a navigation under way ends the page the poll ran in: poll the next
 		navigated := strings.Contains(err.Error(), "Cannot find context with specified id") || strings.Contains(err.Error(), "Inspected target navigated or closed")
-		if !navigated || time.Now().After(deadline) {
+		timedOut := hung || errors.Is(err, chromedp.ErrPollingTimeout) || errors.Is(err, context.DeadlineExceeded)
+		if (!navigated && !timedOut) || time.Now().After(deadline) {
 			// what the page says in its status lines tells why it never got there
-			said, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`[...document.querySelectorAll("[role=status], .error")].map(e => (e.id || e.className) + ": " + e.textContent.trim()).filter(s => !s.endsWith(": ")).join(" | ")`))
+			sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			said, serr := chromedp.Run(sctx, chromedp.Evaluate[string](`location.pathname + " — " + [...document.querySelectorAll("[role=status], .error")].map(e => (e.id || e.className) + ": " + e.textContent.trim()).filter(s => !s.endsWith(": ")).join(" | ")`))
+			cancel()
+			if serr != nil {
+				said = "(unreadable: " + serr.Error() + ")"
+			}
 			t.Fatalf("waiting for %s (%s): %v; the page says: %s", what, cond, err, said)
 		}
 	}
 }
+
+// pollAttempt bounds one attempt of poll.
+const pollAttempt = 5 * time.Second
 
 func eval[T any](t *testing.T, ctx context.Context, expr string) T {
 	t.Helper()
