@@ -28,11 +28,13 @@ func TestProgress(t *testing.T) {
 	if ticks := regexp.MustCompile(`(?m)^  a thing: 0 min [0-9]+ s of ~9 min$`).FindAllString(out, -1); len(ticks) < 2 {
 		t.Errorf("want a line a second while it runs, got %d:\n%s", len(ticks), out)
 	}
-	if !regexp.MustCompile(`(?m)^  a thing built in 0 min [23] s$`).MatchString(out) {
+	// A loaded machine stretches a 2.5 s command by seconds; the line's
+	// form and a time not below the command's own are what is checked.
+	if !regexp.MustCompile(`(?m)^  a thing built in (0 min [2-9]|0 min [1-5][0-9]|1 min [0-9]+) s$`).MatchString(out) {
 		t.Errorf("no closing line:\n%s", out)
 	}
 	out, err = run(`progress "a failing thing" 1 bash -c 'exit 3'`)
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 || !regexp.MustCompile(`failed after 0 min [01] s \(exit 3\)`).MatchString(out) {
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 || !regexp.MustCompile(`failed after 0 min [0-9]+ s \(exit 3\)`).MatchString(out) {
 		t.Fatalf("a failing build: %v\n%s", err, out)
 	}
 	// deps.sh builds MinIO and kube-apiserver through it.
