@@ -26,25 +26,36 @@ const corpusDir = "testdata/sites"
 
 func siteURL(name string) string { return "https://" + name + ".example/" }
 
-// loadSite builds a Site the way the fetcher will: Links on the page, then
-// each wanted URL read from the fixture directory (a missing file is a
-// failed fetch and is skipped).
+// loadSite builds a synthetic corpus site (see fixtureSite).
 func loadSite(t testing.TB, name string) (Site, Wanted) {
 	t.Helper()
-	dir := filepath.Join(corpusDir, name)
+	s, w, _ := fixtureSite(t, filepath.Join(corpusDir, name), siteURL(name))
+	return s, w
+}
+
+// fixtureSite builds a Site the way the fetcher will from a fixture
+// directory: Links on its index.html, then each wanted URL read from dir —
+// the page's own origin at its path, other origins' files under
+// _ext/<host>/<path> (a missing file is a failed fetch and is skipped). It
+// answers the reader too, for the logos the stylesheets draw.
+func fixtureSite(t testing.TB, dir, base string) (Site, Wanted, func(string) ([]byte, bool)) {
+	t.Helper()
 	page, err := os.ReadFile(filepath.Join(dir, "index.html"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := siteURL(name)
 	w := Links(base, page)
 	host, _ := url.Parse(base)
 	read := func(u string) ([]byte, bool) {
 		pu, err := url.Parse(u)
-		if err != nil || pu.Host != host.Host {
-			return nil, false // another origin (CDN, fonts): not in the fixture
+		if err != nil {
+			return nil, false
 		}
-		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(strings.TrimPrefix(path.Clean(pu.Path), "/"))))
+		p := strings.TrimPrefix(path.Clean(pu.Path), "/")
+		if pu.Host != host.Host {
+			p = path.Join("_ext", pu.Host, p)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
 		return b, err == nil
 	}
 	s := Site{URL: base, HTML: page}
@@ -62,7 +73,7 @@ func loadSite(t testing.TB, name string) (Site, Wanted) {
 				ContentType: mime.TypeByExtension(path.Ext(im.URL))})
 		}
 	}
-	return s, w
+	return s, w, read
 }
 
 func deltaE(a, b string) float64 {

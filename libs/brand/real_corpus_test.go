@@ -3,12 +3,10 @@ package brand
 import (
 	"encoding/json"
 	"mime"
-	"net/url"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 )
@@ -41,41 +39,7 @@ func realSites(t testing.TB) []realSite {
 // the site directory, other origins' files from _ext/<host>/<path>.
 func loadRealSite(t testing.TB, name string) Site {
 	t.Helper()
-	dir := filepath.Join(realDir, name)
-	page, err := os.ReadFile(filepath.Join(dir, "index.html"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := siteURL(name)
-	w := Links(base, page)
-	host, _ := url.Parse(base)
-	read := func(u string) ([]byte, bool) {
-		pu, err := url.Parse(u)
-		if err != nil {
-			return nil, false
-		}
-		p := strings.TrimPrefix(path.Clean(pu.Path), "/")
-		if pu.Host != host.Host {
-			p = path.Join("_ext", pu.Host, p)
-		}
-		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
-		return b, err == nil
-	}
-	s := Site{URL: base, HTML: page}
-	for _, u := range w.Stylesheets {
-		if b, ok := read(u); ok {
-			s.Stylesheets = append(s.Stylesheets, Doc{URL: u, Body: b})
-		}
-	}
-	if w.Manifest != "" {
-		s.Manifest, _ = read(w.Manifest)
-	}
-	for _, im := range w.Images {
-		if b, ok := read(im.URL); ok {
-			s.Images = append(s.Images, Image{URL: im.URL, Body: b, Role: im.Role,
-				ContentType: mime.TypeByExtension(path.Ext(im.URL))})
-		}
-	}
+	s, w, read := fixtureSite(t, filepath.Join(realDir, name), siteURL(name))
 	// Then, as the brand service does, the logos the stylesheets draw.
 	for _, im := range CSSLogos(s, MaxImages-len(w.Images)) {
 		b, ok := read(im.URL)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -67,18 +66,10 @@ func TestAssistantResourceBinding(t *testing.T) {
 	signUpInBrowser(t, ctx, in.url, "audience@example.com")
 	cb := newCallback(t)
 
-	resp, err := http.Post(in.url+"/oauth/register", "application/json", strings.NewReader(`{"client_name":"Audience","redirect_uris":["`+cb.url+`"]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var reg struct {
-		ClientID string `json:"client_id"`
-	}
-	json.NewDecoder(resp.Body).Decode(&reg)
-	resp.Body.Close()
+	clientID := registerClient(t, in.url, "Audience", cb.url)
 	verifier := strings.Repeat("audience-", 6)
 	authURL := func(change func(url.Values)) string {
-		q := url.Values{"client_id": {reg.ClientID}, "redirect_uri": {cb.url}, "response_type": {"code"}, "scope": {"charts:read"},
+		q := url.Values{"client_id": {clientID}, "redirect_uri": {cb.url}, "response_type": {"code"}, "scope": {"charts:read"},
 			"state": {"s1"}, "code_challenge": {sha256Base64(verifier)}, "code_challenge_method": {"S256"}}
 		change(q)
 		return in.url + "/oauth/authorize?" + q.Encode()
@@ -120,7 +111,7 @@ func TestAssistantResourceBinding(t *testing.T) {
 		return consent(t, ctx, cb, u, "Audience", []string{"charts:read"}).Get("code")
 	}
 	exchange := func(code string, resource ...string) (int, map[string]any) {
-		return postForm(t, in.url+"/oauth/token", url.Values{"grant_type": {"authorization_code"}, "code": {code}, "client_id": {reg.ClientID},
+		return postForm(t, in.url+"/oauth/token", url.Values{"grant_type": {"authorization_code"}, "code": {code}, "client_id": {clientID},
 			"redirect_uri": {cb.url}, "code_verifier": {verifier}, "resource": resource})
 	}
 	for _, other := range []string{in.url, "https://evil.example/mcp"} {
@@ -165,7 +156,7 @@ func TestAssistantResourceBinding(t *testing.T) {
 			accountID = a.ID
 		}
 	}
-	g, err := st.CreateOAuthGrant(bg, store.OAuthGrant{AccountID: accountID, ClientID: reg.ClientID, Scopes: []string{"charts:read"}, Resource: "https://evil.example/mcp", CreatedAt: time.Now()})
+	g, err := st.CreateOAuthGrant(bg, store.OAuthGrant{AccountID: accountID, ClientID: clientID, Scopes: []string{"charts:read"}, Resource: "https://evil.example/mcp", CreatedAt: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -573,3 +573,22 @@ func sha256Base64(v string) string {
 	h := sha256.Sum256([]byte(v))
 	return base64.RawURLEncoding.EncodeToString(h[:])
 }
+
+// registerClient registers an OAuth client named name with one redirect
+// URI, as an assistant's dynamic registration does, and answers its id.
+func registerClient(t *testing.T, base, name, redirect string) string {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"client_name": name, "redirect_uris": []string{redirect}})
+	resp, err := http.Post(base+"/oauth/register", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var reg struct {
+		ClientID string `json:"client_id"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&reg); err != nil || reg.ClientID == "" {
+		t.Fatalf("register %s: status %d, client id %q, %v", name, resp.StatusCode, reg.ClientID, err)
+	}
+	return reg.ClientID
+}

@@ -481,20 +481,12 @@ func TestSiteConsentFailedExchangeNotConnected(t *testing.T) {
 	c := newBrowserClient(t, in.url)
 	c.signUp("consent@example.com")
 	cb := newCallback(t)
-	resp, err := http.Post(in.url+"/oauth/register", "application/json", strings.NewReader(`{"client_name":"Flaky App","redirect_uris":["`+cb.url+`"]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var reg struct {
-		ClientID string `json:"client_id"`
-	}
-	json.NewDecoder(resp.Body).Decode(&reg)
-	resp.Body.Close()
+	clientID := registerClient(t, in.url, "Flaky App", cb.url)
 	verifier := strings.Repeat("v3rifier-", 6)
 	noFollow := *c.http
 	noFollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	allow := func() string {
-		q := url.Values{"client_id": {reg.ClientID}, "redirect_uri": {cb.url}, "response_type": {"code"}, "scope": {"charts:read"},
+		q := url.Values{"client_id": {clientID}, "redirect_uri": {cb.url}, "response_type": {"code"}, "scope": {"charts:read"},
 			"state": {"s"}, "code_challenge": {sha256Base64(verifier)}, "code_challenge_method": {"S256"}}
 		page := c.get("/oauth/authorize?" + q.Encode())
 		if page.status != http.StatusOK || !strings.Contains(page.body, "Flaky App") {
@@ -516,7 +508,7 @@ func TestSiteConsentFailedExchangeNotConnected(t *testing.T) {
 		return to.Query().Get("code")
 	}
 	exchange := func(code, verifier string) int {
-		st, _ := postForm(t, in.url+"/oauth/token", url.Values{"grant_type": {"authorization_code"}, "code": {code}, "client_id": {reg.ClientID},
+		st, _ := postForm(t, in.url+"/oauth/token", url.Values{"grant_type": {"authorization_code"}, "code": {code}, "client_id": {clientID},
 			"redirect_uri": {cb.url}, "code_verifier": {verifier}})
 		return st
 	}

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -108,18 +106,8 @@ func TestSiteKeyboardEveryPage(t *testing.T) {
 
 	// The consent page of an app asking for access.
 	cb := newCallback(t)
-	resp, err := http.Post(in.url+"/oauth/register", "application/json", strings.NewReader(`{"client_name":"Keyboard App","redirect_uris":["`+cb.url+`"]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var reg struct {
-		ClientID string `json:"client_id"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&reg); err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	q := url.Values{"client_id": {reg.ClientID}, "redirect_uri": {cb.url}, "response_type": {"code"}, "scope": {"charts:read"},
+	clientID := registerClient(t, in.url, "Keyboard App", cb.url)
+	q := url.Values{"client_id": {clientID}, "redirect_uri": {cb.url}, "response_type": {"code"}, "scope": {"charts:read"},
 		"state": {"s"}, "code_challenge": {sha256Base64(strings.Repeat("v3rifier-", 6))}, "code_challenge_method": {"S256"}}
 	visit("/oauth/authorize?"+q.Encode(), ` && !!document.getElementById("consent-allow")`)
 }
