@@ -1,12 +1,13 @@
 // replay draws an SVG as libs/draw writes it straight onto a 2D canvas,
 // skipping Blink's SVG image document (parse, style, layout and a paint
 // record per picture), which is about half of an image's drawing time.
-// It knows the small vocabulary libs/draw uses: svg, g, rect, circle,
-// line, path, text and tspan (position only), with presentation
-// attributes. Anything else (gradients, patterns, clip paths, styled
-// tspans, CSS) throws Unsupported and the caller draws the picture as an
-// image instead, so a picture is never drawn wrong, only slower. The
-// parsed document is inert: DOMParser runs no script and loads nothing.
+// It knows the vocabulary libs/draw uses: svg, g, rect, circle, line,
+// path, text and tspan (positioned lines and styled runs), linear
+// gradients in a shape's own box, with presentation attributes. Anything
+// else (patterns, clip paths, styled runs with right-to-left letters, CSS)
+// throws Unsupported and the caller draws the picture as an image instead,
+// so a picture is never drawn wrong, only slower. The parsed document is
+// inert: DOMParser runs no script and loads nothing.
 class Unsupported extends Error {}
 // rpRTL matches right-to-left letters (Hebrew, Arabic, Syriac, Thaana,
 // NKo, Samaritan, Mandaic and their presentation forms, the historic RTL
