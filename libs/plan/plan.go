@@ -26,6 +26,10 @@ type Limits struct {
 	// LinkDesigns is the most distinct designs (a chart's spec and drawn
 	// columns) the account's data image links may keep.
 	LinkDesigns int
+	// DataLinks is the most data image links (links made with data, each
+	// a stored row) the account may keep; rotating or revoking its signing
+	// key frees the room of the links that key signed.
+	DataLinks int
 	// BrandLookups is website palette extractions per UTC day (0: not allowed).
 	BrandLookups int
 	// BrandPalette tells whether the plan may save a brand palette.
@@ -36,9 +40,9 @@ type Limits struct {
 func Of(id string) (Limits, error) {
 	switch id {
 	case Free:
-		return Limits{RequestsPerMinute: 120, DailyRenders: 500, MonthlyImages: 100, SavedCharts: 25, LinkDesigns: 250}, nil
+		return Limits{RequestsPerMinute: 120, DailyRenders: 500, MonthlyImages: 100, SavedCharts: 25, LinkDesigns: 250, DataLinks: 1000}, nil
 	case Pro:
-		return Limits{RequestsPerMinute: 1200, DailyRenders: 10000, MonthlyImages: 1000, SavedCharts: 10000, LinkDesigns: 25000, BrandLookups: 20, BrandPalette: true}, nil
+		return Limits{RequestsPerMinute: 1200, DailyRenders: 10000, MonthlyImages: 1000, SavedCharts: 10000, LinkDesigns: 25000, DataLinks: 100000, BrandLookups: 20, BrandPalette: true}, nil
 	}
 	return Limits{}, fmt.Errorf("unknown plan %q; the plans are free and pro", id)
 }

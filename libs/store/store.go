@@ -33,6 +33,10 @@ var (
 	ErrConflict = errors.New("store: conflict")
 	// ErrLimit means creating the record would exceed the account's limit.
 	ErrLimit = errors.New("store: limit reached")
+	// ErrLinkLimit is the ErrLimit of an account holding its data links
+	// (LinkLimits.Links), told apart from its designs so the refusal can
+	// say which to free.
+	ErrLinkLimit = fmt.Errorf("%w: data links", ErrLimit)
 	// ErrBadCursor means a ListCharts cursor was not produced by this store.
 	ErrBadCursor = errors.New("store: malformed cursor")
 	// ErrInvalidPlan means a plan id other than PlanFree or PlanPro.
@@ -141,7 +145,8 @@ type Accounts interface {
 	// ListSigningKeys lists an account's signing keys, revoked ones included,
 	// oldest first.
 	ListSigningKeys(ctx context.Context, accountID string) ([]SigningKey, error)
-	// RevokeSigningKey revokes one of the account's signing keys.
+	// RevokeSigningKey revokes one of the account's signing keys; the data
+	// links it signed stop, so their rows (and designs no link keeps) go.
 	RevokeSigningKey(ctx context.Context, accountID, kid string) error
 	// GetSigningKey loads one of the account's signing keys, revoked or not.
 	GetSigningKey(ctx context.Context, accountID, kid string) (SigningKey, error)
@@ -276,18 +281,50 @@ func LikePattern(text string) string {
 // LinkDesigns keeps the design (spec and drawn columns) a data image link
 // was made with, so its picture never changes; owned by the render
 // service. Each design is kept once per account, by its SHA-256: a link
-// stores only its id and the design's hash, so links made from one chart
-// state cost a few hundred bytes each.
+// stores only its id, its signing key and the design's hash, so links
+// made from one chart state cost a couple of hundred bytes each. Both
+// designs and links are bounded per account (LinkLimits); revoking or
+// rotating a signing key deletes the links it signed and the designs no
+// link keeps.
 type LinkDesigns interface {
-	// PutLinkDesign stores a design under id (a hash of the link); storing
-	// the same id again keeps the first. With limit > 0, a design the
-	// account does not hold yet is refused with ErrLimit once the account
-	// holds limit designs.
-	PutLinkDesign(ctx context.Context, accountID, id, chartID string, design []byte, limit int) error
+	// PutLinkDesign stores l's design under l.ID (a hash of the link);
+	// storing the same id again keeps the first and counts against no
+	// limit. A new link is refused with ErrLinkLimit once the account
+	// holds limits.Links links (those expired are deleted first), and a
+	// design the account does not hold yet with ErrLimit once it holds
+	// limits.Designs designs.
+	PutLinkDesign(ctx context.Context, accountID string, l DataLink, limits LinkLimits) error
 	// GetLinkDesign loads a design of the account; ErrNotFound when none.
 	GetLinkDesign(ctx context.Context, accountID, id string) ([]byte, error)
 	// CountLinkDesigns answers how many distinct designs the account holds.
 	CountLinkDesigns(ctx context.Context, accountID string) (int, error)
+	// CountDataLinks answers how many data links the account holds.
+	CountDataLinks(ctx context.Context, accountID string) (int, error)
+}
+
+// DataLink is one data image link as stored: which link, to which chart,
+// signed by which key, drawn with which design.
+type DataLink struct {
+	// ID names the link (its signature).
+	ID string
+	// ChartID is the chart linked to.
+	ChartID string
+	// KID is the signing key that signed the link: revoking it deletes
+	// the row.
+	KID string
+	// Design is the spec and drawn columns, kept once per account.
+	Design []byte
+	// Expires is when the link stops (zero: never); an account at its
+	// limit drops the rows of its links past it.
+	Expires time.Time
+}
+
+// LinkLimits bound an account's data links; 0 is no bound.
+type LinkLimits struct {
+	// Designs is the most distinct designs the account may keep.
+	Designs int
+	// Links is the most data links the account may keep.
+	Links int
 }
 
 type Store interface {

@@ -156,7 +156,7 @@ func (s *Service) createImageURL(w http.ResponseWriter, r *http.Request) error {
 	if len(link.Data) > 0 {
 		// A data link keeps the design it was made with: its picture never
 		// changes, whatever happens to the chart later.
-		if err := s.keepDesign(r.Context(), p, path, c); err != nil {
+		if err := s.keepDesign(r.Context(), p, path, link, c); err != nil {
 			return err
 		}
 	}
@@ -214,8 +214,10 @@ func designID(pathAndQuery string) (string, error) {
 
 // keepDesign stores the design a data link was made with: the spec and
 // only the columns it draws (a link's data brings its own), once per
-// account however many links share it, within the plan's count.
-func (s *Service) keepDesign(ctx context.Context, p auth.Principal, path string, c *aggregate.Chart) error {
+// account however many links share it, within the plan's counts of
+// designs and links; the row keeps the link's kid and expiry, which free
+// its room.
+func (s *Service) keepDesign(ctx context.Context, p auth.Principal, path string, link imagelink.Link, c *aggregate.Chart) error {
 	id, err := designID(path)
 	if err != nil {
 		return err
@@ -238,10 +240,17 @@ func (s *Service) keepDesign(ctx context.Context, p auth.Principal, path string,
 	if err != nil {
 		return fmt.Errorf("encode link design: %w", err)
 	}
-	limit := plan.LimitsOf(p.Plan).LinkDesigns
-	err = s.deps.Accounts.PutLinkDesign(ctx, p.AccountID, id, c.Stored.ID, b, limit)
+	row := store.DataLink{ID: id, ChartID: c.Stored.ID, KID: link.KID, Design: b}
+	if link.Expires > 0 {
+		row.Expires = time.Unix(link.Expires, 0)
+	}
+	limits := plan.LimitsOf(p.Plan)
+	err = s.deps.Accounts.PutLinkDesign(ctx, p.AccountID, row, store.LinkLimits{Designs: limits.LinkDesigns, Links: limits.DataLinks})
+	if errors.Is(err, store.ErrLinkLimit) {
+		return apierr.New(apierr.ImageLimitReached, "this account keeps its %d links made with data, the most its plan holds: rotate the signing key on the account page to stop the old links and free their room (links made with expires_in free theirs when they expire), or link to the live chart (a link without data keeps nothing)", limits.DataLinks)
+	}
 	if errors.Is(err, store.ErrLimit) {
-		return apierr.New(apierr.ImageLimitReached, "this account keeps the designs of its data links, and holds its %d: link to the live chart, or make data links of charts already linked", limit)
+		return apierr.New(apierr.ImageLimitReached, "this account keeps the designs of its data links, and holds its %d: link to the live chart, make data links of charts already linked, or rotate the signing key on the account page to stop the old links and free their designs", limits.LinkDesigns)
 	}
 	if err != nil {
 		return fmt.Errorf("keep link design: %w", err)

@@ -198,14 +198,25 @@ func (s *Store) ListSigningKeys(ctx context.Context, accountID string) ([]store.
 	return out, nil
 }
 
-// RevokeSigningKey revokes one of the account's signing keys.
+// RevokeSigningKey revokes one of the account's signing keys and deletes
+// the data links it signed, the account row locked as PutLinkDesign's.
 func (s *Store) RevokeSigningKey(ctx context.Context, accountID, kid string) error {
-	tag, err := s.pool.Exec(ctx,
-		`UPDATE signing_keys SET revoked_at = coalesce(revoked_at, $3) WHERE account_id = $1 AND id = $2`,
-		accountID, kid, store.Micro(time.Now()))
-	if err == nil {
-		err = mustAffect(tag)
-	}
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var one int
+		if err := tx.QueryRow(ctx, `SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE`, accountID).Scan(&one); err != nil {
+			return notFound(err)
+		}
+		tag, err := tx.Exec(ctx,
+			`UPDATE signing_keys SET revoked_at = coalesce(revoked_at, $3) WHERE account_id = $1 AND id = $2`,
+			accountID, kid, store.Micro(time.Now()))
+		if err != nil {
+			return err
+		}
+		if err := mustAffect(tag); err != nil {
+			return err
+		}
+		return dropStoppedLinks(ctx, tx, accountID, []string{kid})
+	})
 	if err != nil {
 		return fmt.Errorf("revoke signing key %s of account %s: %w", kid, accountID, full(err))
 	}
@@ -276,6 +287,9 @@ func (s *Store) RotateSigningKey(ctx context.Context, accountID, kid string, sec
 			return err
 		}
 		if revoked, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+			return err
+		}
+		if err := dropStoppedLinks(ctx, tx, accountID, revoked); err != nil {
 			return err
 		}
 		if kid == "" {

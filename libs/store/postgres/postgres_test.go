@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"chartd.dev/libs/store"
 	"chartd.dev/libs/store/postgres"
 	"chartd.dev/libs/store/storetest"
@@ -105,5 +107,38 @@ func TestOpenBadURL(t *testing.T) {
 			s.Close()
 			t.Errorf("Open(%q) succeeded, want an error", url)
 		}
+	}
+}
+
+// TestDataLinkBytes measures what a data link adds to the link tables
+// (row, index entries, the design shared): at most 400 bytes (measured 339
+// on 2026-11-28, 305 before links kept their kid; docs/decisions.md).
+func TestDataLinkBytes(t *testing.T) {
+	ctx := context.Background()
+	url, err := server.pg.CreateDatabase(fmt.Sprintf("store_%d", server.dbs.Add(1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	size := func() int64 {
+		var n int64
+		if err := conn.QueryRow(ctx, `SELECT pg_total_relation_size('link_designs') + pg_total_relation_size('link_design_bodies')`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	per := storetest.DataLinkBytes(t, s, 5000, size)
+	t.Logf("%.0f bytes a data link", per)
+	if per > 400 {
+		t.Fatalf("a data link takes %.0f bytes of the link tables, want at most 400", per)
 	}
 }

@@ -245,18 +245,34 @@ func (s *Store) ListSigningKeys(ctx context.Context, accountID string) ([]store.
 	return out, nil
 }
 
-// RevokeSigningKey revokes one of the account's signing keys.
+// RevokeSigningKey revokes one of the account's signing keys and deletes
+// the data links it signed.
 func (s *Store) RevokeSigningKey(ctx context.Context, accountID, kid string) error {
-	res, err := s.write.ExecContext(ctx,
-		`UPDATE signing_keys SET revoked_at = coalesce(revoked_at, ?) WHERE account_id = ? AND id = ?`,
-		micros(time.Now()), accountID, kid)
-	if err == nil {
-		err = mustAffect(res)
-	}
-	if err != nil {
+	if err := s.revokeSigningKey(ctx, accountID, kid); err != nil {
 		return fmt.Errorf("revoke signing key %s of account %s: %w", kid, accountID, s.check(err))
 	}
 	return nil
+}
+
+func (s *Store) revokeSigningKey(ctx context.Context, accountID, kid string) error {
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx,
+		`UPDATE signing_keys SET revoked_at = coalesce(revoked_at, ?) WHERE account_id = ? AND id = ?`,
+		micros(time.Now()), accountID, kid)
+	if err != nil {
+		return err
+	}
+	if err := mustAffect(res); err != nil {
+		return err
+	}
+	if err := dropStoppedLinks(ctx, tx, accountID, []string{kid}); err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 // GetSigningKey loads one of the account's signing keys, revoked or not.
@@ -345,6 +361,9 @@ func (s *Store) rotateSigningKey(ctx context.Context, accountID, kid string, sec
 		revoked = append(revoked, id)
 	}
 	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return store.SigningKey{}, nil, err
+	}
+	if err := dropStoppedLinks(ctx, tx, accountID, revoked); err != nil {
 		return store.SigningKey{}, nil, err
 	}
 	var k store.SigningKey

@@ -3,8 +3,12 @@ package storetest
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"fmt"
 	"testing"
+
+	"github.com/google/uuid"
 
 	"chartd.dev/libs/store"
 )
@@ -105,4 +109,33 @@ func Bench(b *testing.B, open func(tb testing.TB) store.Store) {
 			i++
 		}
 	})
+}
+
+// DataLinkBytes stores n data links of one account as create_image_url
+// does (43-character signature ids, a UUID chart and kid, one design
+// shared by all) and answers the bytes each link added to the backend's
+// storage, as size (the backend's own measure of its link tables or file)
+// tells before and after.
+func DataLinkBytes(tb testing.TB, s store.Store, n int, size func() int64) float64 {
+	tb.Helper()
+	ctx := context.Background()
+	a := newAccount(tb, s, store.PlanPro)
+	kid := uuid.NewString()
+	if _, err := s.CreateSigningKey(ctx, a.ID, kid, []byte("secret")); err != nil {
+		tb.Fatal(err)
+	}
+	chart := uuid.NewString()
+	design := bytes.Repeat([]byte("d"), 2000)
+	if err := s.PutLinkDesign(ctx, a.ID, store.DataLink{ID: "first", ChartID: chart, KID: kid, Design: design}, store.LinkLimits{}); err != nil {
+		tb.Fatal(err)
+	}
+	before := size()
+	for i := range n {
+		sum := sha256.Sum256(fmt.Appendf(nil, "link %d", i))
+		id := base64.RawURLEncoding.EncodeToString(sum[:])
+		if err := s.PutLinkDesign(ctx, a.ID, store.DataLink{ID: id, ChartID: chart, KID: kid, Design: design}, store.LinkLimits{}); err != nil {
+			tb.Fatalf("link %d: %v", i, err)
+		}
+	}
+	return float64(size()-before) / float64(n)
 }

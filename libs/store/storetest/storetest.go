@@ -40,6 +40,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ResealSigningKeys", testResealSigningKeys},
 		{"BrandPalette", testBrandPalette},
 		{"LinkDesigns", testLinkDesigns},
+		{"DataLinkLimit", testDataLinkLimit},
 		{"ChartCRUD", testChartCRUD},
 		{"ChartScoping", testChartScoping},
 		{"ChartMicroseconds", testChartMicroseconds},
@@ -1262,7 +1263,7 @@ func testLinkDesigns(t *testing.T, s store.Store) {
 		t.Fatal(err)
 	}
 	chart := uuid.NewString()
-	if err := s.PutLinkDesign(ctx, a.ID, "link-1", chart, []byte(`{"spec":1}`), 0); err != nil {
+	if err := s.PutLinkDesign(ctx, a.ID, store.DataLink{ID: "link-1", ChartID: chart, Design: []byte(`{"spec":1}`)}, store.LinkLimits{}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.GetLinkDesign(ctx, a.ID, "link-1")
@@ -1270,7 +1271,7 @@ func testLinkDesigns(t *testing.T, s store.Store) {
 		t.Fatalf("get: %q %v", got, err)
 	}
 	// The first design stored under an id stays.
-	if err := s.PutLinkDesign(ctx, a.ID, "link-1", chart, []byte(`{"spec":2}`), 0); err != nil {
+	if err := s.PutLinkDesign(ctx, a.ID, store.DataLink{ID: "link-1", ChartID: chart, Design: []byte(`{"spec":2}`)}, store.LinkLimits{}); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := s.GetLinkDesign(ctx, a.ID, "link-1"); string(got) != `{"spec":1}` {
@@ -1281,30 +1282,30 @@ func testLinkDesigns(t *testing.T, s store.Store) {
 			t.Errorf("get %s of %s: %v, want ErrNotFound", tc.id, tc.account, err)
 		}
 	}
-	if err := s.PutLinkDesign(ctx, uuid.NewString(), "link-3", chart, []byte("x"), 0); !errors.Is(err, store.ErrNotFound) {
+	if err := s.PutLinkDesign(ctx, uuid.NewString(), store.DataLink{ID: "link-3", ChartID: chart, Design: []byte("x")}, store.LinkLimits{}); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("put for a missing account: %v, want ErrNotFound", err)
 	}
 
 	// One design, many links: kept once. The limit counts designs, not
 	// links, and refuses only a design the account does not hold yet.
 	for i := range 5 {
-		if err := s.PutLinkDesign(ctx, b.ID, fmt.Sprintf("same-%d", i), chart, []byte(`{"spec":"same"}`), 2); err != nil {
+		if err := s.PutLinkDesign(ctx, b.ID, store.DataLink{ID: fmt.Sprintf("same-%d", i), ChartID: chart, Design: []byte(`{"spec":"same"}`)}, store.LinkLimits{Designs: 2}); err != nil {
 			t.Fatalf("link %d of one design: %v", i, err)
 		}
 	}
-	if err := s.PutLinkDesign(ctx, b.ID, "other", chart, []byte(`{"spec":"other"}`), 2); err != nil {
+	if err := s.PutLinkDesign(ctx, b.ID, store.DataLink{ID: "other", ChartID: chart, Design: []byte(`{"spec":"other"}`)}, store.LinkLimits{Designs: 2}); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := s.CountLinkDesigns(ctx, b.ID); err != nil || n != 2 {
 		t.Fatalf("designs of 6 links of 2 designs: %d, %v", n, err)
 	}
-	if err := s.PutLinkDesign(ctx, b.ID, "third", chart, []byte(`{"spec":"third"}`), 2); !errors.Is(err, store.ErrLimit) {
+	if err := s.PutLinkDesign(ctx, b.ID, store.DataLink{ID: "third", ChartID: chart, Design: []byte(`{"spec":"third"}`)}, store.LinkLimits{Designs: 2}); !errors.Is(err, store.ErrLimit) {
 		t.Fatalf("a third design over a limit of 2: %v, want ErrLimit", err)
 	}
 	if _, err := s.GetLinkDesign(ctx, b.ID, "third"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("a refused link was stored: %v", err)
 	}
-	if err := s.PutLinkDesign(ctx, b.ID, "same-again", chart, []byte(`{"spec":"same"}`), 2); err != nil {
+	if err := s.PutLinkDesign(ctx, b.ID, store.DataLink{ID: "same-again", ChartID: chart, Design: []byte(`{"spec":"same"}`)}, store.LinkLimits{Designs: 2}); err != nil {
 		t.Fatalf("a held design at the limit: %v", err)
 	}
 	for _, id := range []string{"same-0", "same-4", "same-again"} {
@@ -1314,6 +1315,116 @@ func testLinkDesigns(t *testing.T, s store.Store) {
 	}
 	if n, _ := s.CountLinkDesigns(ctx, a.ID); n != 1 {
 		t.Fatalf("account A's designs: %d, want 1", n)
+	}
+}
+
+// testDataLinkLimit: an account's data links are capped (a link stored
+// again is free), and revoking or rotating a signing key deletes the links
+// it signed and the designs no link keeps, so the room comes back. Links
+// stored before kids were kept go once no live key is left; expired links
+// give their room to a link at the limit.
+func testDataLinkLimit(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	c := newAccount(t, s, store.PlanFree)
+	d := newAccount(t, s, store.PlanFree)
+	for _, k := range []struct{ account, kid string }{{c.ID, "k1-" + c.ID}, {c.ID, "k2-" + c.ID}, {d.ID, "k-" + d.ID}} {
+		if _, err := s.CreateSigningKey(ctx, k.account, k.kid, []byte("secret")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	chart := uuid.NewString()
+	limits := store.LinkLimits{Designs: 10, Links: 4}
+	put := func(acct, id, kid, design string) error {
+		return s.PutLinkDesign(ctx, acct, store.DataLink{ID: id, ChartID: chart, KID: kid, Design: []byte(design)}, limits)
+	}
+	counts := func(step string, acct string, links, designs int) {
+		t.Helper()
+		nl, err := s.CountDataLinks(ctx, acct)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nd, err := s.CountLinkDesigns(ctx, acct)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if nl != links || nd != designs {
+			t.Fatalf("%s: %d links and %d designs, want %d and %d", step, nl, nd, links, designs)
+		}
+	}
+	k1, k2 := "k1-"+c.ID, "k2-"+c.ID
+	for _, l := range []struct{ id, kid, design string }{
+		{"c1", k1, "A"}, {"c2", k2, "A"}, {"c3", k1, "B"}, {"c4", "", "C"},
+	} {
+		if err := put(c.ID, l.id, l.kid, l.design); err != nil {
+			t.Fatalf("link %s: %v", l.id, err)
+		}
+	}
+	if err := put(d.ID, "d1", "k-"+d.ID, "A"); err != nil {
+		t.Fatal(err)
+	}
+	counts("four links", c.ID, 4, 3)
+
+	err := put(c.ID, "c5", k2, "A")
+	if !errors.Is(err, store.ErrLinkLimit) || !errors.Is(err, store.ErrLimit) {
+		t.Fatalf("a fifth link over a limit of 4: %v, want ErrLinkLimit", err)
+	}
+	if _, err := s.GetLinkDesign(ctx, c.ID, "c5"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("a refused link was stored: %v", err)
+	}
+	if err := put(c.ID, "c1", k1, "A"); err != nil {
+		t.Fatalf("a link stored again at the limit: %v", err)
+	}
+
+	// Revoking k1 stops c1 and c3: their rows go, and design B with them;
+	// A is still kept by c2, and the kid-less c4 stays while k2 lives.
+	if err := s.RevokeSigningKey(ctx, c.ID, k1); err != nil {
+		t.Fatal(err)
+	}
+	counts("k1 revoked", c.ID, 2, 2)
+	for id, want := range map[string]error{"c1": store.ErrNotFound, "c3": store.ErrNotFound, "c2": nil, "c4": nil} {
+		if _, err := s.GetLinkDesign(ctx, c.ID, id); !errors.Is(err, want) {
+			t.Errorf("link %s after k1 revoked: %v, want %v", id, err, want)
+		}
+	}
+	if err := put(c.ID, "c5", k2, "D"); err != nil {
+		t.Fatalf("a link in the room the revocation freed: %v", err)
+	}
+	counts("c5 stored", c.ID, 3, 3)
+
+	// Rotating revokes every live key: nothing the account stored stays.
+	if _, _, err := s.RotateSigningKey(ctx, c.ID, "k3-"+c.ID, []byte("secret")); err != nil {
+		t.Fatal(err)
+	}
+	counts("rotated", c.ID, 0, 0)
+	counts("another account", d.ID, 1, 1)
+	if got, err := s.GetLinkDesign(ctx, d.ID, "d1"); err != nil || string(got) != "A" {
+		t.Fatalf("another account's link after a rotation: %q %v", got, err)
+	}
+
+	// At the limit, the links past their expiry give their room (and
+	// their design, when no other link keeps it); those still running
+	// and those without expiry stay.
+	k3, now := "k3-"+c.ID, time.Now()
+	for _, l := range []struct {
+		id, design string
+		expires    time.Time
+	}{
+		{"e1", "E", now.Add(-time.Minute)}, {"e2", "E", now.Add(-time.Second)},
+		{"running", "A", now.Add(time.Hour)}, {"forever", "A", time.Time{}},
+	} {
+		if err := s.PutLinkDesign(ctx, c.ID, store.DataLink{ID: l.id, ChartID: chart, KID: k3, Design: []byte(l.design), Expires: l.expires}, limits); err != nil {
+			t.Fatalf("link %s: %v", l.id, err)
+		}
+	}
+	counts("four links, two expired", c.ID, 4, 2)
+	if err := put(c.ID, "after-expiry", k3, "A"); err != nil {
+		t.Fatalf("a link at the limit with two expired: %v", err)
+	}
+	counts("expired links dropped", c.ID, 3, 1)
+	for id, want := range map[string]error{"e1": store.ErrNotFound, "e2": store.ErrNotFound, "running": nil, "forever": nil, "after-expiry": nil} {
+		if _, err := s.GetLinkDesign(ctx, c.ID, id); !errors.Is(err, want) {
+			t.Errorf("link %s after the expired ones were dropped: %v, want %v", id, err, want)
+		}
 	}
 }
 
