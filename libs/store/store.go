@@ -77,6 +77,17 @@ func DeleteFullError(cause error) error {
 	return fmt.Errorf("%w (%w): %w", ErrStorageFull, ErrDeleteFull, cause)
 }
 
+// FreeSpace answers the bytes an unprivileged writer may still use on
+// dir's file system: what the store's reserves and the image cache's floor
+// are measured against.
+func FreeSpace(dir string) (int64, error) {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		return 0, fmt.Errorf("free space of %s: %w", dir, err)
+	}
+	return int64(st.Bavail) * int64(st.Bsize), nil
+}
+
 // IsNoSpace reports a file system's "no space left" or "quota exceeded"
 // in err's chain: what a backend writing files sees on a full disk.
 func IsNoSpace(err error) bool {

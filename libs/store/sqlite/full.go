@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	sqlite3 "modernc.org/sqlite/lib"
@@ -206,7 +205,7 @@ func (sp *space) need() int64 { return max(2*sp.bytes, 1<<20) }
 // roomLocked checks the disk has need() free and makes the reserve; an
 // error says why not.
 func (s *Store) roomLocked() error {
-	free, err := freeSpace(s.space.dir)
+	free, err := store.FreeSpace(s.space.dir)
 	if err != nil {
 		return err
 	}
@@ -231,16 +230,6 @@ func reserveSize(path string) (int64, error) {
 	return st.Size(), nil
 }
 
-// freeSpace answers the bytes an unprivileged writer may still use on
-// dir's file system.
-func freeSpace(dir string) (int64, error) {
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(dir, &st); err != nil {
-		return 0, fmt.Errorf("free space of %s: %w", dir, err)
-	}
-	return int64(st.Bavail) * int64(st.Bsize), nil
-}
-
 // makeReserveLocked makes the reserve file; a store without a reserve
 // makes nothing.
 func (s *Store) makeReserveLocked() error {
@@ -257,7 +246,7 @@ func (s *Store) deleteReserveLocked() {
 	if have, _ := reserveSize(s.space.del); have > 0 {
 		return
 	}
-	if free, err := freeSpace(s.space.dir); err != nil || free < s.space.delBytes+openFree {
+	if free, err := store.FreeSpace(s.space.dir); err != nil || free < s.space.delBytes+openFree {
 		return
 	}
 	makeReserve(s.space.del, s.space.delBytes)
@@ -319,7 +308,7 @@ func (s *Store) openSpace(path string, reserve int64) error {
 	}
 	s.space.mu.Lock()
 	defer s.space.mu.Unlock()
-	free, err := freeSpace(s.space.dir)
+	free, err := store.FreeSpace(s.space.dir)
 	if err != nil {
 		return err
 	}

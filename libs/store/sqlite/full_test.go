@@ -177,24 +177,11 @@ func TestOpenOnFullDisk(t *testing.T) {
 	}
 }
 
-// fillFile appends zeros to the file at path until its disk is full, as a
-// writer other than the store would.
+// fillFile fills the disk of path through that file, as a writer other
+// than the store would.
 func fillFile(t *testing.T, path string) {
 	t.Helper()
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	buf := make([]byte, 4<<10)
-	for {
-		if _, err = f.Write(buf); err != nil {
-			break
-		}
-	}
-	if !errors.Is(err, syscall.ENOSPC) {
-		t.Fatalf("fill %s: %v, want ENOSPC", path, err)
-	}
-	if err := f.Close(); err != nil && !errors.Is(err, syscall.ENOSPC) {
+	if err := testserver.FillDisk(path); err != nil {
 		t.Fatal(err)
 	}
 }
