@@ -59,8 +59,9 @@ type Store struct {
 // Options tune Open.
 type Options struct {
 	// ReserveBytes is the size of the reserve file kept beside the
-	// database for deletes on a full disk; 0 means DefaultReserveBytes,
-	// negative keeps none.
+	// database for deletes on a full disk (and the deletes' own reserve,
+	// as large up to 1 MiB); 0 means DefaultReserveBytes, negative
+	// keeps neither.
 	ReserveBytes int64
 }
 
