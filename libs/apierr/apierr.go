@@ -118,10 +118,19 @@ func IsStorageFull(err error) bool {
 	return errors.As(err, &sf) && sf.StorageFull()
 }
 
+// deleteRefused is what a store's error has when even a delete found no
+// room (store.ErrDeleteFull).
+type deleteRefused interface{ DeleteRefused() bool }
+
 // StorageFull is the answer of a write refused because the service's
 // storage is full: the contract's internal 500 with Retry-After, logged as a
-// warning, and a message that says whose fault it is not.
+// warning, and a message that says whose fault it is not. A delete that
+// could not be done either says so, rather than that deletes work.
 func StorageFull(err error) *Error {
+	var dr deleteRefused
+	if errors.As(err, &dr) && dr.DeleteRefused() {
+		return Unavailable(err, StorageFullRetry, "the service's storage is full, so even this delete could not be done and nothing was deleted; this is not a fault of the request, and reading charts still works; retry in %d s", int(StorageFullRetry/time.Second))
+	}
 	return Unavailable(err, StorageFullRetry, "the service's storage is full, so this change could not be saved; this is not a fault of the request, and reading or deleting charts still works; retry in %d s", int(StorageFullRetry/time.Second))
 }
 

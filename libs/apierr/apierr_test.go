@@ -14,21 +14,42 @@ import (
 
 // A store's "storage full", however deeply wrapped, is the contract's
 // internal 500 with Retry-After and a message that says the storage is
-// full and the request is not at fault; any other error keeps the generic
-// message.
+// full and the request is not at fault; a delete that could not be done
+// says so and does not claim that deletes work; any other error keeps the
+// generic message.
 func TestStorageFullAnswer(t *testing.T) {
-	err := fmt.Errorf("create chart: %w", store.FullError(errors.New("database or disk is full (13)")))
-	w := httptest.NewRecorder()
-	e := apierr.Write(w, "https://docs", err)
-	if w.Code != http.StatusInternalServerError || e.Code != apierr.Internal || !e.Unavailable {
-		t.Fatalf("status %d code %s unavailable %v", w.Code, e.Code, e.Unavailable)
-	}
-	if w.Header().Get("Retry-After") != "60" {
-		t.Fatalf("Retry-After %q", w.Header().Get("Retry-After"))
-	}
-	body := w.Body.String()
-	if !strings.Contains(body, "storage is full") || !strings.Contains(body, "not a fault of the request") || strings.Contains(body, "disk is full (13)") {
-		t.Fatalf("body %s", body)
+	cause := errors.New("database or disk is full (13)")
+	for _, tc := range []struct {
+		name      string
+		err       error
+		want, not []string
+	}{
+		{"write", fmt.Errorf("create chart: %w", store.FullError(cause)),
+			[]string{"storage is full", "not a fault of the request", "deleting charts still works"}, []string{"disk is full (13)", "nothing was deleted"}},
+		{"delete", fmt.Errorf("delete chart: %w", store.DeleteFullError(cause)),
+			[]string{"storage is full", "not a fault of the request", "nothing was deleted"}, []string{"disk is full (13)", "deleting charts still works"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := httptest.NewRecorder()
+			e := apierr.Write(w, "https://docs", tc.err)
+			if w.Code != http.StatusInternalServerError || e.Code != apierr.Internal || !e.Unavailable {
+				t.Fatalf("status %d code %s unavailable %v", w.Code, e.Code, e.Unavailable)
+			}
+			if w.Header().Get("Retry-After") != "60" {
+				t.Fatalf("Retry-After %q", w.Header().Get("Retry-After"))
+			}
+			body := w.Body.String()
+			for _, s := range tc.want {
+				if !strings.Contains(body, s) {
+					t.Errorf("body lacks %q: %s", s, body)
+				}
+			}
+			for _, s := range tc.not {
+				if strings.Contains(body, s) {
+					t.Errorf("body has %q: %s", s, body)
+				}
+			}
+		})
 	}
 	if e := apierr.From(errors.New("boom")); e.RetryAfter != 0 || strings.Contains(e.Message, "full") {
 		t.Fatalf("plain error mapped as %+v", e)

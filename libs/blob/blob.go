@@ -27,6 +27,10 @@ type Store interface {
 // cache miss can be told apart from a failing store.
 var ErrNotFound = errors.New("blob: object not found")
 
+// ErrLowSpace is wrapped by a Dir's Put that would leave less free space
+// on the disk than its floor: nothing was written.
+var ErrLowSpace = errors.New("blob: too little free space on the cache's disk")
+
 // ErrInvalidKey is wrapped by every operation given a key ValidateKey
 // rejects, so a caller bug is told apart from a failing store.
 var ErrInvalidKey = errors.New("blob: invalid key")

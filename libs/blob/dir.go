@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"chartd.dev/libs/store"
 )
 
 var _ Store = (*Dir)(nil)
@@ -32,6 +34,10 @@ const tmpPrefix = "put~"
 type Dir struct {
 	root     string
 	maxBytes int64
+	// minFree is the free space the cache leaves on its disk: a Put that
+	// would leave less writes nothing (ErrLowSpace), so the cache never
+	// takes the room a store on the same volume freed for its deletes.
+	minFree int64
 
 	mu    sync.Mutex
 	lru   *list.List               // of *dirEntry; front is the least recently used
@@ -45,15 +51,19 @@ type dirEntry struct {
 }
 
 // NewDir opens (creating it if needed) a cache directory capped at maxBytes
-// of object data. Existing objects are indexed oldest-used first, leftovers
-// of interrupted writes are removed, and objects over the cap are evicted,
-// so a restart with a smaller cap takes effect at once.
-func NewDir(dir string, maxBytes int64) (*Dir, error) {
+// of object data that keeps minFree bytes free on its disk. Existing objects
+// are indexed oldest-used first, leftovers of interrupted writes are
+// removed, and objects over the cap are evicted, so a restart with a
+// smaller cap takes effect at once.
+func NewDir(dir string, maxBytes, minFree int64) (*Dir, error) {
 	if dir == "" {
 		return nil, errors.New("blob dir: no directory given")
 	}
 	if maxBytes <= 0 {
 		return nil, fmt.Errorf("blob dir %s: byte cap must be positive, got %d", dir, maxBytes)
+	}
+	if minFree < 0 {
+		return nil, fmt.Errorf("blob dir %s: free-space floor must be 0 or more, got %d", dir, minFree)
 	}
 	root, err := filepath.Abs(dir)
 	if err != nil {
@@ -62,7 +72,7 @@ func NewDir(dir string, maxBytes int64) (*Dir, error) {
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, fmt.Errorf("blob dir %s: %w", root, err)
 	}
-	d := &Dir{root: root, maxBytes: maxBytes, lru: list.New(), index: map[string]*list.Element{}}
+	d := &Dir{root: root, maxBytes: maxBytes, minFree: minFree, lru: list.New(), index: map[string]*list.Element{}}
 	if err := d.load(); err != nil {
 		return nil, fmt.Errorf("blob dir %s: index: %w", root, err)
 	}
@@ -144,7 +154,9 @@ func (d *Dir) errorf(op, key string, err error) error {
 // Put writes data under key and evicts least recently used objects while
 // the total is over the cap. contentType is not kept: the key's prefix
 // already says what the bytes are. An object larger than the whole cap is
-// refused rather than evicting everything else.
+// refused rather than evicting everything else, and so is one that would
+// leave less than the floor free on the disk (ErrLowSpace): the cache then
+// still serves what it holds.
 func (d *Dir) Put(ctx context.Context, key string, data []byte, contentType string) error {
 	if err := ValidateKey(key); err != nil {
 		return err
@@ -155,6 +167,9 @@ func (d *Dir) Put(ctx context.Context, key string, data []byte, contentType stri
 	size := int64(len(data))
 	if size > d.maxBytes {
 		return d.errorf("put", key, fmt.Errorf("%d bytes exceed the cache cap of %d", size, d.maxBytes))
+	}
+	if err := d.room(size); err != nil {
+		return d.errorf("put", key, err)
 	}
 	path := d.path(key)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -188,6 +203,21 @@ func (d *Dir) Put(ctx context.Context, key string, data []byte, contentType stri
 		d.bytes += size
 	}
 	return d.evictLocked()
+}
+
+// room checks that writing size bytes leaves the floor free on the disk.
+func (d *Dir) room(size int64) error {
+	if d.minFree == 0 {
+		return nil
+	}
+	free, err := store.FreeSpace(d.root)
+	if err != nil {
+		return err
+	}
+	if free-size < d.minFree {
+		return fmt.Errorf("%w: %d bytes free, the cache leaves %d", ErrLowSpace, free, d.minFree)
+	}
+	return nil
 }
 
 // writeTemp writes data to a new temp file in root, synced so that the

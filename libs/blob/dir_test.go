@@ -11,15 +11,17 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"chartd.dev/libs/blob"
 	"chartd.dev/libs/blob/blobtest"
+	"chartd.dev/libs/testserver"
 )
 
 func TestDirConformance(t *testing.T) {
 	blobtest.Run(t, func(t *testing.T) blob.Store {
-		d, err := blob.NewDir(t.TempDir(), 64<<20)
+		d, err := blob.NewDir(t.TempDir(), 64<<20, 0)
 		if err != nil {
 			t.Fatalf("NewDir: %v", err)
 		}
@@ -29,9 +31,14 @@ func TestDirConformance(t *testing.T) {
 
 func newDir(t *testing.T, dir string, maxBytes int64) *blob.Dir {
 	t.Helper()
-	d, err := blob.NewDir(dir, maxBytes)
+	return newDirFloor(t, dir, maxBytes, 0)
+}
+
+func newDirFloor(t *testing.T, dir string, maxBytes, minFree int64) *blob.Dir {
+	t.Helper()
+	d, err := blob.NewDir(dir, maxBytes, minFree)
 	if err != nil {
-		t.Fatalf("NewDir(%s, %d): %v", dir, maxBytes, err)
+		t.Fatalf("NewDir(%s, %d, %d): %v", dir, maxBytes, minFree, err)
 	}
 	return d
 }
@@ -233,15 +240,18 @@ func TestDirConcurrentChurn(t *testing.T) {
 }
 
 func TestNewDirErrors(t *testing.T) {
-	if _, err := blob.NewDir("", 100); err == nil {
+	if _, err := blob.NewDir("", 100, 0); err == nil {
 		t.Error("NewDir with no directory succeeded")
 	}
-	if _, err := blob.NewDir(t.TempDir(), 0); err == nil || !strings.Contains(err.Error(), "cap must be positive") {
+	if _, err := blob.NewDir(t.TempDir(), 0, 0); err == nil || !strings.Contains(err.Error(), "cap must be positive") {
 		t.Errorf("NewDir with a zero cap = %v", err)
+	}
+	if _, err := blob.NewDir(t.TempDir(), 100, -1); err == nil || !strings.Contains(err.Error(), "floor") {
+		t.Errorf("NewDir with a negative floor = %v", err)
 	}
 	file := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(file, nil, 0o644)
-	if _, err := blob.NewDir(file, 100); err == nil || !strings.Contains(err.Error(), file) {
+	if _, err := blob.NewDir(file, 100, 0); err == nil || !strings.Contains(err.Error(), file) {
 		t.Errorf("NewDir on a regular file = %v, want an error naming it", err)
 	}
 }
@@ -256,4 +266,49 @@ func TestDirCancelledContext(t *testing.T) {
 	if _, err := d.Get(ctx, "a"); !errors.Is(err, context.Canceled) {
 		t.Errorf("Get with a cancelled context = %v", err)
 	}
+}
+
+// TestDirKeepsFreeSpaceFloor fills a real 2 MiB disk through a Dir whose
+// floor is 1 MiB: a Put that would leave less free writes nothing and says
+// so (ErrLowSpace), the disk keeps the floor free, and what the cache holds
+// is still served.
+func TestDirKeepsFreeSpaceFloor(t *testing.T) {
+	dir := t.TempDir()
+	unmount, err := testserver.MountTmpfs(dir, 2<<20)
+	if err != nil {
+		t.Fatalf("a real small disk is needed: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := unmount(); err != nil {
+			t.Error(err)
+		}
+	})
+	const floor = 1 << 20
+	d := newDirFloor(t, dir, 64<<20, floor)
+	kept := map[string]int{}
+	var refused string
+	for i := range 16 {
+		key := fmt.Sprintf("k%02d", i)
+		err := d.Put(context.Background(), key, payload(key, 128<<10), "image/png")
+		if err == nil {
+			kept[key] = 128 << 10
+			continue
+		}
+		if !errors.Is(err, blob.ErrLowSpace) {
+			t.Fatalf("Put(%q) near the floor: %v, want ErrLowSpace", key, err)
+		}
+		refused = key
+		break
+	}
+	if refused == "" || len(kept) == 0 {
+		t.Fatalf("%d Puts of 128 KiB on a 2 MiB disk with a 1 MiB floor, refused %q", len(kept), refused)
+	}
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		t.Fatal(err)
+	}
+	if free := int64(st.Bavail) * st.Bsize; free < floor {
+		t.Fatalf("%d bytes free after the cache filled up, floor %d", free, floor)
+	}
+	want(t, d, kept, refused)
 }

@@ -47,6 +47,10 @@ var (
 	// free some. libs/apierr answers it by its StorageFull method, so the
 	// mapping needs no import of this package.
 	ErrStorageFull error = storageFull{}
+	// ErrDeleteFull comes with ErrStorageFull when the disk is so full
+	// that even a delete, which would free space, found no room: nothing
+	// was deleted, and the answer must not say that deletes work.
+	ErrDeleteFull error = deleteFull{}
 )
 
 // storageFull is the type of ErrStorageFull.
@@ -61,6 +65,31 @@ func (storageFull) StorageFull() bool { return true }
 // keeping the cause for the log.
 func FullError(cause error) error {
 	return fmt.Errorf("%w: %w", ErrStorageFull, cause)
+}
+
+// deleteFull is the type of ErrDeleteFull.
+type deleteFull struct{}
+
+func (deleteFull) Error() string { return "nothing was deleted" }
+
+// DeleteRefused marks the error for libs/apierr (see ErrDeleteFull).
+func (deleteFull) DeleteRefused() bool { return true }
+
+// DeleteFullError wraps cause, a driver's "disk full" error met by a
+// delete, in ErrStorageFull and ErrDeleteFull.
+func DeleteFullError(cause error) error {
+	return fmt.Errorf("%w (%w): %w", ErrStorageFull, ErrDeleteFull, cause)
+}
+
+// FreeSpace answers the bytes an unprivileged writer may still use on
+// dir's file system: what the store's reserves and the image cache's floor
+// are measured against.
+func FreeSpace(dir string) (int64, error) {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		return 0, fmt.Errorf("free space of %s: %w", dir, err)
+	}
+	return int64(st.Bavail) * int64(st.Bsize), nil
 }
 
 // IsNoSpace reports a file system's "no space left" or "quota exceeded"

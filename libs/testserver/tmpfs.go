@@ -40,3 +40,24 @@ func MountTmpfs(dir string, size int64) (unmount func() error, err error) {
 		return nil
 	}, nil
 }
+
+// FillDisk appends zeros to the file at path until its disk is full, as a
+// writer other than the one under test would; it answers an error unless
+// the disk did fill (ENOSPC).
+func FillDisk(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("fill disk: %w", err)
+	}
+	buf := make([]byte, 4<<10)
+	for err == nil {
+		_, err = f.Write(buf)
+	}
+	if cerr := f.Close(); cerr != nil && !errors.Is(cerr, syscall.ENOSPC) {
+		return fmt.Errorf("fill disk with %s: %w", path, cerr)
+	}
+	if !errors.Is(err, syscall.ENOSPC) {
+		return fmt.Errorf("fill disk with %s: %w, want no space left", path, err)
+	}
+	return nil
+}

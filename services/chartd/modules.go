@@ -570,7 +570,7 @@ func (a *App) initImages(ctx context.Context) (lifecycle.Module, error) {
 		a.images = s
 		return lifecycle.Module{}, nil
 	}
-	d, err := blob.NewDir(filepath.Join(a.cfg.DataDir, "images"), int64(a.cfg.Render.ImageCacheMiB)<<20)
+	d, err := blob.NewDir(filepath.Join(a.cfg.DataDir, "images"), int64(a.cfg.Render.ImageCacheMiB)<<20, int64(a.cfg.Render.ImageCacheMinFreeMiB)<<20)
 	if err != nil {
 		return lifecycle.Module{}, err
 	}

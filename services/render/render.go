@@ -42,6 +42,11 @@ type Config struct {
 	// ImageCacheMiB caps the PNG cache on disk (the embedded image store;
 	// a bucket is bounded by its lifecycle rule instead).
 	ImageCacheMiB int
+	// ImageCacheMinFreeMiB is the free space the PNG cache on disk leaves
+	// on its volume: under it the cache writes nothing and still serves,
+	// so it never takes the room the SQLite store on the same data volume
+	// freed for its deletes.
+	ImageCacheMinFreeMiB int
 	// Links sets how public image links are served.
 	Links LinkConfig
 	// DrawBudgetMiB is the memory the drawings in flight may hold together,
@@ -72,6 +77,7 @@ func (c *Config) RegisterFlags(service string, fs *flag.FlagSet) {
 	}
 	c.Raster.RegisterFlags(service, fs)
 	fs.IntVar(&c.ImageCacheMiB, service+".image-cache-mib", 512, "size of the PNG cache on disk, in MiB (embedded image store)")
+	fs.IntVar(&c.ImageCacheMinFreeMiB, service+".image-cache-min-free-mib", 64, "free space the PNG cache on disk leaves on its volume, in MiB: under it the cache writes nothing and still serves (embedded image store)")
 	c.Links.RegisterFlags(service, fs)
 	fs.IntVar(&c.FontCacheMiB, service+".font-cache-mib", 64, "font subsets kept for SVGs that carry their fonts, in MiB")
 	fs.IntVar(&c.DrawBudgetMiB, service+".draw-budget-mib", 160, "memory the drawings in flight may hold together, by their estimate, in MiB; larger renders wait their turn")

@@ -280,20 +280,19 @@ func updateMiss(ctx context.Context, tx querier, c store.Chart, expected *time.T
 
 // DeleteChart removes one of the account's charts; its data goes with it
 // in the same statement (ON DELETE CASCADE). It works on a full disk: a
-// delete that finds no room releases the reserve and runs once more, and
-// the pages it frees go back to the file system (reclaim).
+// delete that finds no room releases the reserve, then the deletes' own,
+// and runs again (deleting), and the pages it frees go back to the file
+// system (reclaim).
 func (s *Store) DeleteChart(ctx context.Context, accountID, id string) error {
-	const q = `DELETE FROM charts WHERE account_id = ? AND id = ?`
-	res, err := s.write.ExecContext(ctx, q, accountID, id)
-	if isFull(err) {
-		s.markFull()
-		res, err = s.write.ExecContext(ctx, q, accountID, id)
-	}
-	if err == nil {
-		err = mustAffect(res)
-	}
+	err := s.deleting(func() error {
+		res, err := s.write.ExecContext(ctx, `DELETE FROM charts WHERE account_id = ? AND id = ?`, accountID, id)
+		if err != nil {
+			return err
+		}
+		return mustAffect(res)
+	})
 	if err != nil {
-		return fmt.Errorf("delete chart %s in account %s: %w", id, accountID, s.check(err))
+		return fmt.Errorf("delete chart %s in account %s: %w", id, accountID, err)
 	}
 	s.reclaim(ctx)
 	return nil

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	sqlite3 "modernc.org/sqlite/lib"
@@ -29,6 +28,14 @@ import (
 // reports not ready. The store leaves the full state when the disk has
 // need() free and the reserve is made again: tried by Ping, and by writes
 // at most once per recoverEvery.
+//
+// The freed room is free disk space: any other writer on the volume (the
+// image cache, a log, an operator's copy) can take it before a delete
+// does. So a second, smaller reserve (<db>.reserve-delete) is never spent
+// by a full write: only by a delete that found no room even so, just
+// before it tries again, and at open when SQLite could not otherwise
+// create its WAL and shared-memory files. It is made again first, as soon
+// as the disk has room for it.
 
 // DefaultReserveBytes is the reserve's size. On a full disk it must hold
 // what a checkpoint writes into the database file (the WAL's pages the
@@ -54,11 +61,19 @@ const lazyFreePages = 256
 // never needs more WAL room than the reserve gave.
 const vacuumStep = 128
 
-// space is the store's full state and its reserve.
+// maxDeleteReserve caps the deletes' reserve: it holds SQLite's
+// shared-memory file (32 KiB) and WAL room for a delete and one vacuum
+// step (vacuumStep pages), with room to spare.
+const maxDeleteReserve = 1 << 20
+
+// space is the store's full state and its reserves.
 type space struct {
 	dir   string // the database's directory
 	path  string // the reserve file; "" when the store keeps none
 	bytes int64
+	// del is the deletes' reserve file ("" with path) of delBytes.
+	del      string
+	delBytes int64
 
 	full atomic.Bool
 	mu   sync.Mutex // serialises making and releasing the reserve
@@ -72,6 +87,15 @@ func isFull(err error) bool {
 		return false
 	}
 	return sqliteCode(err)&0xff == sqlite3.SQLITE_FULL || store.IsNoSpace(err)
+}
+
+// fullCause marks a full disk in err as store.ErrStorageFull, for errors
+// met before the store exists (its migrations); others are left alone.
+func fullCause(err error) error {
+	if isFull(err) && !errors.Is(err, store.ErrStorageFull) {
+		return store.FullError(err)
+	}
+	return err
 }
 
 // check classifies a write's error: a full disk becomes store.ErrStorageFull
@@ -99,10 +123,43 @@ func (s *Store) markFull() {
 	s.write.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
 }
 
+// releaseLocked spends the reserve (not the deletes' one).
 func (s *Store) releaseLocked() {
 	if s.space.path != "" {
 		os.Remove(s.space.path)
 	}
+}
+
+// spendDeleteReserve frees the deletes' reserve for a delete that found
+// no room; it reports whether there was one to free.
+func (s *Store) spendDeleteReserve() bool {
+	s.space.mu.Lock()
+	defer s.space.mu.Unlock()
+	if have, _ := reserveSize(s.space.del); have == 0 {
+		return false
+	}
+	return os.Remove(s.space.del) == nil
+}
+
+// deleting runs op, a write that frees space, on a disk that may be full:
+// a first failure for room enters the full state (the reserve's room is
+// freed, the WAL moved into the database file) and tries again; a second
+// spends the deletes' reserve and tries once more. A delete that still
+// finds no room answers an error wrapping store.ErrDeleteFull, so the
+// answer does not claim that deletes work.
+func (s *Store) deleting(op func() error) error {
+	err := op()
+	if isFull(err) {
+		s.markFull()
+		err = op()
+	}
+	if isFull(err) && s.spendDeleteReserve() {
+		err = op()
+	}
+	if isFull(err) {
+		return store.DeleteFullError(err)
+	}
+	return err
 }
 
 // writable refuses a write other than a delete while the store is full,
@@ -132,6 +189,7 @@ func (s *Store) recover(force bool) error {
 		return fmt.Errorf("%w: writes are paused until space is freed; reads and deletes are served", store.ErrStorageFull)
 	}
 	s.space.last = time.Now()
+	s.deleteReserveLocked()
 	if err := s.roomLocked(); err != nil {
 		return fmt.Errorf("%w: writes are paused until space is freed (%v); reads and deletes are served", store.ErrStorageFull, err)
 	}
@@ -147,7 +205,7 @@ func (sp *space) need() int64 { return max(2*sp.bytes, 1<<20) }
 // roomLocked checks the disk has need() free and makes the reserve; an
 // error says why not.
 func (s *Store) roomLocked() error {
-	free, err := freeSpace(s.space.dir)
+	free, err := store.FreeSpace(s.space.dir)
 	if err != nil {
 		return err
 	}
@@ -172,35 +230,47 @@ func reserveSize(path string) (int64, error) {
 	return st.Size(), nil
 }
 
-// freeSpace answers the bytes an unprivileged writer may still use on
-// dir's file system.
-func freeSpace(dir string) (int64, error) {
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(dir, &st); err != nil {
-		return 0, fmt.Errorf("free space of %s: %w", dir, err)
-	}
-	return int64(st.Bavail) * int64(st.Bsize), nil
-}
-
-// makeReserveLocked writes the reserve file whole (zeros, synced: a sparse
-// or unsynced file would hold no blocks), through a temporary name so a
-// short one is never taken for the reserve. A store without a reserve
+// makeReserveLocked makes the reserve file; a store without a reserve
 // makes nothing.
 func (s *Store) makeReserveLocked() error {
-	if s.space.path == "" {
+	return makeReserve(s.space.path, s.space.bytes)
+}
+
+// deleteReserveLocked makes the deletes' reserve when it is missing and
+// the disk has room for it and for SQLite to open (openFree) besides;
+// otherwise it stays missing until a later try.
+func (s *Store) deleteReserveLocked() {
+	if s.space.del == "" {
+		return
+	}
+	if have, _ := reserveSize(s.space.del); have > 0 {
+		return
+	}
+	if free, err := store.FreeSpace(s.space.dir); err != nil || free < s.space.delBytes+openFree {
+		return
+	}
+	makeReserve(s.space.del, s.space.delBytes)
+}
+
+// makeReserve writes a reserve file of n bytes at path whole (zeros,
+// synced: a sparse or unsynced file would hold no blocks), through a
+// temporary name so a short one is never taken for the reserve. A reserve
+// already there is kept; an empty path makes nothing.
+func makeReserve(path string, n int64) error {
+	if path == "" {
 		return nil
 	}
-	if have, err := reserveSize(s.space.path); err == nil && have > 0 {
+	if have, err := reserveSize(path); err == nil && have > 0 {
 		return nil // whole: it is renamed into place once written
 	}
-	tmp := s.space.path + ".tmp"
-	err := writeZeros(tmp, s.space.bytes)
+	tmp := path + ".tmp"
+	err := writeZeros(tmp, n)
 	if err == nil {
-		err = os.Rename(tmp, s.space.path)
+		err = os.Rename(tmp, path)
 	}
 	if err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("make reserve %s: %w", s.space.path, err)
+		return fmt.Errorf("make reserve %s: %w", path, err)
 	}
 	return nil
 }
@@ -221,41 +291,49 @@ func writeZeros(path string, n int64) error {
 	return errors.Join(err, f.Close())
 }
 
-// openSpace sets up the reserve before SQLite opens the file. A reserve
+// openSpace sets up the reserves before SQLite opens the file. A reserve
 // already there is kept, whatever its size (chartctl and chartd may open
 // the file with different sizes), unless the disk is full: then it is
 // spent, so SQLite has room for its WAL and index files, and the store
 // opens in its full state rather than failing, so the owner can still
-// read and delete. With no reserve yet, one is made when the disk has
+// read and delete. When that reserve was spent already (a restart after
+// the disk filled), the deletes' reserve is spent instead. With room, the
+// deletes' reserve is made if missing, and the reserve when the disk has
 // need() free, else the store opens full.
 func (s *Store) openSpace(path string, reserve int64) error {
 	s.space.dir = filepath.Dir(path)
 	if reserve > 0 {
 		s.space.path, s.space.bytes = path+".reserve", reserve
+		s.space.del, s.space.delBytes = path+".reserve-delete", min(reserve, maxDeleteReserve)
 	}
 	s.space.mu.Lock()
 	defer s.space.mu.Unlock()
-	free, err := freeSpace(s.space.dir)
+	free, err := store.FreeSpace(s.space.dir)
 	if err != nil {
 		return err
 	}
-	if have, _ := reserveSize(s.space.path); have > 0 {
-		if free >= openFree {
-			return nil
+	if free < openFree {
+		s.space.full.Store(true)
+		s.space.last = time.Now()
+		if have, _ := reserveSize(s.space.path); have > 0 {
+			s.releaseLocked()
+		} else if s.space.del != "" {
+			os.Remove(s.space.del)
 		}
-		err = fmt.Errorf("%w: %d bytes free", errNoRoom, free)
-	} else {
-		err = s.roomLocked()
-	}
-	if err == nil {
 		return nil
 	}
-	if !store.IsNoSpace(err) && !errors.Is(err, errNoRoom) {
-		return err
+	s.deleteReserveLocked()
+	if have, _ := reserveSize(s.space.path); have > 0 {
+		return nil
 	}
-	s.space.full.Store(true)
-	s.space.last = time.Now()
-	s.releaseLocked()
+	if err := s.roomLocked(); err != nil {
+		if !store.IsNoSpace(err) && !errors.Is(err, errNoRoom) {
+			return err
+		}
+		s.space.full.Store(true)
+		s.space.last = time.Now()
+		s.releaseLocked()
+	}
 	return nil
 }
 

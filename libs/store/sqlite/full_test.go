@@ -124,7 +124,7 @@ func TestFullDiskKeepsDeletes(t *testing.T) {
 	}
 	// The deletes may have remade the reserve out of what they gave back.
 	after := freeBytes(t, dir)
-	for _, f := range []string{".reserve", "-wal"} {
+	for _, f := range []string{".reserve", ".reserve-delete", "-wal"} {
 		if st, err := os.Stat(path + f); err == nil {
 			after += st.Size()
 		}
@@ -159,17 +159,7 @@ func TestOpenOnFullDisk(t *testing.T) {
 	s.Close()
 	// Fill what is left with a file that is not the store's.
 	filler := filepath.Join(dir, "filler")
-	f, err := os.Create(filler)
-	if err != nil {
-		t.Fatal(err)
-	}
-	buf := make([]byte, 64<<10)
-	for {
-		if _, err := f.Write(buf); err != nil {
-			break
-		}
-	}
-	f.Close()
+	fillFile(t, filler)
 	s, err = sqlite.OpenWith(ctx, path, sqlite.Options{ReserveBytes: 512 << 10})
 	if err != nil {
 		t.Fatalf("open on a full disk: %v", err)
@@ -184,6 +174,153 @@ func TestOpenOnFullDisk(t *testing.T) {
 	os.Remove(filler)
 	if err := s.Ping(ctx); err != nil {
 		t.Fatalf("ping after space came back: %v", err)
+	}
+}
+
+// fillFile fills the disk of path through that file, as a writer other
+// than the store would.
+func fillFile(t *testing.T, path string) {
+	t.Helper()
+	if err := testserver.FillDisk(path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// fillStore creates charts of 256 KiB of random data in account a until
+// the store is in its full state (the reserve spent and not remade), and
+// answers their ids.
+func fillStore(t *testing.T, s *sqlite.Store, a store.Account) []string {
+	t.Helper()
+	ctx := context.Background()
+	var made []string
+	for len(made) < 64 {
+		raw := make([]byte, 256<<10)
+		rand.Read(raw)
+		c, err := s.CreateChart(ctx, store.Chart{AccountID: a.ID, Name: "big", Type: "bar", Spec: []byte(`{}`),
+			Data: &store.Dataset{Format: "csv", Raw: raw}}, 0)
+		if err == nil {
+			made = append(made, c.ID)
+			continue
+		}
+		if !errors.Is(err, store.ErrStorageFull) {
+			t.Fatalf("create %d on a full disk: %v, want store.ErrStorageFull", len(made)+1, err)
+		}
+		if err := s.Ping(ctx); errors.Is(err, store.ErrStorageFull) {
+			return made
+		}
+	}
+	t.Fatalf("%d charts of 256 KiB made and the store is not full", len(made))
+	return nil
+}
+
+// TestDeleteWhenAnotherWriterTookTheRoom fills a real disk with charts
+// until the store is full (its reserve spent), then lets another writer
+// take every byte the reserve gave back: a delete still goes through and
+// the chart is gone (the deletes' own reserve), the deletes' reserve is
+// made again from what the delete gave back; and when even that room is
+// taken (the deletes' reserve removed by hand and its room filled), the
+// delete says that nothing was deleted, and the chart is still there.
+func TestDeleteWhenAnotherWriterTookTheRoom(t *testing.T) {
+	dir := fullDisk(t, 8<<20)
+	ctx := context.Background()
+	path := filepath.Join(dir, "chartd.db")
+	s, err := sqlite.OpenWith(ctx, path, sqlite.Options{ReserveBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	a, err := s.CreateAccount(ctx, store.PlanPro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	made := fillStore(t, s, a)
+	filler := filepath.Join(dir, "filler")
+	fillFile(t, filler)
+	if free := freeBytes(t, dir); free != 0 {
+		t.Fatalf("%d bytes free after the other writer", free)
+	}
+	if err := s.DeleteChart(ctx, a.ID, made[0]); err != nil {
+		t.Fatalf("delete on a disk another writer filled: %v", err)
+	}
+	if _, err := s.GetChart(ctx, a.ID, made[0]); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("deleted chart still there: %v", err)
+	}
+	if _, err := os.Stat(path + ".reserve-delete"); err != nil {
+		t.Fatalf("deletes' reserve not made again after a delete gave 256 KiB back: %v", err)
+	}
+
+	// Now take the deletes' room too.
+	if err := os.Remove(path + ".reserve-delete"); err != nil {
+		t.Fatal(err)
+	}
+	fillFile(t, filler)
+	err = s.DeleteChart(ctx, a.ID, made[1])
+	if !errors.Is(err, store.ErrStorageFull) || !errors.Is(err, store.ErrDeleteFull) {
+		t.Fatalf("delete with no room at all: %v, want store.ErrStorageFull and store.ErrDeleteFull", err)
+	}
+	if _, err := s.GetChart(ctx, a.ID, made[1]); err != nil {
+		t.Fatalf("a delete that said nothing was deleted deleted: %v", err)
+	}
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DeleteChart(ctx, a.ID, made[1]); err != nil {
+		t.Fatalf("delete once space is back: %v", err)
+	}
+}
+
+// TestRestartOnFullDisk fills a real disk with charts until the store is
+// full (its reserve spent), lets another writer take the rest, closes the
+// store and opens it again, as a restarted chartd would: it opens, in its
+// full state, serves reads and deletes, and the delete gives the chart's
+// space back.
+func TestRestartOnFullDisk(t *testing.T) {
+	dir := fullDisk(t, 8<<20)
+	ctx := context.Background()
+	path := filepath.Join(dir, "chartd.db")
+	o := sqlite.Options{ReserveBytes: 1 << 20}
+	s, err := sqlite.OpenWith(ctx, path, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := s.CreateAccount(ctx, store.PlanPro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	made := fillStore(t, s, a)
+	fillFile(t, filepath.Join(dir, "filler"))
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if free := freeBytes(t, dir); free >= 256<<10 {
+		t.Fatalf("%d bytes free at restart: not a full disk", free)
+	}
+	s, err = sqlite.OpenWith(ctx, path, o)
+	if err != nil {
+		t.Fatalf("open on a full disk whose reserve was spent: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if !s.Full() {
+		t.Fatal("store opened on a full disk is not in its full state")
+	}
+	if _, err := s.GetChartWithData(ctx, a.ID, made[0]); err != nil {
+		t.Fatalf("read after a restart on a full disk: %v", err)
+	}
+	before := freeBytes(t, dir)
+	if err := s.DeleteChart(ctx, a.ID, made[0]); err != nil {
+		t.Fatalf("delete after a restart on a full disk: %v", err)
+	}
+	if _, err := s.GetChart(ctx, a.ID, made[0]); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("deleted chart still there: %v", err)
+	}
+	after := freeBytes(t, dir)
+	for _, f := range []string{".reserve", ".reserve-delete", "-wal"} {
+		if st, err := os.Stat(path + f); err == nil {
+			after += st.Size()
+		}
+	}
+	if after < before+200<<10 {
+		t.Fatalf("a delete of 256 KiB gave back %d bytes (free %d -> %d)", after-before, before, after)
 	}
 }
 

@@ -59,8 +59,9 @@ type Store struct {
 // Options tune Open.
 type Options struct {
 	// ReserveBytes is the size of the reserve file kept beside the
-	// database for deletes on a full disk; 0 means DefaultReserveBytes,
-	// negative keeps none.
+	// database for deletes on a full disk (and the deletes' own reserve,
+	// as large up to 1 MiB); 0 means DefaultReserveBytes, negative
+	// keeps neither.
 	ReserveBytes int64
 }
 
@@ -205,7 +206,10 @@ func (s *Store) prepare(ctx context.Context) error {
 	return nil
 }
 
-// migrate applies the embedded migrations with goose's Provider API.
+// migrate applies the embedded migrations with goose's Provider API. A
+// schema that is current is left alone: the check reads only (an Up with
+// nothing to do still writes), so a store whose disk is full still opens.
+// A pending migration on a full disk fails as storage full.
 func migrate(ctx context.Context, db *sql.DB) error {
 	dir, err := fs.Sub(migrations, "migrations")
 	if err != nil {
@@ -217,8 +221,15 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	if err != nil {
 		return fmt.Errorf("migrations: %w", err)
 	}
+	pending, err := p.HasPending(ctx)
+	if err != nil {
+		return fmt.Errorf("migrations pending: %w", fullCause(err))
+	}
+	if !pending {
+		return nil
+	}
 	if _, err := p.Up(ctx); err != nil {
-		return fmt.Errorf("migrate: %w", err)
+		return fmt.Errorf("migrate: %w", fullCause(err))
 	}
 	return nil
 }
