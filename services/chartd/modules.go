@@ -656,9 +656,10 @@ func (a *App) initGateway(ctx context.Context) (http.Handler, error) {
 		<-ctx.Done()
 		return nil
 	}
-	// Tokens are for the API or the MCP endpoint only (RFC 8707).
+	// Tokens are for this server, named by any of its identifiers, and
+	// work at every endpoint (RFC 8707; spec § authentication).
 	pub := strings.TrimRight(cfg.Site.PublicURL, "/")
-	az := oauth.New(a.store, oauth.Config{AccessTTL: cfg.OAuthAccessTTL, Resources: []string{pub, pub + oauthhttp.MCPPath}}, nil, a.tel.Log)
+	az := oauth.New(a.store, oauth.Config{AccessTTL: cfg.OAuthAccessTTL, Resources: []string{pub, pub + oauthhttp.MCPPath, pub + route.APIBase}}, nil, a.tel.Log)
 	sender, err := mail.New(cfg.Mail, a.tel.Log)
 	if err != nil {
 		return nil, err
