@@ -68,12 +68,18 @@ func (c *browserClient) get(path string) page {
 	return c.send(req)
 }
 
-// post sends a form; hdr adds headers in pairs.
+// post sends a form with the site's Origin, as a browser posting a page's
+// form does; hdr sets headers in pairs, and an empty value removes one.
 func (c *browserClient) post(path string, form url.Values, hdr ...string) page {
 	c.t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, c.base+path, strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", c.base)
 	for i := 0; i+1 < len(hdr); i += 2 {
+		if hdr[i+1] == "" {
+			req.Header.Del(hdr[i])
+			continue
+		}
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
 	return c.send(req)
