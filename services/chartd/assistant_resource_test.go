@@ -130,7 +130,11 @@ func TestAssistantResourceBinding(t *testing.T) {
 		{in.url, ""},
 		{in.url + "/api/v1", in.url + "/mcp"},
 	} {
-		status, tok := exchange(codeFor(tt.asked), tt.exchanged)
+		var repeat []string
+		if tt.exchanged != "" {
+			repeat = []string{tt.exchanged}
+		}
+		status, tok := exchange(codeFor(tt.asked), repeat...)
 		if status != http.StatusOK {
 			t.Fatalf("exchange of a code for %s with resource %q: %d %v", tt.asked, tt.exchanged, status, tok)
 		}
