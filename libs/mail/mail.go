@@ -1,10 +1,14 @@
 // Package mail sends the site's few emails (sign-up confirmations and
 // notices): a Sender interface, an SMTP sender on the standard library's
 // net/smtp (STARTTLS when the server offers it, AUTH PLAIN when a user is
-// given, one deadline for the whole exchange), and a log sender for runs
-// with no SMTP server (make run), which writes each message through slog
-// so the person at the console can follow its link. Every sender refuses
-// CR or LF in an address or the subject, so no caller can inject headers.
+// given, one deadline for the whole exchange), a log sender for a local
+// trial with no SMTP server (make run, a loopback public URL), which
+// writes each message through slog so the person at the console can
+// follow its link, and an off sender for a server others reach with no
+// SMTP server, which refuses every message and logs none: the mails hold
+// live sign-in links, and logs are read by more people than mailboxes
+// (CWE-532). Every sender refuses CR or LF in an address or the subject,
+// so no caller can inject headers.
 package mail
 
 import (
@@ -55,7 +59,7 @@ const DefaultTimeout = 10 * time.Second
 type Config struct {
 	// SMTPURL is smtp://[user:pass@]host[:port] (port 25 by default;
 	// STARTTLS when offered) or smtps://… (TLS from the start, port 465).
-	// Empty: the log sender.
+	// Empty: the log sender on a loopback public URL, else none (Off).
 	SMTPURL string
 	// From is the sender's address, with or without a display name.
 	From string
@@ -65,21 +69,59 @@ type Config struct {
 
 // RegisterFlags declares prefix+".smtp-url", ".from" and ".timeout".
 func (c *Config) RegisterFlags(prefix string, fs *flag.FlagSet) {
-	fs.StringVar(&c.SMTPURL, prefix+".smtp-url", "", "SMTP server for the site's emails, smtp://user:pass@host:port (STARTTLS when offered) or smtps://…; empty writes them to the log instead")
+	fs.StringVar(&c.SMTPURL, prefix+".smtp-url", "", "SMTP server for the site's emails, smtp://user:pass@host:port (STARTTLS when offered) or smtps://…; empty writes them to the log when the public URL is loopback (a local trial), and elsewhere turns sign-up off")
 	fs.StringVar(&c.From, prefix+".from", "chartd <no-reply@chartd.localhost>", "From address of the site's emails")
 	fs.DurationVar(&c.Timeout, prefix+".timeout", DefaultTimeout, "bound on sending one email (dial and SMTP exchange)")
 }
 
-// New answers the SMTP sender of cfg, or the log sender on log when no
-// SMTP URL is set.
-func New(cfg Config, log *slog.Logger) (Sender, error) {
+// New answers the SMTP sender of cfg; with no SMTP URL, the log sender on
+// log when publicURL is a local trial's (Local), else Off.
+func New(cfg Config, publicURL string, log *slog.Logger) (Sender, error) {
 	if _, err := parseFrom(cfg.From); err != nil {
 		return nil, err
 	}
-	if cfg.SMTPURL == "" {
+	if cfg.SMTPURL != "" {
+		return NewSMTP(cfg)
+	}
+	if Local(publicURL) {
 		return &Log{Log: log, From: cfg.From}, nil
 	}
-	return NewSMTP(cfg)
+	return Off{}, nil
+}
+
+// Local tells whether publicURL is a local trial's: its host is a
+// loopback address or localhost, so only this machine reaches the site
+// and its console may show the mails.
+func Local(publicURL string) bool {
+	u, err := url.Parse(publicURL)
+	if err != nil {
+		return false
+	}
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// ErrNoServer is Off's refusal: no SMTP server is set, and the site is
+// not a local trial.
+var ErrNoServer = errors.New("mail: no SMTP server is set (-gateway.mail.smtp-url); mail is off")
+
+// Off is the sender of a server others reach with no SMTP server: it
+// refuses every message and never logs one, since the site's mails hold
+// one-time sign-in links.
+type Off struct{}
+
+// Send refuses m with ErrNoServer.
+func (Off) Send(context.Context, Message) error { return ErrNoServer }
+
+// IsOff tells whether s delivers nothing, so the features that need mail
+// (sign-up) are off.
+func IsOff(s Sender) bool {
+	_, off := s.(Off)
+	return off
 }
 
 // parseFrom checks the From setting and answers its bare address.
@@ -259,9 +301,9 @@ func compose(from *mail.Address, m Message, now time.Time) []byte {
 	return b.Bytes()
 }
 
-// Log is the sender of runs without an SMTP server: it writes each
-// message to the log (at INFO, so make run's console shows it), and
-// delivers nothing.
+// Log is the sender of a local trial without an SMTP server: it writes
+// each message to the log (at INFO, so make run's console shows it), and
+// delivers nothing. New never gives it to a server others reach.
 type Log struct {
 	Log  *slog.Logger
 	From string

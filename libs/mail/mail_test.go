@@ -40,7 +40,7 @@ func wait(t *testing.T, s *testserver.SMTP, to string) testserver.Mail {
 // body whose long link survives quoted-printable.
 func TestSMTPSend(t *testing.T) {
 	srv := startSMTP(t, false)
-	s, err := New(Config{SMTPURL: srv.URL(), From: "chartd <no-reply@chartd.test>"}, nil)
+	s, err := New(Config{SMTPURL: srv.URL(), From: "chartd <no-reply@chartd.test>"}, "https://chartd.example", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,11 +105,11 @@ func TestSMTPAuthRequiresServerSupport(t *testing.T) {
 // refused before anything is sent, by both senders.
 func TestHeaderInjection(t *testing.T) {
 	srv := startSMTP(t, false)
-	smtpS, err := New(Config{SMTPURL: srv.URL(), From: "no-reply@chartd.test"}, nil)
+	smtpS, err := New(Config{SMTPURL: srv.URL(), From: "no-reply@chartd.test"}, "https://chartd.example", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	logS, err := New(Config{From: "no-reply@chartd.test"}, slog.New(slog.DiscardHandler))
+	logS, err := New(Config{From: "no-reply@chartd.test"}, "http://127.0.0.1:8080", slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestHeaderInjection(t *testing.T) {
 			t.Errorf("%T accepted a display name as the recipient", s)
 		}
 	}
-	if _, err := New(Config{From: "a@b.example\r\nBcc: eve@evil.example"}, nil); !errors.Is(err, ErrHeaderInjection) {
+	if _, err := New(Config{From: "a@b.example\r\nBcc: eve@evil.example"}, "http://127.0.0.1:8080", nil); !errors.Is(err, ErrHeaderInjection) {
 		t.Errorf("From with a line break: %v", err)
 	}
 	// A well-formed message after the refusals is the only one delivered.
@@ -170,23 +170,54 @@ func TestSMTPTimeout(t *testing.T) {
 	}
 }
 
-// TestLogSender: with no SMTP server the message, link included, goes to
-// the log at INFO, where make run's console shows it.
+// TestLogSender: with no SMTP server, a local trial's message (its public
+// URL loopback), link included, goes to the log at INFO, where make run's
+// console shows it; on a public URL others reach, the sender is Off: it
+// refuses the message and logs nothing, the link least of all.
 func TestLogSender(t *testing.T) {
-	var buf bytes.Buffer
-	s, err := New(Config{From: "no-reply@chartd.test"}, slog.New(slog.NewTextHandler(&buf, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := s.(*Log); !ok {
-		t.Fatalf("sender %T without an SMTP URL, want *Log", s)
-	}
-	link := "http://127.0.0.1:8080/signup/confirm?token=abc"
-	if err := s.Send(context.Background(), Message{To: "ada@example.com", Subject: "Confirm", Text: "Open " + link}); err != nil {
-		t.Fatal(err)
-	}
-	if out := buf.String(); !strings.Contains(out, "level=INFO") || !strings.Contains(out, link) || !strings.Contains(out, "ada@example.com") {
-		t.Errorf("log: %s", out)
+	link := "/signup/confirm?token=abc"
+	for _, tt := range []struct {
+		publicURL string
+		local     bool
+	}{
+		{"http://127.0.0.1:8080", true},
+		{"http://127.0.0.2:8080", true},
+		{"http://[::1]:8080", true},
+		{"http://localhost:8080", true},
+		{"http://chartd.localhost", true},
+		{"https://charts.example.com", false},
+		{"http://10.0.0.5:8080", false},
+		{"http://0.0.0.0:8080", false},
+		{"http://localhost.example.com", false},
+		{"http://127.0.0.1.example.com", false},
+	} {
+		t.Run(tt.publicURL, func(t *testing.T) {
+			var buf bytes.Buffer
+			s, err := New(Config{From: "no-reply@chartd.test"}, tt.publicURL, slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := Local(tt.publicURL); got != tt.local {
+				t.Fatalf("Local(%q) = %v, want %v", tt.publicURL, got, tt.local)
+			}
+			err = s.Send(context.Background(), Message{To: "ada@example.com", Subject: "Confirm", Text: "Open " + tt.publicURL + link})
+			out := buf.String()
+			if tt.local {
+				if _, ok := s.(*Log); !ok || err != nil || IsOff(s) {
+					t.Fatalf("sender %T (%v) for a local trial, want *Log", s, err)
+				}
+				if !strings.Contains(out, "level=INFO") || !strings.Contains(out, link) || !strings.Contains(out, "ada@example.com") {
+					t.Errorf("log: %s", out)
+				}
+				return
+			}
+			if !IsOff(s) || !errors.Is(err, ErrNoServer) {
+				t.Fatalf("sender %T answered %v for %s, want Off and ErrNoServer", s, err, tt.publicURL)
+			}
+			if strings.Contains(out, "token=") || strings.Contains(out, "ada@example.com") {
+				t.Errorf("the off sender logged the message: %s", out)
+			}
+		})
 	}
 }
 

@@ -132,9 +132,10 @@ type Config struct {
 	// ClientTTL is how long a registered app nobody connected is kept.
 	ClientTTL time.Duration
 	// Resources are this server's resource identifiers (RFC 8707): the
-	// API as a whole (the public URL) and the MCP endpoint. A request for
-	// any other resource is invalid_target; none: only requests without
-	// a resource are accepted.
+	// public URL, the MCP endpoint and the REST API's base URL, which all
+	// name one resource. A request for any other resource is
+	// invalid_target; none: only requests without a resource are
+	// accepted.
 	Resources []string
 }
 
@@ -354,30 +355,25 @@ func (s *Server) checkResource(vals []string) (string, *Error) {
 	return "", oerr(400, "invalid_target", "send one resource parameter, not %d", len(vals))
 }
 
-// sameResource checks a token request's resource parameters against the
-// grant's: none, or the very resource the grant was asked for.
-func (s *Server) sameResource(g store.OAuthGrant, vals []string) error {
-	if len(vals) == 0 {
-		return nil
-	}
-	r, oe := s.checkResource(vals)
-	if oe != nil {
+// sameServer checks a token request's resource parameters: none, or one
+// of this server's identifiers. They name one resource (the grant's or
+// another spelling of this server), so any of them is the grant's.
+func (s *Server) sameServer(vals []string) error {
+	if _, oe := s.checkResource(vals); oe != nil {
 		return oe
-	}
-	if !equal(r, g.Resource) {
-		return oerr(400, "invalid_target", "resource %q is not the one this app was allowed (%q); ask for the same resource as in the authorization request", vals[0], g.Resource)
 	}
 	return nil
 }
 
-// Allows tells whether a grant's tokens may be used at resource (a
-// canonical identifier of this server): a grant for the service as a
-// whole ("" or the public URL) covers every resource under it, a grant
-// for the MCP endpoint only that endpoint. A token asked for another
-// server's resource never passes (RFC 8707 audience binding).
-func Allows(g store.OAuthGrant, resource string) bool {
-	gr, r := canon(g.Resource), canon(resource)
-	return gr == "" || gr == r || strings.HasPrefix(r, gr+"/")
+// Allows tells whether a grant's tokens may be used here. This server is
+// one resource whatever identifier the app asked for ({site_url},
+// {site_url}/mcp or {base_url}): such a token works at every endpoint. A
+// grant for another server's resource (or for an identifier this server
+// no longer has, after its public URL changed) never passes (RFC 8707
+// audience binding).
+func (s *Server) Allows(g store.OAuthGrant) bool {
+	gr := canon(g.Resource)
+	return gr == "" || slices.Contains(s.resources, gr)
 }
 
 // ParseScopes reads a space-separated scope list; empty means every scope.
@@ -457,8 +453,8 @@ type Tokens struct {
 
 // Token answers the token endpoint's form: grant_type authorization_code
 // (with code, redirect_uri, client_id, code_verifier) or refresh_token
-// (with refresh_token, client_id); either may repeat the grant's resource,
-// and a different one is invalid_target.
+// (with refresh_token, client_id); either may name this server as its
+// resource, and another server is invalid_target.
 func (s *Server) Token(ctx context.Context, form url.Values) (Tokens, error) {
 	switch form.Get("grant_type") {
 	case "authorization_code":
@@ -517,7 +513,7 @@ func (s *Server) exchange(ctx context.Context, form url.Values) (Tokens, error) 
 	if !validVerifier(v) || !equal(Challenge(v), t.Challenge) {
 		return Tokens{}, invalidGrant("code_verifier does not match the code_challenge (PKCE S256)")
 	}
-	if err := s.sameResource(g, form["resource"]); err != nil {
+	if err := s.sameServer(form["resource"]); err != nil {
 		return Tokens{}, err
 	}
 	return s.issue(ctx, g)
@@ -531,7 +527,7 @@ func (s *Server) refresh(ctx context.Context, form url.Values) (Tokens, error) {
 	if !equal(g.ClientID, form.Get("client_id")) {
 		return Tokens{}, invalidGrant("the refresh token was issued to another client_id")
 	}
-	if err := s.sameResource(g, form["resource"]); err != nil {
+	if err := s.sameServer(form["resource"]); err != nil {
 		return Tokens{}, err
 	}
 	return s.issue(ctx, g)

@@ -50,7 +50,7 @@ func newFixture(t *testing.T) *fixture {
 	}
 	t.Cleanup(func() { st.Close() })
 	c := &clock{t: time.Now()}
-	srv := oauth.New(st, oauth.Config{Resources: []string{issuer, issuer + "/mcp"}}, c.now, nil)
+	srv := oauth.New(st, oauth.Config{Resources: []string{issuer, issuer + "/mcp", issuer + "/api/v1"}}, c.now, nil)
 	cl, err := srv.Register(context.Background(), "Test app", []string{redirect})
 	if err != nil {
 		t.Fatal(err)
@@ -299,15 +299,17 @@ func TestScopes(t *testing.T) {
 	}
 }
 
-// TestResourceBinding checks RFC 8707: the grant keeps the resource it was
-// asked for, the token endpoint refuses another one, and Allows binds the
-// tokens' audience.
+// TestResourceBinding checks RFC 8707 with this server as one resource:
+// the grant keeps the identifier it was asked for, the token endpoint
+// takes any of this server's identifiers and refuses another server's,
+// and Allows passes a grant for any of this server's identifiers (its
+// tokens work at every endpoint) and no other.
 func TestResourceBinding(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
 	code := f.authorize(t, "", issuer+"/mcp/")
 	form := f.codeForm(code)
-	form.Set("resource", issuer)
+	form.Set("resource", "https://evil.example/mcp")
 	_, err := f.srv.Token(ctx, form)
 	wantOAuthErr(t, err, "invalid_target")
 
@@ -322,34 +324,36 @@ func TestResourceBinding(t *testing.T) {
 	if err != nil || g.Resource != issuer+"/mcp" {
 		t.Fatalf("grant %+v, %v: want the resource %s/mcp", g, err, issuer)
 	}
-	for _, other := range []string{issuer, "https://evil.example/mcp"} {
-		_, err = f.srv.Token(ctx, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {tok.RefreshToken}, "client_id": {f.client.ID}, "resource": {other}})
-		wantOAuthErr(t, err, "invalid_target")
-		// The refused refresh spent the token: the next one is a reuse.
-		tok, err = f.srv.Token(ctx, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {tok.RefreshToken}, "client_id": {f.client.ID}})
-		wantOAuthErr(t, err, "invalid_grant")
-		code = f.authorize(t, "", issuer+"/mcp")
-		if tok, err = f.srv.Token(ctx, f.codeForm(code)); err != nil {
-			t.Fatal(err)
+	// Another spelling of this server is the same resource.
+	for _, same := range []string{issuer, issuer + "/api/v1", issuer + "/mcp"} {
+		tok, err = f.srv.Token(ctx, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {tok.RefreshToken}, "client_id": {f.client.ID}, "resource": {same}})
+		if err != nil {
+			t.Fatalf("refresh of a grant for %s/mcp with resource %s: %v", issuer, same, err)
 		}
 	}
+	_, err = f.srv.Token(ctx, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {tok.RefreshToken}, "client_id": {f.client.ID}, "resource": {"https://evil.example"}})
+	wantOAuthErr(t, err, "invalid_target")
+	// The refused refresh spent the token: the next one is a reuse.
+	_, err = f.srv.Token(ctx, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {tok.RefreshToken}, "client_id": {f.client.ID}})
+	wantOAuthErr(t, err, "invalid_grant")
 
 	for _, tt := range []struct {
-		grant, at string
-		want      bool
+		grant string
+		want  bool
 	}{
-		{"", issuer, true},
-		{"", issuer + "/mcp", true},
-		{issuer, issuer + "/mcp", true},
-		{issuer, issuer, true},
-		{issuer + "/mcp", issuer + "/mcp", true},
-		{issuer + "/mcp", issuer, false},
-		{"https://evil.example/mcp", issuer + "/mcp", false},
-		{"https://evil.example", issuer, false},
-		{issuer + "/m", issuer + "/mcp", false},
+		{"", true},
+		{issuer, true},
+		{issuer + "/", true},
+		{issuer + "/mcp", true},
+		{issuer + "/api/v1", true},
+		{"https://evil.example/mcp", false},
+		{"https://evil.example", false},
+		{"http://old-name.test/mcp", false},
+		{issuer + "/m", false},
+		{issuer + "/api/v1/charts", false},
 	} {
-		if got := oauth.Allows(store.OAuthGrant{Resource: tt.grant}, tt.at); got != tt.want {
-			t.Errorf("Allows(grant for %q, at %q) = %v, want %v", tt.grant, tt.at, got, tt.want)
+		if got := f.srv.Allows(store.OAuthGrant{Resource: tt.grant}); got != tt.want {
+			t.Errorf("Allows(grant for %q) = %v, want %v", tt.grant, got, tt.want)
 		}
 	}
 }

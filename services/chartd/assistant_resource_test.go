@@ -7,12 +7,15 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
+	"chartd.dev/libs/plan"
+	"chartd.dev/libs/quota"
 	"chartd.dev/libs/store"
 )
 
@@ -53,13 +56,15 @@ func authorizePage(t *testing.T, ctx context.Context, cb *callback, authURL stri
 }
 
 // TestAssistantResourceBinding checks RFC 8707 audience binding end to
-// end: a request for another server's resource is refused at the
-// authorization endpoint (on a page, not by a redirect), the token
-// endpoint refuses a resource other than the grant's, the consent page
-// names the resource, a token for the MCP endpoint is refused by the REST
-// API, and a token whose grant is for another resource is refused at
-// both /api/v1 and /mcp. Refused authorization requests never redirect to
-// the app without the person (RFC 9700 §4.11.2).
+// end, with this server as one resource: a request for another server's
+// resource is refused at the authorization endpoint (on a page, not by a
+// redirect), the token endpoint refuses another server's resource and
+// takes any of this server's identifiers, the consent page names the
+// resource, a token asked for {site_url}/mcp, {site_url} or {base_url}
+// works at both /api/v1 and /mcp with the account's limits, and a token
+// whose grant is for another server is refused at both. Refused
+// authorization requests never redirect to the app without the person
+// (RFC 9700 §4.11.2).
 func TestAssistantResourceBinding(t *testing.T) {
 	in := startAll(t)
 	ctx := newBrowser(t)
@@ -97,15 +102,15 @@ func TestAssistantResourceBinding(t *testing.T) {
 		})
 	}
 
-	// A grant for the MCP endpoint: the consent page names it, and the
-	// token endpoint wants that same resource or none.
+	// A grant for one of this server's identifiers: the consent page
+	// names it, and the token endpoint takes none or any of them.
 	mcpResource := in.url + "/mcp"
-	codeFor := func() string {
-		u := authURL(func(q url.Values) { q.Set("resource", mcpResource) })
+	codeFor := func(resource string) string {
+		u := authURL(func(q url.Values) { q.Set("resource", resource) })
 		if got := authorizePage(t, ctx, cb, u); got != "consent" {
-			t.Fatalf("authorization for %s led to the %s", mcpResource, got)
+			t.Fatalf("authorization for %s led to the %s", resource, got)
 		}
-		if text := eval[string](t, ctx, `document.getElementById("consent-resource").innerText`); !strings.Contains(text, mcpResource) {
+		if text := eval[string](t, ctx, `document.getElementById("consent-resource").innerText`); !strings.Contains(text, resource) {
 			t.Fatalf("the consent page does not name the resource: %q", text)
 		}
 		return consent(t, ctx, cb, u, "Audience", []string{"charts:read"}).Get("code")
@@ -114,22 +119,33 @@ func TestAssistantResourceBinding(t *testing.T) {
 		return postForm(t, in.url+"/oauth/token", url.Values{"grant_type": {"authorization_code"}, "code": {code}, "client_id": {clientID},
 			"redirect_uri": {cb.url}, "code_verifier": {verifier}, "resource": resource})
 	}
-	for _, other := range []string{in.url, "https://evil.example/mcp"} {
-		if status, body := exchange(codeFor(), other); status != http.StatusBadRequest || body["error"] != "invalid_target" {
-			t.Fatalf("exchange of a code for %s with resource %s: %d %v", mcpResource, other, status, body)
+	if status, body := exchange(codeFor(mcpResource), "https://evil.example/mcp"); status != http.StatusBadRequest || body["error"] != "invalid_target" {
+		t.Fatalf("exchange of a code for %s with resource https://evil.example/mcp: %d %v", mcpResource, status, body)
+	}
+	wantLimit := strconv.Itoa(plan.LimitsOf(store.PlanFree).RequestsPerMinute)
+	var access string
+	for _, tt := range []struct{ asked, exchanged string }{
+		{mcpResource, mcpResource},
+		{mcpResource, in.url},
+		{in.url, ""},
+		{in.url + "/api/v1", in.url + "/mcp"},
+	} {
+		var repeat []string
+		if tt.exchanged != "" {
+			repeat = []string{tt.exchanged}
 		}
-	}
-	status, tok := exchange(codeFor(), mcpResource)
-	if status != http.StatusOK {
-		t.Fatalf("exchange with the grant's resource: %d %v", status, tok)
-	}
-	access := tok["access_token"].(string)
-	if r, body := bearerGet(t, in.url+"/api/v1/account", access); r.StatusCode != http.StatusUnauthorized || !strings.Contains(body, mcpResource) {
-		t.Fatalf("a token for %s at the REST API: %d %s", mcpResource, r.StatusCode, body)
-	}
-	if r, body := mcpCall(t, in.url, access, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_charts","arguments":{}}}`); r.StatusCode != http.StatusOK ||
-		!strings.Contains(body, `"structuredContent":{"charts":`) || strings.Contains(body, `"isError":true`) {
-		t.Fatalf("a token for %s at /mcp, calling list_charts: %d %s", mcpResource, r.StatusCode, body)
+		status, tok := exchange(codeFor(tt.asked), repeat...)
+		if status != http.StatusOK {
+			t.Fatalf("exchange of a code for %s with resource %q: %d %v", tt.asked, tt.exchanged, status, tok)
+		}
+		access = tok["access_token"].(string)
+		if r, body := bearerGet(t, in.url+"/api/v1/account", access); r.StatusCode != http.StatusOK || r.Header.Get(quota.HeaderLimit) != wantLimit {
+			t.Fatalf("a token for %s at the REST API: %d, %s %q (want %s), %.300s", tt.asked, r.StatusCode, quota.HeaderLimit, r.Header.Get(quota.HeaderLimit), wantLimit, body)
+		}
+		if r, body := mcpCall(t, in.url, access, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_charts","arguments":{}}}`); r.StatusCode != http.StatusOK ||
+			!strings.Contains(body, `"structuredContent":{"charts":`) || strings.Contains(body, `"isError":true`) || r.Header.Get(quota.HeaderLimit) != wantLimit {
+			t.Fatalf("a token for %s at /mcp, calling list_charts: %d, %s %q, %.300s", tt.asked, r.StatusCode, quota.HeaderLimit, r.Header.Get(quota.HeaderLimit), body)
+		}
 	}
 
 	// A web page of another origin cannot call /mcp, even with a token;

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -24,7 +25,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"chartd.dev/libs/plan"
+	"chartd.dev/libs/quota"
 	"chartd.dev/libs/route"
+	"chartd.dev/libs/store"
 	"chartd.dev/services/gateway"
 	"chartd.dev/services/gateway/mcp"
 )
@@ -316,10 +320,12 @@ func TestAssistantEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The SDK asks for the MCP endpoint's resource (RFC 8707), so the
-	// REST API, another resource, refuses the token.
-	if r, body := bearerGet(t, in.url+"/api/v1/charts/"+created.Chart.ID, tok.AccessToken); r.StatusCode != http.StatusUnauthorized || !strings.Contains(body, in.url+"/mcp") {
-		t.Fatalf("REST with the access token for /mcp: %d %s", r.StatusCode, body)
+	// The SDK asks for the MCP endpoint's resource (RFC 8707); the token
+	// works at the REST API too, with the account's limits (spec: "It
+	// works at every endpoint with the same limits").
+	r, body := bearerGet(t, in.url+"/api/v1/charts/"+created.Chart.ID, tok.AccessToken)
+	if want := strconv.Itoa(plan.LimitsOf(store.PlanFree).RequestsPerMinute); r.StatusCode != http.StatusOK || !strings.Contains(body, created.Chart.ID) || r.Header.Get(quota.HeaderLimit) != want {
+		t.Fatalf("REST with the SDK's access token for /mcp: %d, %s %q (want %s), %.300s", r.StatusCode, quota.HeaderLimit, r.Header.Get(quota.HeaderLimit), want, body)
 	}
 
 	// Refresh: a new pair; the old refresh token is spent.

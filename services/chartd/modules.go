@@ -656,12 +656,19 @@ func (a *App) initGateway(ctx context.Context) (http.Handler, error) {
 		<-ctx.Done()
 		return nil
 	}
-	// Tokens are for the API or the MCP endpoint only (RFC 8707).
+	// Tokens are for this server, named by any of its identifiers, and
+	// work at every endpoint (RFC 8707; spec § authentication).
 	pub := strings.TrimRight(cfg.Site.PublicURL, "/")
-	az := oauth.New(a.store, oauth.Config{AccessTTL: cfg.OAuthAccessTTL, Resources: []string{pub, pub + oauthhttp.MCPPath}}, nil, a.tel.Log)
-	sender, err := mail.New(cfg.Mail, a.tel.Log)
+	az := oauth.New(a.store, oauth.Config{AccessTTL: cfg.OAuthAccessTTL, Resources: []string{pub, pub + oauthhttp.MCPPath, pub + route.APIBase}}, nil, a.tel.Log)
+	sender, err := mail.New(cfg.Mail, cfg.Site.PublicURL, a.tel.Log)
 	if err != nil {
 		return nil, err
+	}
+	if mail.IsOff(sender) {
+		// The mails hold sign-in links: outside a local trial they are
+		// never logged, so sign-up waits for a mail server.
+		a.tel.Log.Warn("sign-up is off: no SMTP server is set and the public URL is not loopback; set -gateway.mail.smtp-url (Helm: secrets.smtpURL) so the site can mail its sign-up links",
+			"public_url", cfg.Site.PublicURL)
 	}
 	pages, err := site.New(a.site(), site.Deps{People: ppl, Store: a.store, Limiter: a.limiter, Box: a.box, Log: a.tel.Log, Mail: sender,
 		Charts: clients.Chart{Base: a.client(chart.Name)}, Renders: clients.Render{Base: a.client(render.Name)}, OAuth: az,

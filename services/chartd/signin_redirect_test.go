@@ -43,6 +43,7 @@ func TestSignInNextStaysOnSite(t *testing.T) {
 			req, _ := http.NewRequest(http.MethodPost, in.url+"/signin", strings.NewReader(url.Values{"csrf": {csrfOf(t, form)},
 				"email": {"tab@example.com"}, "password": {"a long enough password"}, "next": {next}}.Encode()))
 			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			req.Header.Set("Origin", in.url)
 			for _, ck := range c.http.Jar.Cookies(site) {
 				req.AddCookie(ck)
 			}
@@ -104,5 +105,88 @@ func TestPreCookieIssuedByServer(t *testing.T) {
 	p = c.post("/signin", url.Values{"csrf": {csrfOf(t, form)}, "email": {"pre@example.com"}, "password": {"a long enough password"}})
 	if p.status != http.StatusOK || !strings.HasSuffix(p.url, "/charts") {
 		t.Fatalf("sign-in with the site's form: %d at %s", p.status, p.url)
+	}
+}
+
+// TestPreSessionLoginCSRF plants a pre-session cookie taken from the site,
+// with its form token, in another browser (login CSRF: the victim would
+// work in the attacker's account). Every pre-session form refuses the
+// post when the browser names no page of the site: no Origin and no
+// Referer, a foreign Origin, Origin "null", or, without Origin, a foreign
+// Referer. The same cookie and token pass with the site's Origin, or with
+// no Origin and a Referer on the site.
+func TestPreSessionLoginCSRF(t *testing.T) {
+	in := startAll(t)
+	newBrowserClient(t, in.url).signUp("attacker@example.com")
+	site, _ := url.Parse(in.url)
+
+	// The attacker's own visit: a cookie the site issued and its token.
+	attacker := newBrowserClient(t, in.url)
+	token := csrfOf(t, attacker.get("/signin"))
+	var planted *http.Cookie
+	for _, ck := range attacker.http.Jar.Cookies(site) {
+		if ck.Name == "chartd_pre" {
+			planted = ck
+		}
+	}
+	if planted == nil {
+		t.Fatal("the sign-in form set no chartd_pre cookie")
+	}
+	victim := func() *browserClient {
+		c := newBrowserClient(t, in.url)
+		c.http.Jar.SetCookies(site, []*http.Cookie{{Name: planted.Name, Value: planted.Value, Path: "/"}})
+		return c
+	}
+	signedIn := func(c *browserClient) bool {
+		for _, ck := range c.http.Jar.Cookies(site) {
+			if ck.Name == people.CookieName {
+				return true
+			}
+		}
+		return false
+	}
+	creds := url.Values{"csrf": {token}, "email": {"attacker@example.com"}, "password": {"a long enough password"}}
+	forms := []struct {
+		path string
+		form url.Values
+	}{
+		{"/signin", creds},
+		{"/signup", url.Values{"csrf": {token}, "email": {"attacker@example.com"}, "password": {"a long enough password"}}},
+		{"/signup/confirm", url.Values{"csrf": {token}, "token": {strings.Repeat("A", 43)}}},
+		{"/signin/link", url.Values{"csrf": {token}, "token": {strings.Repeat("A", 43)}}},
+	}
+	for _, tt := range []struct {
+		name string
+		hdr  []string
+	}{
+		{"no Origin and no Referer", []string{"Origin", ""}},
+		{"a foreign Origin", []string{"Origin", "http://evil.example", "Referer", in.url + "/signin"}},
+		{"Origin null", []string{"Origin", "null"}},
+		{"no Origin and a foreign Referer", []string{"Origin", "", "Referer", "http://evil.example/login.html"}},
+		{"no Origin and a look-alike Referer", []string{"Origin", "", "Referer", "http://" + site.Host + ".evil.example/signin"}},
+	} {
+		for _, f := range forms {
+			t.Run(tt.name+" "+f.path, func(t *testing.T) {
+				c := victim()
+				p := c.post(f.path, f.form, tt.hdr...)
+				if p.status != http.StatusForbidden || !strings.Contains(p.body, "not sent from a page of this site") || signedIn(c) {
+					t.Fatalf("POST %s with a planted pre-session cookie and its token, %s: %d at %s (signed in: %v):\n%.300s", f.path, tt.name, p.status, p.url, signedIn(c), p.body)
+				}
+			})
+		}
+	}
+
+	// The cookie and token are good: the site's own pages pass.
+	for _, tt := range []struct {
+		name string
+		hdr  []string
+	}{
+		{"the site's Origin", []string{"Origin", in.url}},
+		{"no Origin and the site's Referer", []string{"Origin", "", "Referer", in.url + "/signin?next=%2Fcharts"}},
+	} {
+		c := victim()
+		if p := c.post("/signin", creds, tt.hdr...); p.status != http.StatusOK || !strings.HasSuffix(p.url, "/charts") || !signedIn(c) {
+			t.Fatalf("sign-in with %s: %d at %s (signed in: %v)", tt.name, p.status, p.url, signedIn(c))
+		}
 	}
 }

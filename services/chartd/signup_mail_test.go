@@ -17,6 +17,7 @@ import (
 
 	"chartd.dev/libs/people"
 	"chartd.dev/libs/store"
+	"chartd.dev/libs/store/sqlite"
 	"chartd.dev/libs/testserver"
 )
 
@@ -342,5 +343,75 @@ func TestSignUpMailInConsole(t *testing.T) {
 	}
 	if p := c.confirm(token); !strings.HasSuffix(p.url, "/account") {
 		t.Fatalf("the console's link: %d at %s", p.status, p.url)
+	}
+}
+
+// TestSignUpOffWithoutMailServer: with no SMTP server on a public URL
+// others reach, the mails' one-time links never reach the log (CWE-532):
+// sign-up is off, its page says the operator must set
+// -gateway.mail.smtp-url, a sign-up for a registered email (whose notice
+// would hold a live sign-in link) or a new one writes nothing with a link
+// or the email to the log, and chartd warns once, at start.
+func TestSignUpOffWithoutMailServer(t *testing.T) {
+	bin := chartdBinary(t)
+	dir := t.TempDir()
+	st, err := sqlite.Open(context.Background(), filepath.Join(dir, "chartd.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := st.SignUp(context.Background(), store.PlanFree, "known@example.com", ""); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	addr := freeAddr(t)
+	const public = "http://charts.example.com"
+	logFile, err := os.Create(filepath.Join(dir, "console.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logFile.Close()
+	cmd := exec.Command(bin, "-target=all", "-data-dir", dir, "-addr", addr, "-public-url", public, "-render.browsers=1")
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+	})
+	waitURL(t, "http://"+addr+"/healthz", nil, nil)
+
+	c := newBrowserClient(t, "http://"+addr)
+	off := func(what string, p page) {
+		t.Helper()
+		if p.status != http.StatusServiceUnavailable || !strings.Contains(p.body, "Sign-up is off") || !strings.Contains(p.body, "-gateway.mail.smtp-url") ||
+			strings.Contains(p.body, `name="password"`) {
+			t.Errorf("%s: %d, want the page saying sign-up is off:\n%.800s", what, p.status, p.body)
+		}
+	}
+	for _, email := range []string{"known@example.com", "new@example.com"} {
+		form := c.get("/signup")
+		off("GET /signup", form)
+		// A form's token, if a form were shown, so that nothing but the
+		// missing mail server stops the sign-up.
+		post := url.Values{"email": {email}, "password": {"a long enough password"}}
+		if m := csrfField.FindStringSubmatch(form.body); m != nil {
+			post.Set("csrf", m[1])
+		}
+		off("POST /signup for "+email, c.post("/signup", post, "Origin", public))
+	}
+
+	b, err := os.ReadFile(logFile.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(b)
+	for _, leak := range []string{"token=", "/signin/link", "/signup/confirm", "known@example.com", "new@example.com"} {
+		if strings.Contains(out, leak) {
+			t.Errorf("the log holds %q:\n%s", leak, out)
+		}
+	}
+	if n := strings.Count(out, "sign-up is off: no SMTP server is set"); n != 1 {
+		t.Errorf("%d start-up warnings about the missing mail server, want 1:\n%s", n, out)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -27,6 +28,9 @@ type browserClient struct {
 	// xff, when set, is sent as X-Forwarded-For: the client's address
 	// behind a trusted proxy (-gateway.trusted-proxies).
 	xff string
+	// origin, when set, is the Origin its form posts send: the site's
+	// public origin when that is not base's (a browser names the page's).
+	origin string
 }
 
 func newBrowserClient(t *testing.T, base string) *browserClient {
@@ -68,12 +72,18 @@ func (c *browserClient) get(path string) page {
 	return c.send(req)
 }
 
-// post sends a form; hdr adds headers in pairs.
+// post sends a form with the site's Origin, as a browser posting a page's
+// form does; hdr sets headers in pairs, and an empty value removes one.
 func (c *browserClient) post(path string, form url.Values, hdr ...string) page {
 	c.t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, c.base+path, strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", cmp.Or(c.origin, c.base))
 	for i := 0; i+1 < len(hdr); i += 2 {
+		if hdr[i+1] == "" {
+			req.Header.Del(hdr[i])
+			continue
+		}
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
 	return c.send(req)
@@ -132,15 +142,17 @@ func TestSiteSessionCookie(t *testing.T) {
 	tests := []struct {
 		name       string
 		extra      []string
+		origin     string
 		wantSecure bool
 	}{
-		{"http", nil, false},
-		{"https", []string{"-public-url", "https://chartd.test"}, true},
+		{"http", nil, "", false},
+		{"https", []string{"-public-url", "https://chartd.test"}, "https://chartd.test", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := startAll(t, tt.extra...)
 			c := newBrowserClient(t, in.url)
+			c.origin = tt.origin
 			c.http.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 			p := c.confirm(c.startSignUp("flags-" + tt.name + "@example.com"))
 			if p.status != http.StatusSeeOther {

@@ -305,10 +305,6 @@ func (g *Gateway) endpoint(rt route.Route, h http.Handler, own bool) http.Handle
 			return
 		}
 		auth.SetInternal(r.Header, g.cfg.InternalToken, p)
-		if isMCP(r.URL.Path) {
-			// The tool calls it makes are checked against this resource.
-			r = r.WithContext(context.WithValue(r.Context(), resourceKey{}, g.resourceOf(r)))
-		}
 		if own {
 			r = r.WithContext(context.WithValue(r.Context(), callerKey{}, caller{p: p, limit: res}))
 		}
@@ -458,8 +454,9 @@ func (g *Gateway) accessToken(r *http.Request, token string) (auth.Principal, []
 	if err != nil {
 		return auth.Principal{}, nil, storeDown(fmt.Errorf("look up access token: %w", err))
 	}
-	if at := g.resourceOf(r); !oauth.Allows(grant, at) {
-		return auth.Principal{}, nil, apierr.New(apierr.Unauthorized, "the access token was issued for the resource %s, not %s; ask for a token with resource=%s", grant.Resource, at, at)
+	if !g.deps.OAuth.Allows(grant) {
+		pub := strings.TrimRight(g.cfg.PublicURL, "/")
+		return auth.Principal{}, nil, apierr.New(apierr.Unauthorized, "the access token was issued for the resource %s, not this server; ask for a token with resource=%s", grant.Resource, pub)
 	}
 	return auth.Principal{AccountID: acct.ID, Plan: acct.Plan}, grant.Scopes, nil
 }
@@ -481,29 +478,6 @@ func (g *Gateway) challenge(r *http.Request, op string, scopeErr bool) string {
 		c += `, error="invalid_token"`
 	}
 	return c
-}
-
-// resourceKey marks a request the gateway makes for an MCP tool call with
-// the resource of the MCP request that carried it.
-type resourceKey struct{}
-
-// isMCP tells whether path is the MCP endpoint's.
-func isMCP(path string) bool {
-	return path == oauthhttp.MCPPath || strings.HasPrefix(path, oauthhttp.MCPPath+"/")
-}
-
-// resourceOf answers the resource (RFC 8707) a request is made to, the
-// audience its access token must have: the MCP endpoint for /mcp and the
-// tool calls it makes, else the API (the public URL).
-func (g *Gateway) resourceOf(r *http.Request) string {
-	if v, ok := r.Context().Value(resourceKey{}).(string); ok {
-		return v
-	}
-	base := strings.TrimRight(g.cfg.PublicURL, "/")
-	if isMCP(r.URL.Path) {
-		return base + oauthhttp.MCPPath
-	}
-	return base
 }
 
 // checkScope refuses an operation the token's scopes do not allow.

@@ -14,6 +14,7 @@ import (
 
 	"chartd.dev/libs/apierr"
 	"chartd.dev/libs/auth"
+	"chartd.dev/libs/mail"
 	"chartd.dev/libs/people"
 	"chartd.dev/libs/plan"
 	"chartd.dev/libs/quota"
@@ -23,8 +24,21 @@ import (
 )
 
 func (s *Site) signupForm(w http.ResponseWriter, r *http.Request) error {
+	if mail.IsOff(s.deps.Mail) {
+		s.signupOff(w, r)
+		return nil
+	}
 	s.render(w, r, http.StatusOK, "signup", view{Title: "Sign up", CSRF: s.preToken(w, r)})
 	return nil
+}
+
+// signupOff answers the sign-up pages of a server that cannot mail the
+// links sign-up needs (no SMTP server, not a local trial): saying so, and
+// who can change it, rather than a form whose mail never comes.
+func (s *Site) signupOff(w http.ResponseWriter, r *http.Request) {
+	s.render(w, r, http.StatusServiceUnavailable, "error", view{Title: "Sign-up is off",
+		Message: "Sign-up is off on this server: it has no mail server to send the sign-up link. Its operator must set -gateway.mail.smtp-url " +
+			"(secrets.smtpURL in the Helm chart). If you already have an account, sign in."})
 }
 
 func (s *Site) signinForm(w http.ResponseWriter, r *http.Request) error {
@@ -54,6 +68,10 @@ func authFailure(err error) (string, int, bool) {
 // email has an account: a mail tells its owner which (a confirmation link,
 // or a notice with a sign-in link), so only the mailbox learns it.
 func (s *Site) signup(w http.ResponseWriter, r *http.Request) error {
+	if mail.IsOff(s.deps.Mail) {
+		s.signupOff(w, r)
+		return nil
+	}
 	if err := s.checkPre(r); err != nil {
 		return err
 	}

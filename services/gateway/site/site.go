@@ -406,13 +406,36 @@ func (s *Site) preIssued(v string) bool {
 }
 
 // checkPre checks a pre-session form's token against its cookie, which
-// must be one the site issued.
+// must be one the site issued, and that a page of the site sent it
+// (fromSite). The cookie alone is not enough: one taken from the site and
+// planted in a victim's browser, with its token, would sign the victim in
+// to the attacker's account (login CSRF); a browser names the page that
+// really sent a form, and no page elsewhere can name this site's.
 func (s *Site) checkPre(r *http.Request) error {
+	if !fromSite(s.origin, r.Header) {
+		return &pageError{status: http.StatusForbidden, msg: "This form was not sent from a page of this site; open the page here and try again."}
+	}
 	c, err := r.Cookie(preCookie)
 	if err != nil || !s.preIssued(c.Value) {
 		return s.checkWrite(r, "")
 	}
 	return s.checkWrite(r, c.Value)
+}
+
+// fromSite tells whether a browser's form post came from a page of the
+// site at origin: its Origin header is origin, or, when it sent none, its
+// Referer is a page of origin (the site's Referrer-Policy same-origin
+// keeps the Referer on its own requests). A post with neither, or with
+// Origin "null", is not known to come from the site.
+func fromSite(origin string, h http.Header) bool {
+	if o := h.Get("Origin"); o != "" {
+		return o == origin
+	}
+	ref, err := url.Parse(h.Get("Referer"))
+	if err != nil || ref.Host == "" {
+		return false
+	}
+	return ref.Scheme+"://"+ref.Host == origin
 }
 
 // safeNext keeps a post-sign-in destination on this site: a path (and

@@ -294,6 +294,31 @@ func TestChartMail(t *testing.T) {
 	}
 }
 
+// TestChartNotesMail: the install notes say when sign-up on the site is
+// off for want of a mail server (chartd never logs the mails' sign-in
+// links instead), and how to turn it on in that mode.
+func TestChartNotesMail(t *testing.T) {
+	for _, tt := range []struct {
+		values      string
+		off         bool
+		instruction string
+	}{
+		{"", true, "set secrets.existingSecret"},
+		{distributedBase + inlineSecrets, true, "set secrets.smtpURL"},
+		{distributedBase + inlineSecrets + "  smtpURL: smtp://chartd:pw@mail.example.com:587\n", false, "secrets.smtpURL"},
+		{"secrets: {existingSecret: chartd-credentials}", false, "key smtp-url of the Secret chartd-credentials"},
+	} {
+		files, err := renderChart(t, tt.values, "notes")
+		if err != nil {
+			t.Fatalf("render %q: %v", tt.values, err)
+		}
+		notes := files["chartd/templates/NOTES.txt"]
+		if strings.Contains(notes, "SIGN-UP IS OFF") != tt.off || !strings.Contains(notes, tt.instruction) || strings.Contains(notes, "logs them") {
+			t.Errorf("values %q: NOTES.txt, want sign-up off %v and %q:\n%s", tt.values, tt.off, tt.instruction, notes)
+		}
+	}
+}
+
 // TestChartAndOverlays renders the chart for every value case and builds
 // every overlay, then installs each with server-side dry-run.
 func TestChartAndOverlays(t *testing.T) {
