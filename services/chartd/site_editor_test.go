@@ -193,6 +193,7 @@ func TestSiteEditorRoughEdges(t *testing.T) {
 		if got, want := eval[string](t, ctx, colours), pal("tableau-10"); got != want {
 			t.Errorf("before Save the swatches show %s, want the chosen palette's %s", got, want)
 		}
+		screenshot(t, ctx, "editor-palette.png")
 		// A swatch the person set keeps their colour across palettes.
 		do(t, ctx, "set a colour", chromedp.Evaluate[chromedp.Void](`(() => { const i = document.querySelectorAll("[data-series]")[1]; i.value = "#123456"; i.dispatchEvent(new Event("input", {bubbles: true})); })()`))
 		do(t, ctx, "choose another palette", chromedp.SetValue(chromedp.ID("palette"), "dark2"),
@@ -253,6 +254,10 @@ func TestSiteEditorRoughEdges(t *testing.T) {
 				if n := eval[int](t, ctx, `[...document.querySelectorAll("[data-series]")].filter(e => e.offsetParent !== null).length`); n != want {
 					t.Errorf("%d series swatches shown, want %d", n, want)
 				}
+				if tt.typ == "pie" {
+					screenshot(t, ctx, "editor-pie.png")
+					axeCheck(t, ctx, "the editor of a pie chart")
+				}
 			})
 		}
 		// Choosing another type before Save shows that type's fields.
@@ -287,6 +292,14 @@ func TestSiteEditorRoughEdges(t *testing.T) {
 		if s := eval[string](t, ctx, `document.getElementById("rows-all").textContent`); s != "Show all 300 rows" {
 			t.Errorf("the button says %q", s)
 		}
+		screenshot(t, ctx, "editor-first-rows.png")
+		if clip := eval[string](t, ctx, `(b => b.scrollHeight + "/" + b.clientHeight)(document.getElementById("data-scroll"))`); func() bool {
+			var sh, ch int
+			fmt.Sscanf(clip, "%d/%d", &sh, &ch)
+			return sh > ch+1
+		}() {
+			t.Errorf("the first rows scroll in their box (scroll/client height %s): some are hidden", clip)
+		}
 		do(t, ctx, "show all", chromedp.Click(chromedp.ID("rows-all")))
 		if n := eval[int](t, ctx, rows); n != 300 {
 			t.Errorf("after Show all the table shows %d rows", n)
@@ -299,6 +312,13 @@ func TestSiteEditorRoughEdges(t *testing.T) {
 		do(t, ctx, "show the first rows", chromedp.Click(chromedp.ID("rows-all")))
 		if n := eval[int](t, ctx, rows); n > 20 {
 			t.Errorf("after Show the first rows the table shows %d rows", n)
+		}
+		// The pages a new person sees first, as they look.
+		for _, pg := range []struct{ path, name string }{{"/charts/new?welcome=1", "new-welcome.png"}, {"/account", "account.png"}, {"/charts", "charts.png"}, {"/", "home.png"}} {
+			do(t, ctx, "open "+pg.path, chromedp.Navigate(in.url+pg.path))
+			poll(t, ctx, pg.path, `document.readyState === "complete"`)
+			screenshot(t, ctx, pg.name)
+			axeCheck(t, ctx, pg.path)
 		}
 	})
 }

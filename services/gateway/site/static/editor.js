@@ -282,25 +282,15 @@
     head.appendChild(tr);
     table.appendChild(head);
     var body = document.createElement("tbody");
-    var rows = d.rows || [], more = rows.length > firstRows, all = more && cur.allRows;
+    var rows = d.rows || [], more = rows.length > firstRows, all = more && !!cur.allRows;
     (all ? rows : rows.slice(0, firstRows)).forEach(function (row) {
       var r = document.createElement("tr");
       row.forEach(function (cell) { r.appendChild(text("td", cell)); });
       body.appendChild(r);
     });
     table.appendChild(body);
-    // all rows scroll in a box of their own, which the keyboard reaches
-    var box = $("data-scroll");
-    box.classList.toggle("tall", all);
-    if (all) {
-      box.setAttribute("tabindex", "0");
-      box.setAttribute("role", "region");
-      box.setAttribute("aria-label", "The data, all " + rowsText(rows.length));
-    } else {
-      box.removeAttribute("tabindex");
-      box.removeAttribute("role");
-      box.removeAttribute("aria-label");
-    }
+    // all rows scroll in a box of their own (the keyboard reaches it)
+    $("data-scroll").classList.toggle("tall", all);
     $("rows-note").textContent = more && !all ? "The first " + firstRows + " of " + rowsText(rows.length) + "." : rowsText(rows.length) + ".";
     var b = $("rows-all");
     b.hidden = !more;
