@@ -120,6 +120,8 @@ func signUpInBrowser(t *testing.T, ctx context.Context, base, email string) {
 	do(t, ctx, "confirm the sign-up",
 		chromedp.Navigate(base+"/signup/confirm?token="+tok),
 		chromedp.Click(chromedp.ID("confirm-signup")),
+		chromedp.WaitVisible(chromedp.ID("welcome")),
+		chromedp.Navigate(base+"/account"),
 		chromedp.WaitVisible(chromedp.ID("api-keys")),
 	)
 }
@@ -198,7 +200,7 @@ func TestSignUpConfirmation(t *testing.T) {
 		t.Fatal("an account exists before the link's button was pressed")
 	}
 	person := client()
-	if p := person.confirm(tok); p.status != http.StatusOK || !strings.HasSuffix(p.url, "/account") || !strings.Contains(p.body, "fresh@example.com") {
+	if p := person.confirm(tok); p.status != http.StatusOK || pathOf(p.url) != "/charts/new" || !strings.Contains(p.body, "fresh@example.com") {
 		t.Fatalf("confirm: %d at %s:\n%.500s", p.status, p.url, p.body)
 	}
 	if _, err := st.FindUserByEmail(context.Background(), "fresh@example.com"); err != nil {
@@ -227,7 +229,7 @@ func TestSignUpConfirmation(t *testing.T) {
 	older := c.startSignUp("twice@example.com")
 	newer := client().startSignUp("twice@example.com")
 	refused("a replaced link", older)
-	if p := client().confirm(newer); !strings.HasSuffix(p.url, "/account") {
+	if p := client().confirm(newer); pathOf(p.url) != "/charts/new" {
 		t.Fatalf("the newer link: %d at %s", p.status, p.url)
 	}
 
@@ -341,7 +343,7 @@ func TestSignUpMailInConsole(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if p := c.confirm(token); !strings.HasSuffix(p.url, "/account") {
+	if p := c.confirm(token); pathOf(p.url) != "/charts/new" {
 		t.Fatalf("the console's link: %d at %s", p.status, p.url)
 	}
 }

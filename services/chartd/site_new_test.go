@@ -387,8 +387,9 @@ func TestNewChartBrowser(t *testing.T) {
 		poll(t, ctx, "the new-chart page", `window.chartdNew && window.chartdNew.ready`)
 		do(t, ctx, "copy a chart", chromedp.Click(chromedp.ID("use-dup")))
 		editorID(t, ctx)
-		// the heading shows the chart's title (copied too); the name is the page's title
-		poll(t, ctx, "the copy's name", `document.title === "Copy of Nordic sales · chartd"`)
+		// the heading shows the chart's title (copied too); the name is the
+		// page's title: the source's name followed its new title when saved
+		poll(t, ctx, "the copy's name", `document.title === "Copy of Live title · chartd"`)
 		if heading := eval[string](t, ctx, `document.getElementById("chart-name").textContent`); heading != "Live title" {
 			t.Fatalf("the copy's heading reads %q, want its copied title", heading)
 		}

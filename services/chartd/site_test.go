@@ -120,7 +120,7 @@ func csrfOf(t *testing.T, p page) string {
 func (c *browserClient) signUp(email string) string {
 	c.t.Helper()
 	p := c.confirm(c.startSignUp(email))
-	if p.status != http.StatusOK || !strings.HasSuffix(p.url, "/account") {
+	if p.status != http.StatusOK || pathOf(p.url) != "/charts/new" {
 		c.t.Fatalf("sign up %s: %d at %s:\n%.800s", email, p.status, p.url, p.body)
 	}
 	return csrfOf(c.t, p)

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"chartd.dev/charts"
 	"chartd.dev/libs/store"
 )
 
@@ -90,9 +91,37 @@ type finder func(ctx context.Context, q store.ChartSearch) ([]store.Chart, bool,
 // and pages, so no page reads more than its own charts.
 func listCharts(ctx context.Context, find finder, q chartQuery) (chartPage, error) {
 	skip := (q.Page - 1) * chartsPerPage
-	charts, more, err := find(ctx, store.ChartSearch{Text: q.Q, Oldest: q.Sort == sortOldest, Offset: skip, Limit: chartsPerPage})
+	found, more, err := find(ctx, store.ChartSearch{Text: q.Q, Oldest: q.Sort == sortOldest, Offset: skip, Limit: chartsPerPage})
 	if err != nil {
 		return chartPage{}, err
 	}
-	return chartPage{Charts: charts, More: more, First: skip + 1}, nil
+	return chartPage{Charts: found, More: more, First: skip + 1}, nil
+}
+
+// typeName is a chart type as people read it ("Bar chart", "Sankey
+// diagram"): its label in the catalog (charts/types.json), the one table
+// of names that the API's list_chart_types, the editor, the new-chart
+// page, the home page and the chart list all show.
+type typeName struct {
+	Type, Label string
+}
+
+// typeNames are the catalog's chart types with their names, in its order.
+func typeNames(cat *charts.Catalog) []typeName {
+	var out []typeName
+	for _, t := range cat.Types() {
+		out = append(out, typeName{Type: t.Type, Label: t.Label})
+	}
+	return out
+}
+
+// labelOf answers the name of chart type t among names; a type not among
+// them is shown as it is.
+func labelOf(names []typeName, t string) string {
+	for _, n := range names {
+		if n.Type == t {
+			return n.Label
+		}
+	}
+	return t
 }

@@ -40,7 +40,8 @@ func homeExamples() []string {
 // faces come from /home/fonts.css) and the try-it box's chart types.
 type homeData struct {
 	Examples []template.HTML
-	Types    []string
+	// Types are the try-it box's chart types, by their names.
+	Types []typeName
 	// Try is the try-it box as a form post without script left it.
 	Try tryResult
 }
@@ -67,7 +68,7 @@ func (s *Site) homePage(w http.ResponseWriter, r *http.Request, status int, tr t
 	if ok {
 		csrf = people.CSRFToken(v.token)
 	}
-	d := homeData{Types: []string{"bar", "line", "pie", "scatter", "histogram", "boxplot", "dotplot", "sankey", "radar", "heatmap"}, Try: tr}
+	d := homeData{Types: typeNames(s.catalog), Try: tr}
 	if g := s.gallery(r); g != nil {
 		for _, id := range homeExamples() {
 			if svg, ok := g.Examples[id]; ok {

@@ -98,13 +98,24 @@ func jsonHandler(h func(*Site, http.ResponseWriter, *http.Request) error) func(*
 	}
 }
 
+// welcomePath is where a confirmed sign-up lands: New chart, with a
+// line of welcome.
+const welcomePath = "/charts/new?welcome=1"
+
+// newChartData is the new-chart page: whether it welcomes a person who
+// has just signed up.
+type newChartData struct {
+	Welcome bool
+}
+
 // newChart is the new-chart page; the script does the rest.
 func (s *Site) newChart(w http.ResponseWriter, r *http.Request) error {
 	v, ok, err := s.mustVisit(w, r)
 	if err != nil || !ok {
 		return err
 	}
-	s.render(w, r, http.StatusOK, "new", view{Title: "New chart", SignedIn: true, Email: v.user.Email, CSRF: people.CSRFToken(v.token)})
+	s.render(w, r, http.StatusOK, "new", view{Title: "New chart", SignedIn: true, Email: v.user.Email, CSRF: people.CSRFToken(v.token),
+		Data: newChartData{Welcome: r.URL.Query().Get("welcome") == "1"}})
 	return nil
 }
 

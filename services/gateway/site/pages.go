@@ -100,7 +100,8 @@ func (s *Site) confirmForm(w http.ResponseWriter, r *http.Request) error {
 }
 
 // confirm makes the account of a confirmed sign-up, signs its person in
-// and goes where sign-up went before confirmation existed.
+// and takes them to New chart, welcomed: making a chart is what they came
+// for (the account page's usage bars and keys can wait).
 func (s *Site) confirm(w http.ResponseWriter, r *http.Request) error {
 	if err := s.checkPre(r); err != nil {
 		return err
@@ -118,7 +119,7 @@ func (s *Site) confirm(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	s.setSession(w, tok)
-	http.Redirect(w, r, "/account", http.StatusSeeOther)
+	http.Redirect(w, r, welcomePath, http.StatusSeeOther)
 	return nil
 }
 
@@ -192,6 +193,11 @@ type usage struct {
 	Reset         bool
 }
 
+// ShowReset says whether the bar says when it resets: only when some of
+// it is used and the reset is ahead. A full request bucket has nothing to
+// reset ("resets in 0 s" said nothing).
+func (u usage) ShowReset() bool { return u.Reset && u.Used > 0 && u.ResetsSeconds > 0 }
+
 // keyRow is an API key as the account page lists it.
 type keyRow struct {
 	store.APIKey
@@ -209,6 +215,9 @@ type accountData struct {
 	Apps      []store.OAuthGrant
 	Notice    string
 	Rotatable bool
+	// LiveSigning is set when a signing key is live: the button rotates
+	// it; else the button creates the first one.
+	LiveSigning bool
 }
 
 func (s *Site) account(w http.ResponseWriter, r *http.Request) error {
@@ -267,6 +276,9 @@ func (s *Site) showAccount(w http.ResponseWriter, r *http.Request, v visit, d ac
 	}
 	if d.Signing, err = s.deps.Store.ListSigningKeys(ctx, p.AccountID); err != nil {
 		return err
+	}
+	for _, k := range d.Signing {
+		d.LiveSigning = d.LiveSigning || k.RevokedAt == nil
 	}
 	if d.Apps, err = s.connectedApps(r, p.AccountID); err != nil {
 		return err
@@ -389,7 +401,12 @@ type chartsData struct {
 	Last   int
 	Prev   string
 	Next   string
+	// Types names the chart types on the cards.
+	Types []typeName
 }
+
+// TypeName is chart type t as the cards name it.
+func (d chartsData) TypeName(t string) string { return labelOf(d.Types, t) }
 
 // charts is the chart list (GET /charts?q=&sort=&page=), of the session's
 // account only: its charts by title search, in either order, fifty a page.
@@ -409,7 +426,7 @@ func (s *Site) charts(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return fmt.Errorf("list charts: %w", err)
 	}
-	d := chartsData{Query: q, Charts: pg.Charts, First: pg.First, Last: pg.First + len(pg.Charts) - 1}
+	d := chartsData{Query: q, Charts: pg.Charts, First: pg.First, Last: pg.First + len(pg.Charts) - 1, Types: typeNames(s.catalog)}
 	if q.Page > 1 {
 		d.Prev = q.Link(q.Page - 1)
 	}

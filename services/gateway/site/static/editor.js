@@ -123,35 +123,119 @@
     footerFields.forEach(function (f) { $(f.input).value = footer[f.name] || ""; });
     $("x-title").value = style.xAxisTitle && style.xAxisTitle.text || "";
     $("y-title").value = style.yAxisTitle && style.yAxisTitle.text || "";
+    var ya = style.yAxis || {};
+    $("y-min").value = ya.min == null ? "" : String(ya.min);
+    $("y-max").value = ya.max == null ? "" : String(ya.max);
+    $("y-log").checked = !!ya.log;
     $("type").value = st.type;
     $("chart-name").textContent = heading();
     fillPalette();
     $("rename").value = cur.chart.name;
     document.title = cur.chart.name + " · chartd";
-    var fs = $("series");
-    while (fs.children.length > 1) fs.removeChild(fs.lastChild);
-    var t = cur.types.filter(function (x) { return x.type === st.type; })[0];
-    var colors = style.seriesColors || {};
-    var cols = {};
-    (st.columns || []).forEach(function (c) { cols[c.id] = c.name; });
-    (t ? t.roles : []).forEach(function (r) {
-      if (!r.numeric) return;
-      [].concat(st.mapping[r.role] || []).forEach(function (cid, i) {
-        var inputId = "color-" + cid;
-        var lab = text("label", (cols[cid] || cid) + " colour");
-        lab.setAttribute("for", inputId);
-        var inp = document.createElement("input");
-        inp.type = "color";
-        inp.id = inputId;
-        inp.setAttribute("data-series", cid);
-        inp.value = colors[cid] || (style.palette || [])[i % Math.max(1, (style.palette || []).length)] || "#1f77b4";
-        inp.setAttribute("data-was", inp.value);
-        fs.appendChild(lab);
-        fs.appendChild(inp);
-      });
-    });
+    fillSeries();
+    showControls();
     // what the form shows of the saved chart, to tell edits from it
     cur.filled = formValues();
+  }
+
+  // controls are the form's fields each chart type draws with, as the
+  // drawing code reads them (libs/draw): the axis fields style.xAxisTitle,
+  // yAxisTitle and yAxis (min, max, log); a histogram's counts are never
+  // on a log scale; a heat map has no value axis; pie, sankey and radar
+  // draw no x or y axis, and the API refuses axis ops for them. series is
+  // the role whose columns colour the series (colors.of by column id);
+  // first when only its first column does (a heat map's scale, a box
+  // plot's boxes). Pie slices, sankey nodes and scatter groups are
+  // coloured by their names, not by a column: no column swatch applies.
+  var allAxes = ["x-title", "y-title", "y-range", "y-log"];
+  var controls = {
+    bar: { axes: allAxes, series: "values" },
+    line: { axes: allAxes, series: "values" },
+    dotplot: { axes: allAxes, series: "values" },
+    scatter: { axes: allAxes, series: "y", ungrouped: true },
+    histogram: { axes: ["x-title", "y-title", "y-range"], series: "value", first: true },
+    boxplot: { axes: allAxes, series: "value", first: true, xNeedsGroup: true },
+    heatmap: { axes: ["x-title", "y-title"], series: "value", first: true },
+    pie: { axes: [], series: "" },
+    sankey: { axes: [], series: "" },
+    radar: { axes: [], series: "values" },
+  };
+
+  // controlsOf answers the controls of a chart type; an unknown type
+  // shows every control.
+  function controlsOf(type) { return controls[type] || { axes: allAxes, series: "values" }; }
+
+  // axesShown are the axis fields that apply to the type chosen in the
+  // form, with the saved chart's roles (a box plot titles its x axis only
+  // when its boxes are grouped).
+  function axesShown() {
+    var type = $("type").value || cur.state.type, c = controlsOf(type);
+    return c.axes.filter(function (a) {
+      return !(a === "x-title" && c.xNeedsGroup && type === cur.state.type && !(cur.state.mapping || {}).group);
+    });
+  }
+
+  // showControls shows only the fields that change the chart of the type
+  // chosen in the form; the series colours are the saved type's.
+  function showControls() {
+    var shown = axesShown();
+    [].forEach.call(document.querySelectorAll("[data-axis]"), function (el) {
+      el.hidden = shown.indexOf(el.getAttribute("data-axis")) < 0;
+    });
+    $("axes").hidden = shown.length === 0;
+    $("series").hidden = $("type").value !== cur.state.type || !$("series").querySelector("[data-series]");
+  }
+
+  // paletteColors are the colours the palette chosen in the form gives
+  // the series, in order ("Current colours": the saved ones).
+  function paletteColors() {
+    var saved = (cur.state.style && cur.state.style.palette) || [];
+    var v = $("palette").value;
+    if (v === "brand") return cur.brand && cur.brand.length ? cur.brand : saved;
+    if (!v && saved.length) return saved;
+    var p = cur.palettes.filter(function (x) { return x.id === (v || "default"); })[0];
+    return p ? p.colors : saved;
+  }
+
+  // fillSeries makes a colour swatch for each column that colours a
+  // series of the saved chart's type.
+  function fillSeries() {
+    var st = cur.state, mapping = st.mapping || {};
+    var fs = $("series");
+    while (fs.children.length > 1) fs.removeChild(fs.lastChild);
+    var c = controlsOf(st.type);
+    var cols = {};
+    (st.columns || []).forEach(function (col) { cols[col.id] = col.name; });
+    var ids = c.series && !(c.ungrouped && mapping.group) ? [].concat(mapping[c.series] || []) : [];
+    if (c.first) ids = ids.slice(0, 1);
+    ids.forEach(function (cid, i) {
+      var inputId = "color-" + cid;
+      var lab = text("label", (cols[cid] || cid) + " colour");
+      lab.setAttribute("for", inputId);
+      var inp = document.createElement("input");
+      inp.type = "color";
+      inp.id = inputId;
+      inp.setAttribute("data-series", cid);
+      inp.setAttribute("data-index", String(i));
+      fs.appendChild(lab);
+      fs.appendChild(inp);
+    });
+    recolour(true);
+  }
+
+  // recolour shows each swatch in the colour the chart draws its series
+  // in with the palette chosen in the form: its pinned colour, else the
+  // palette's. A swatch the person changed keeps their colour, unless
+  // all is set (the form filled again from the saved chart).
+  function recolour(all) {
+    var pal = paletteColors(), pinned = (cur.state.style && cur.state.style.seriesColors) || {};
+    [].forEach.call(document.querySelectorAll("[data-series]"), function (inp) {
+      if (!all && inp.value !== inp.getAttribute("data-was")) return;
+      var cid = inp.getAttribute("data-series"), i = Number(inp.getAttribute("data-index"));
+      var color = (pinned[cid] || pal[i % Math.max(1, pal.length)] || "#1f77b4").toLowerCase();
+      inp.value = color;
+      inp.setAttribute("data-was", color);
+    });
   }
 
   // heading is the chart's title when it shows one, else its name.
@@ -179,6 +263,10 @@
 
   function rowsText(n) { return n === 1 ? "1 row" : n + " rows"; }
 
+  // firstRows is how many rows the data table shows until the person
+  // asks for all: a long table would push Download and Embed far down.
+  var firstRows = 10;
+
   function fillData() {
     var table = $("data-table");
     table.textContent = "";
@@ -194,15 +282,25 @@
     head.appendChild(tr);
     table.appendChild(head);
     var body = document.createElement("tbody");
-    var rows = d.rows || [];
-    rows.slice(0, 100).forEach(function (row) {
+    var rows = d.rows || [], more = rows.length > firstRows, all = more && !!cur.allRows;
+    (all ? rows : rows.slice(0, firstRows)).forEach(function (row) {
       var r = document.createElement("tr");
       row.forEach(function (cell) { r.appendChild(text("td", cell)); });
       body.appendChild(r);
     });
     table.appendChild(body);
-    $("rows-note").textContent = rows.length > 100 ? "Showing 100 of " + rows.length + " rows." : rowsText(rows.length) + ".";
+    // all rows scroll in a box of their own (the keyboard reaches it)
+    $("data-scroll").classList.toggle("tall", all);
+    $("rows-note").textContent = more && !all ? "The first " + firstRows + " of " + rowsText(rows.length) + "." : rowsText(rows.length) + ".";
+    var b = $("rows-all");
+    b.hidden = !more;
+    b.textContent = all ? "Show the first " + firstRows + " rows" : "Show all " + rowsText(rows.length);
+    b.setAttribute("aria-expanded", String(all));
   }
+  $("rows-all").addEventListener("click", function () {
+    cur.allRows = !cur.allRows;
+    fillData();
+  });
 
   // fixOf finds the first op a lint message suggests as JSON, skipping
   // ones with a placeholder for a person to fill in.
@@ -280,10 +378,14 @@
   }
 
   // formValues are the edit form's fields by id, as now shown.
+  // A series swatch counts only when the person changed it: one that
+  // shows the chosen palette's colour follows the palette.
   function formValues() {
     var v = {};
     [].forEach.call($("ops-form").elements, function (el) {
-      if (el.id) v[el.id] = el.type === "checkbox" ? el.checked : el.value;
+      if (!el.id) return;
+      if (el.hasAttribute("data-series")) v[el.id] = el.value === el.getAttribute("data-was") ? "" : el.value;
+      else v[el.id] = el.type === "checkbox" ? el.checked : el.value;
     });
     return v;
   }
@@ -297,6 +399,8 @@
       if (el.type === "checkbox") el.checked = typed[el.id];
       else el.value = typed[el.id];
     });
+    recolour(false);
+    showControls();
   }
 
   // apply sends ops with the version the page shows: a chart changed
@@ -306,7 +410,7 @@
   function apply(ops, done, where, keepEdits) {
     where = where || "apply-status";
     if (!ops.length) { say("Nothing to change.", false, where); return Promise.resolve(); }
-    var filled = cur.filled, typed = formValues();
+    var filled = cur.filled, typed = formValues(), before = cur.state;
     var t0 = performance.now();
     say("Saving…", false, where);
     return call("POST", "/charts/" + id + "/ops", { ops: ops, expected_updated_at: cur.chart.updated_at })
@@ -316,12 +420,33 @@
         // The state first, so the preview sends no edit already saved.
         return call("GET", "/charts/" + id + "?include=spec").then(function (g) {
           cur.chart = g.chart; cur.state = g.state; cur.spec = g.spec;
-          fillForm(); fillData(); fillLint(g.state.warnings);
+          return followTitle(before, g.state);
+        }).then(function () {
+          fillForm(); fillData(); fillLint(cur.state.warnings);
           if (keepEdits && filled) restoreEdits(filled, typed);
           return preview(t0);
         });
       })
       .then(function () { say(done || "Saved.", false, where); }, failAt(where));
+  }
+
+  // autoName is the name the API gives a chart it names itself
+  // (services/chart defaultName): its title, else "Untitled <type>".
+  function autoName(state) {
+    var t = shownText(state.style && state.style.title).trim();
+    if (t) return Array.from(t).slice(0, 200).join("");
+    var ct = cur.types.filter(function (x) { return x.type === state.type; })[0];
+    return "Untitled " + (ct ? ct.label : state.type).toLowerCase();
+  }
+
+  // followTitle renames the chart after its new title (state after) while
+  // its name is still the one its old title gave it (state before), or a
+  // copy's of it: the chart list and the downloads show the title until
+  // the person renames the chart on purpose.
+  function followTitle(before, after) {
+    var was = autoName(before), now = autoName(after), name = cur.chart.name;
+    if (was === now || (name !== was && name !== "Copy of " + was)) return Promise.resolve();
+    return call("PATCH", "/charts/" + id, { name: now }).then(function (j) { cur.chart = j.chart; });
   }
 
   function num(v) { return v.trim() === "" ? null : Number(v); }
@@ -349,19 +474,22 @@
     [].forEach.call(document.querySelectorAll("[data-series]"), function (inp) {
       if (inp.value !== inp.getAttribute("data-was")) ops.push({ op: "setSeriesColor", series: inp.getAttribute("data-series"), color: inp.value.toUpperCase() });
     });
-    var hasAxes = st.type !== "pie" && st.type !== "sankey" && st.type !== "radar";
-    if (hasAxes) {
-      var xt = $("x-title").value, yt = $("y-title").value;
-      if (xt !== (style.xAxisTitle && style.xAxisTitle.text || "")) ops.push({ op: "setAxisTitle", axis: "x", text: xt || null });
-      if (yt !== (style.yAxisTitle && style.yAxisTitle.text || "")) ops.push({ op: "setAxisTitle", axis: "y", text: yt || null });
-      var mn = num($("y-min").value), mx = num($("y-max").value), lg = $("y-log").checked;
-      if (mn !== null || mx !== null || lg) {
-        var ax = { op: "setAxis", axis: "y", log: lg };
-        if (mn !== null) ax.min = mn;
-        if (mx !== null) ax.max = mx;
-        ops.push(ax);
-      }
+    // Only the axis fields the chosen type draws with: a hidden field
+    // changes nothing.
+    var axes = axesShown(), has = function (a) { return axes.indexOf(a) >= 0; };
+    var xt = $("x-title").value, yt = $("y-title").value;
+    if (has("x-title") && xt !== (style.xAxisTitle && style.xAxisTitle.text || "")) ops.push({ op: "setAxisTitle", axis: "x", text: xt || null });
+    if (has("y-title") && yt !== (style.yAxisTitle && style.yAxisTitle.text || "")) ops.push({ op: "setAxisTitle", axis: "y", text: yt || null });
+    // One setAxis with what changed from the saved y axis; an emptied
+    // bound is null (the data's own).
+    var ya = style.yAxis || {}, ax = { op: "setAxis", axis: "y" }, axChanged = false;
+    if (has("y-range")) {
+      var mn = num($("y-min").value), mx = num($("y-max").value);
+      if (mn !== (ya.min == null ? null : ya.min)) { ax.min = mn; axChanged = true; }
+      if (mx !== (ya.max == null ? null : ya.max)) { ax.max = mx; axChanged = true; }
     }
+    if (has("y-log") && $("y-log").checked !== !!ya.log) { ax.log = $("y-log").checked; axChanged = true; }
+    if (axChanged) ops.push(ax);
     return ops;
   }
 
@@ -386,6 +514,10 @@
   var LIVE_DELAY_MS = 100;
   $("ops-form").addEventListener("input", live);
   $("ops-form").addEventListener("change", live);
+  // The swatches show the chosen palette's colours and the form the
+  // chosen type's fields before Save, as the preview does.
+  $("palette").addEventListener("change", function () { recolour(false); });
+  $("type").addEventListener("change", showControls);
   window.addEventListener("beforeunload", function (e) {
     if (cur.state && pendingOps().length) { e.preventDefault(); e.returnValue = ""; }
   });
@@ -422,11 +554,14 @@
         if (shownText(cur.state.style && cur.state.style.subtitle)) ops.push({ op: "setSubtitle", subtitle: { text: "" } });
       }
       var styled = ops.length ? call("POST", "/charts/" + id + "/ops", { ops: ops, expected_updated_at: j.chart.updated_at }) : Promise.resolve();
+      var before = cur.state;
       // the state first, so the preview sends no edit already saved
       return styled.then(function () {
         return call("GET", "/charts/" + id + "?include=spec").then(function (g) {
           cur.chart = g.chart; cur.state = g.state; cur.spec = g.spec;
-          fillForm(); fillData(); fillLint(g.state.warnings);
+          return followTitle(before, g.state);
+        }).then(function () {
+          fillForm(); fillData(); fillLint(cur.state.warnings);
           return preview(t0);
         });
       }).then(function () {
@@ -500,11 +635,17 @@
   });
 
   // described reads the picture's own title and description (the SVG's
-  // <title> and <desc>) for the alt text.
+  // <title> and <desc>) for the alt text. It parses only the head of the
+  // SVG, up to the description: the font <style> after it would be
+  // refused by the page's style-src, and each refusal is a CSP report.
   function described() {
     if (!probe.svg) return Promise.resolve({ alt: cur.chart.name });
     return probe.svg.text().then(function (src) {
-      var doc = new DOMParser().parseFromString(src, "image/svg+xml"), svg = doc.documentElement;
+      var end = src.indexOf("</desc>");
+      if (end < 0) return { alt: cur.chart.name };
+      var head = src.slice(0, end + "</desc>".length) + "</svg>";
+      var doc = new DOMParser().parseFromString(head, "image/svg+xml"), svg = doc.documentElement;
+      if (svg.nodeName !== "svg") return { alt: cur.chart.name };
       var t = svg.querySelector("title"), d = svg.querySelector("desc");
       var title = t ? t.textContent.trim() : "", desc = d ? d.textContent.trim() : "";
       var alt = desc && title && desc.indexOf(title) !== 0 ? title + ". " + desc : desc || title || cur.chart.name;
@@ -564,7 +705,10 @@
 
   // First load: the reference lists, the chart and its picture at once.
   var t0 = performance.now();
-  Promise.all([call("GET", "/chart-types"), call("GET", "/palettes"), call("GET", "/charts/" + id + "?include=spec"), preview(t0)]).then(function (r) {
+  // The brand palette, for the swatches when it is chosen; none is fine.
+  var brand = call("GET", "/brand-palette").then(function (j) { return j.colors || []; }, function () { return []; });
+  Promise.all([call("GET", "/chart-types"), call("GET", "/palettes"), call("GET", "/charts/" + id + "?include=spec"), preview(t0), brand]).then(function (r) {
+    cur.brand = r[4];
     cur.types = r[0].chart_types;
     cur.types.forEach(function (t) {
       var o = text("option", t.label);
