@@ -58,7 +58,14 @@ type Config struct {
 	// Tracer makes the spans of the wait for a tab and of the drawing;
 	// nil makes none.
 	Tracer trace.TracerProvider
+	// StartTimeout bounds launching one browser and warming its tabs;
+	// 0 is DefaultStartTimeout. Tests on a loaded machine stretch it.
+	StartTimeout time.Duration
 }
+
+// DefaultStartTimeout bounds a browser's launch and warm-up when
+// Config.StartTimeout is unset: a second or two on an idle machine.
+const DefaultStartTimeout = 30 * time.Second
 
 // DefaultConfig is sized for a two-core machine: two browsers, so that one
 // crashing leaves the other to retry on, with one tab each. Drawing is
@@ -221,6 +228,9 @@ func New(cfg Config, log *slog.Logger) (*Pool, error) {
 	}
 	if cfg.Queue < 0 {
 		return nil, fmt.Errorf("raster: queue %d must not be negative", cfg.Queue)
+	}
+	if cfg.StartTimeout == 0 {
+		cfg.StartTimeout = DefaultStartTimeout
 	}
 	path, err := findChromium(cfg.Chromium)
 	if err != nil {
