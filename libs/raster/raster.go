@@ -59,7 +59,8 @@ type Config struct {
 	// nil makes none.
 	Tracer trace.TracerProvider
 	// StartTimeout bounds launching one browser and warming its tabs;
-	// 0 is DefaultStartTimeout. Tests on a loaded machine stretch it.
+	// 0 is DefaultStartTimeout. A heavily loaded node (or test machine)
+	// needs more.
 	StartTimeout time.Duration
 }
 
@@ -84,6 +85,7 @@ func (c *Config) RegisterFlags(prefix string, fs *flag.FlagSet) {
 	fs.IntVar(&c.Queue, prefix+".queue", c.Queue, "renders that may wait for a tab before new ones are refused as busy")
 	fs.IntVar(&c.RecycleRenders, prefix+".recycle-renders", c.RecycleRenders, "restart a browser after this many renders (0: never)")
 	fs.IntVar(&c.RecycleMiB, prefix+".recycle-mib", c.RecycleMiB, "restart a browser once its processes hold this many MiB (0: never)")
+	fs.DurationVar(&c.StartTimeout, prefix+".start-timeout", DefaultStartTimeout, "longest launch and warm-up of one Chromium before it counts as failed and is started again")
 	fs.StringVar(&c.ChromiumVersion, prefix+".chromium-version", c.ChromiumVersion, "Chromium version the pool must run, e.g. 156.0.8078.108 (the image's pinned package); empty: any")
 }
 
