@@ -72,11 +72,22 @@ type Error struct {
 	// answer is the contract's internal 500 with Retry-After, logged as a
 	// warning rather than a fault of this process.
 	Unavailable bool
+	// Transient marks an internal error of our own machinery that passes
+	// by itself (a browser killed under a render): it is answered 503
+	// Service Unavailable with Retry-After, so that a client or proxy
+	// that acts on the status retries, while the code stays the
+	// contract's internal. 500 is left to our bugs.
+	Transient bool
 }
 
 // Status is the HTTP status of e: its code's, as the contract's error
-// table gives it.
-func (e *Error) Status() int { return e.Code.Status() }
+// table gives it, except 503 for a transient internal error.
+func (e *Error) Status() int {
+	if e.Transient && e.Code == Internal {
+		return http.StatusServiceUnavailable
+	}
+	return e.Code.Status()
+}
 
 func (e *Error) Error() string {
 	if e.Err != nil {
@@ -101,6 +112,16 @@ func Wrap(code Code, err error, format string, args ...any) *Error {
 // moment: code internal (500), with Retry-After retry.
 func Unavailable(err error, retry time.Duration, format string, args ...any) *Error {
 	return &Error{Code: Internal, Message: fmt.Sprintf(format, args...), Err: err, RetryAfter: retry, Unavailable: true}
+}
+
+// Transient is the answer of a request that failed for a passing reason
+// of the service's own (its browser went away under a render): code
+// internal, status 503, with Retry-After retry, logged as a warning.
+// The message should say to retry.
+func Transient(err error, retry time.Duration, format string, args ...any) *Error {
+	e := Unavailable(err, retry, format, args...)
+	e.Transient = true
+	return e
 }
 
 // StorageFullRetry is the Retry-After of a write refused because the

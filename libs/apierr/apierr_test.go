@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"chartd.dev/libs/apierr"
 	"chartd.dev/libs/store"
@@ -53,5 +54,35 @@ func TestStorageFullAnswer(t *testing.T) {
 	}
 	if e := apierr.From(errors.New("boom")); e.RetryAfter != 0 || strings.Contains(e.Message, "full") {
 		t.Fatalf("plain error mapped as %+v", e)
+	}
+}
+
+// A transient internal error (a browser killed under a render) answers
+// 503 with Retry-After and its message, code internal; every other code
+// keeps its table status, and an internal error that is not transient
+// stays 500.
+func TestTransientAnswer(t *testing.T) {
+	tests := []struct {
+		name   string
+		err    error
+		status int
+		retry  string
+	}{
+		{"transient", fmt.Errorf("rasterize: %w", apierr.Transient(errors.New("draw: context canceled"), 2*time.Second, "the render fleet lost a browser; retry in a few seconds")), http.StatusServiceUnavailable, "2"},
+		{"unavailable", apierr.Unavailable(errors.New("dial"), 5*time.Second, "away"), http.StatusInternalServerError, "5"},
+		{"bug", errors.New("boom"), http.StatusInternalServerError, ""},
+		{"transient flag on another code", &apierr.Error{Code: apierr.RateLimited, Message: "busy", Transient: true}, http.StatusTooManyRequests, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := httptest.NewRecorder()
+			e := apierr.Write(w, "https://docs", tt.err)
+			if w.Code != tt.status || w.Header().Get("Retry-After") != tt.retry {
+				t.Fatalf("status %d Retry-After %q, want %d %q", w.Code, w.Header().Get("Retry-After"), tt.status, tt.retry)
+			}
+			if tt.status == http.StatusServiceUnavailable && (e.Code != apierr.Internal || !e.Unavailable || !strings.Contains(w.Body.String(), "retry in a few seconds")) {
+				t.Fatalf("transient answer %+v: %s", e, w.Body.String())
+			}
+		})
 	}
 }

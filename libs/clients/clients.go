@@ -153,7 +153,9 @@ func (b Base) Do(ctx context.Context, p auth.Principal, method, path string, in,
 		if json.Unmarshal(data, &eb) == nil && eb.Error.Code != "" {
 			// An internal answer with Retry-After is a service away for a
 			// moment (apierr.Unavailable), not a fault of it.
-			e := &apierr.Error{Code: eb.Error.Code, Message: eb.Error.Message, Unavailable: eb.Error.Code == apierr.Internal && resp.Header.Get("Retry-After") != ""}
+			// One answered 503 is a transient failure (apierr.Transient).
+			e := &apierr.Error{Code: eb.Error.Code, Message: eb.Error.Message, Unavailable: eb.Error.Code == apierr.Internal && resp.Header.Get("Retry-After") != "",
+				Transient: eb.Error.Code == apierr.Internal && resp.StatusCode == http.StatusServiceUnavailable}
 			if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && secs > 0 {
 				e.RetryAfter = time.Duration(secs) * time.Second
 			}

@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"chartd.dev/libs/testserver"
 )
 
 // testSite serves the budget and behaviour fixtures.
@@ -229,6 +231,7 @@ func TestBudgets(t *testing.T) {
 }
 
 func TestTimeout(t *testing.T) {
+	pace := testserver.MeasurePace()
 	ts := newTestSite(t)
 	const budget = 300 * time.Millisecond
 	f := ts.fetcher(t, Config{Timeout: budget})
@@ -240,8 +243,8 @@ func TestTimeout(t *testing.T) {
 			if !errors.Is(err, ErrTimeout) {
 				t.Fatalf("err = %v; want ErrTimeout", err)
 			}
-			if took < budget || took > budget+700*time.Millisecond {
-				t.Fatalf("stopped after %v; want about %v", took, budget)
+			if took < budget || pace.Over(took-budget, 700*time.Millisecond) {
+				t.Fatalf("stopped after %v; want about %v (%v)", took, budget, pace)
 			}
 			if want := "within 0.3 s"; !strings.Contains(err.Error(), want) {
 				t.Fatalf("message %q does not say %q", err, want)
@@ -275,8 +278,8 @@ func TestTimeout(t *testing.T) {
 		if !errors.Is(err, ErrTimeout) {
 			t.Fatalf("err = %v; want ErrTimeout", err)
 		}
-		if took < 800*time.Millisecond || took > 1500*time.Millisecond {
-			t.Fatalf("site fetch took %v; want about 800ms", took)
+		if took < 800*time.Millisecond || pace.Over(took-800*time.Millisecond, 700*time.Millisecond) {
+			t.Fatalf("site fetch took %v; want about 800ms (%v)", took, pace)
 		}
 		if !strings.Contains(err.Error(), "within 0.8 s") {
 			t.Fatalf("message %q", err)

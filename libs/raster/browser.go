@@ -23,9 +23,6 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// startTimeout bounds launching one browser and warming its tabs.
-const startTimeout = 30 * time.Second
-
 // browser is one Chromium process tree and its warm tabs.
 type browser struct {
 	p   *Pool
@@ -125,13 +122,13 @@ func (p *Pool) launch(ctx context.Context) error {
 
 	warm := make(chan error, 1)
 	go func() { warm <- b.warm() }()
-	timer := time.NewTimer(startTimeout)
+	timer := time.NewTimer(p.cfg.StartTimeout)
 	defer timer.Stop()
 	var err error
 	select {
 	case err = <-warm:
 	case <-timer.C:
-		err = fmt.Errorf("not warm after %s", startTimeout)
+		err = fmt.Errorf("not warm after %s", p.cfg.StartTimeout)
 	case <-ctx.Done():
 		err = ctx.Err()
 	}
@@ -198,7 +195,7 @@ func (b *browser) newTab() (*tab, error) {
 		t.cancel()
 		return nil, fmt.Errorf("listen to the tab: %w", err)
 	}
-	ctx, cancel := context.WithTimeout(tctx, startTimeout)
+	ctx, cancel := context.WithTimeout(tctx, b.p.cfg.StartTimeout)
 	defer cancel()
 	if err := chromedp.Do(ctx, chromedp.Navigate(pageURL())); err != nil {
 		t.cancel()

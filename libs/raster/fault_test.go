@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"chartd.dev/libs/testserver"
 )
 
 // barsSVG is a 30-bar chart-like picture.
@@ -146,9 +148,13 @@ func TestFaults(t *testing.T) {
 }
 
 // TestMemoryStaysFlat: the pool's resident memory after 2,000 renders is
-// within 20% of what it was after 200.
+// within 20% of what it was after 200. The deadline is stretched by the
+// machine's pace: what is asserted is memory, not time.
 func TestMemoryStaysFlat(t *testing.T) {
+	pace := testserver.MeasurePace()
+	t.Log(pace)
 	cfg := DefaultConfig()
+	cfg.Deadline = pace.Scale(cfg.Deadline)
 	cfg.TempDir = t.TempDir()
 	p := startPoolAt(t, cfg)
 	render := func(n int) {
@@ -190,8 +196,12 @@ func TestMemoryStaysFlat(t *testing.T) {
 
 // TestRecycle: a browser is replaced after -render.recycle-renders renders
 // and once its memory passes -render.recycle-mib, renders keep succeeding
-// across the change, and the replaced processes are gone.
+// across the change, and the replaced processes are gone. The deadline
+// (a render waits for the replacement browser) and the waits are
+// stretched by the machine's pace; the restarts are counted.
 func TestRecycle(t *testing.T) {
+	pace := testserver.MeasurePace()
+	t.Log(pace)
 	cases := []struct {
 		name     string
 		renders  int
@@ -209,6 +219,7 @@ func TestRecycle(t *testing.T) {
 			cfg := DefaultConfig()
 			cfg.Browsers, cfg.Tabs = 1, 1
 			cfg.RecycleRenders, cfg.RecycleMiB = tc.renders, tc.mib
+			cfg.Deadline = pace.Scale(cfg.Deadline)
 			p := startPool(t, cfg)
 			first := mainPids(cfg.TempDir)
 			for i := range tc.n {
@@ -219,7 +230,7 @@ func TestRecycle(t *testing.T) {
 				decodePNG(t, png)
 			}
 			// The replacement starts on its own goroutine: wait for it.
-			deadline := time.Now().Add(30 * time.Second)
+			deadline := time.Now().Add(pace.Scale(30 * time.Second))
 			for p.Stats().Restarts < tc.restarts && time.Now().Before(deadline) {
 				if _, err := p.Render(context.Background(), Job{SVG: barsSVG(1000), Width: 40, Height: 30, Scale: 1}); err != nil {
 					t.Fatal(err)
@@ -239,6 +250,131 @@ func TestRecycle(t *testing.T) {
 			}
 			if !gone() {
 				t.Errorf("first browser %v still running after being recycled", first)
+			}
+		})
+	}
+}
+
+// killUtilities kills b's utility processes (network, storage, audio
+// services): the browser cannot go on without them, and the upkeep
+// retires it within a tick, killing it under whatever it draws.
+func killUtilities(t *testing.T, b *browser) {
+	t.Helper()
+	n := 0
+	for _, pid := range procsUsing(b.dir) {
+		cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if strings.Contains(string(cmd), "--type=utility") {
+			syscall.Kill(pid, syscall.SIGKILL)
+			n++
+		}
+	}
+	if n == 0 {
+		t.Errorf("browser %d has no utility process to kill", b.id)
+	}
+}
+
+// killBrowser kills b's browser process.
+func killBrowser(t *testing.T, b *browser) {
+	t.Helper()
+	if err := syscall.Kill(b.pid(), syscall.SIGKILL); err != nil {
+		t.Errorf("kill browser %d (pid %d): %v", b.id, b.pid(), err)
+	}
+}
+
+// killWhileDrawing kills the live browser of a one-tab pool each time the
+// render in flight draws on it, kills times, the k-th once the render has
+// been retried k-1 times; it answers how many it killed once stop closes.
+func killWhileDrawing(t *testing.T, p *Pool, kill func(*testing.T, *browser), kills int, stop <-chan struct{}) <-chan int {
+	out := make(chan int, 1)
+	retries := p.stats.retries.Load()
+	go func() {
+		done := 0
+		defer func() { out <- done }()
+		for done < kills {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			var live *browser
+			p.mu.Lock()
+			for b := range p.browsers {
+				if b.alive() {
+					live = b
+				}
+			}
+			p.mu.Unlock()
+			if live == nil || p.stats.retries.Load()-retries != int64(done) || p.drawing.Load() == 0 {
+				time.Sleep(5 * time.Millisecond)
+				continue
+			}
+			kill(t, live)
+			done++
+		}
+	}()
+	return out
+}
+
+// TestBrowserGoneRetried is issue 31 item 8: a render whose browser goes
+// away under it (its utility processes killed, so the upkeep retires it;
+// or the browser process itself killed) is retried on a fresh tab while
+// the deadline lasts. A render that loses two browsers still answers its
+// PNG; one that loses every browser it is drawn on ends with
+// ErrUnavailable (the service's 503 with Retry-After), never with a bare
+// "draw: context canceled" (which the service answered as a 500).
+func TestBrowserGoneRetried(t *testing.T) {
+	pace := testserver.MeasurePace()
+	t.Log(pace)
+	cfg := DefaultConfig()
+	cfg.Browsers, cfg.Tabs = 1, 1
+	// The heavy picture takes seconds to draw, so a kill lands on it and
+	// the upkeep's tick retires the browser under it; its estimate is well
+	// within the budget of this deadline.
+	cfg.Deadline = pace.Scale(20 * time.Second)
+	cfg.TempDir = t.TempDir()
+	p := startPoolAt(t, cfg)
+	heavy := Job{SVG: scatterSVG(3, 4000), Width: 4000, Height: 4000, Scale: 1}
+	if err := CheckCost(heavy, p.budget()); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		kill  func(*testing.T, *browser)
+		kills int
+		// lost: every fresh tab is killed too, so the render fails.
+		lost bool
+	}{
+		{name: "utility processes killed twice", kill: killUtilities, kills: 2},
+		{name: "browser process killed twice", kill: killBrowser, kills: 2},
+		// One browser, one tab: the first try and its two retries.
+		{name: "utility processes killed every time", kill: killUtilities, kills: 3, lost: true},
+		{name: "browser process killed every time", kill: killBrowser, kills: 3, lost: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			before := p.Stats()
+			stop := make(chan struct{})
+			killed := killWhileDrawing(t, p, tc.kill, tc.kills, stop)
+			png, err := p.Render(context.Background(), heavy)
+			close(stop)
+			n := <-killed
+			s := p.Stats()
+			t.Logf("%d kills; err %v; retries %d, restarts %d", n, err, s.Retries-before.Retries, s.Restarts-before.Restarts)
+			if n != tc.kills {
+				t.Fatalf("%d kills landed on the render, want %d", n, tc.kills)
+			}
+			if tc.lost {
+				if !errors.Is(err, ErrUnavailable) {
+					t.Fatalf("a render that lost every browser it was drawn on: %v, want ErrUnavailable", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("a render that lost %d browsers: %v, want its PNG drawn on a fresh tab", n, err)
+			}
+			decodePNG(t, png)
+			if got := s.Retries - before.Retries; got != int64(tc.kills) {
+				t.Errorf("%d retries, want %d", got, tc.kills)
 			}
 		})
 	}

@@ -4,8 +4,8 @@
 // PNG there, so there is no navigation and no compositor frame per render
 // and the chart's content can neither run script nor reach the network
 // (DESIGN §4). A browser that crashes or hangs is killed with all its
-// processes and started again; the render that was on it is retried once on
-// another tab. The wait for a tab is bounded: a saturated pool answers
+// processes and started again; the render that was on it is retried on
+// fresh tabs while its deadline lasts, then answered ErrUnavailable. The wait for a tab is bounded: a saturated pool answers
 // ErrBusy rather than queueing without end.
 package raster
 
@@ -58,7 +58,15 @@ type Config struct {
 	// Tracer makes the spans of the wait for a tab and of the drawing;
 	// nil makes none.
 	Tracer trace.TracerProvider
+	// StartTimeout bounds launching one browser and warming its tabs;
+	// 0 is DefaultStartTimeout. A heavily loaded node (or test machine)
+	// needs more.
+	StartTimeout time.Duration
 }
+
+// DefaultStartTimeout bounds a browser's launch and warm-up when
+// Config.StartTimeout is unset: a second or two on an idle machine.
+const DefaultStartTimeout = 30 * time.Second
 
 // DefaultConfig is sized for a two-core machine: two browsers, so that one
 // crashing leaves the other to retry on, with one tab each. Drawing is
@@ -77,6 +85,7 @@ func (c *Config) RegisterFlags(prefix string, fs *flag.FlagSet) {
 	fs.IntVar(&c.Queue, prefix+".queue", c.Queue, "renders that may wait for a tab before new ones are refused as busy")
 	fs.IntVar(&c.RecycleRenders, prefix+".recycle-renders", c.RecycleRenders, "restart a browser after this many renders (0: never)")
 	fs.IntVar(&c.RecycleMiB, prefix+".recycle-mib", c.RecycleMiB, "restart a browser once its processes hold this many MiB (0: never)")
+	fs.DurationVar(&c.StartTimeout, prefix+".start-timeout", DefaultStartTimeout, "longest launch and warm-up of one Chromium before it counts as failed and is started again")
 	fs.StringVar(&c.ChromiumVersion, prefix+".chromium-version", c.ChromiumVersion, "Chromium version the pool must run, e.g. 156.0.8078.108 (the image's pinned package); empty: any")
 }
 
@@ -86,7 +95,16 @@ var (
 	ErrBusy = errors.New("the render fleet is busy")
 	// ErrClosed: the pool is shut down.
 	ErrClosed = errors.New("the render pool is closed")
+	// ErrUnavailable: the browser went away under the render (killed,
+	// crashed, or retired as broken) and the retries on fresh tabs within
+	// the deadline failed too. It is the fleet's passing failure, not the
+	// picture's nor a fault of this code: worth trying again shortly.
+	ErrUnavailable = errors.New("the render fleet lost its browser while drawing")
 )
+
+// errBrowserGone marks a drawing whose browser went away under it:
+// Render retries it on a fresh tab.
+var errBrowserGone = errors.New("the browser went away under the drawing")
 
 // DrawError is a picture Chromium refused to draw (an SVG it cannot
 // decode): the input's fault, so it is not retried.
@@ -212,6 +230,9 @@ func New(cfg Config, log *slog.Logger) (*Pool, error) {
 	}
 	if cfg.Queue < 0 {
 		return nil, fmt.Errorf("raster: queue %d must not be negative", cfg.Queue)
+	}
+	if cfg.StartTimeout == 0 {
+		cfg.StartTimeout = DefaultStartTimeout
 	}
 	path, err := findChromium(cfg.Chromium)
 	if err != nil {
@@ -397,8 +418,10 @@ func (p *Pool) Version() string {
 
 // Render draws one job into a PNG. A picture whose cost (CostOf) is over
 // the drawing budget is refused with a *TooHeavyError before any tab is
-// spent on it. A browser failing under it is replaced and the job retried
-// once on another tab; ErrBusy means no tab came free within the
+// spent on it. A browser or renderer that goes away under it is replaced
+// and the job retried on fresh tabs while the deadline lasts; when those
+// fail too the error wraps ErrUnavailable. Other failures are retried
+// once on another tab. ErrBusy means no tab came free within the
 // deadline; a *DrawError or *TooHeavyError is the picture's own fault.
 // A caller that leaves gets its context's error at once; the drawing is
 // finished or cancelled off its path and costs no browser.
@@ -414,18 +437,16 @@ func (p *Pool) Render(ctx context.Context, j Job) ([]byte, error) {
 		return nil, err
 	}
 	start := time.Now()
-	// A tab whose renderer crashed fails at once, and the other tabs'
-	// renderers may have gone with it (one kill can take several): such
-	// failures are retried on every tab, other failures once.
-	crashes := 0
-	for attempt := 0; ; attempt++ {
+	// A tab whose renderer crashed, or whose browser went away under the
+	// drawing (killed, crashed, retired as broken), is no fault of the
+	// picture: such failures are retried on fresh tabs while the deadline
+	// lasts, and one kill can take several tabs' renderers or a browser
+	// with all its tabs, so up to every tab and a relaunched browser.
+	// Other failures are retried once.
+	transients, retried := 0, false
+	var gone error // the last transient failure
+	for {
 		png, err := p.renderOnce(ctx, j)
-		if errors.Is(err, errTabCrashed) && crashes < p.cfg.Browsers*p.cfg.Tabs && ctx.Err() == nil {
-			crashes++
-			attempt--
-			p.stats.retries.Add(1)
-			continue
-		}
 		if err == nil {
 			p.stats.renders.Add(1)
 			p.recent.add(time.Since(start))
@@ -433,15 +454,41 @@ func (p *Pool) Render(ctx context.Context, j Job) ([]byte, error) {
 		}
 		var de *DrawError
 		var th *TooHeavyError
-		if errors.As(err, &th) {
+		transient := errors.Is(err, errTabCrashed) || errors.Is(err, errBrowserGone)
+		switch {
+		case errors.As(err, &th):
 			p.stats.refused.Add(1)
-		}
-		if attempt > 0 || errors.Is(err, ErrBusy) || errors.Is(err, ErrClosed) || errors.As(err, &de) || errors.As(err, &th) || ctx.Err() != nil {
+			p.stats.failures.Add(1)
+			return nil, err
+		case ctx.Err() != nil, errors.Is(err, ErrClosed), errors.As(err, &de):
+			p.stats.failures.Add(1)
+			return nil, err
+		case errors.Is(err, ErrBusy):
+			p.stats.failures.Add(1)
+			if gone != nil {
+				// No fresh tab came after the browser went away.
+				return nil, fmt.Errorf("%w: no fresh tab within %s after: %w", ErrUnavailable, p.cfg.Deadline, gone)
+			}
+			return nil, err
+		case transient && p.isClosed():
+			p.stats.failures.Add(1)
+			return nil, fmt.Errorf("%w: %w", ErrClosed, err)
+		case transient && transients < p.cfg.Browsers*p.cfg.Tabs+1 && time.Since(start) < p.cfg.Deadline:
+			transients++
+			gone = err
+			p.stats.retries.Add(1)
+			p.log.Info("the browser went away under a render; retrying on a fresh tab", "err", err, "retry", transients)
+		case transient:
+			p.stats.failures.Add(1)
+			return nil, fmt.Errorf("%w: %d fresh tabs failed the same way within %s: %w", ErrUnavailable, transients, p.cfg.Deadline, err)
+		case !retried:
+			retried = true
+			p.stats.retries.Add(1)
+			p.log.Warn("render failed on a browser; retrying on another tab", "err", err)
+		default:
 			p.stats.failures.Add(1)
 			return nil, err
 		}
-		p.stats.retries.Add(1)
-		p.log.Warn("render failed on a browser; retrying on another tab", "err", err)
 	}
 }
 
@@ -548,12 +595,12 @@ func (p *Pool) settle(t *tab, j Job, err error) error {
 	case !t.b.alive():
 		// Retired or dead under the drawing: its tabs are dropped.
 		t.b.tabDone()
-		return err
+		return fmt.Errorf("%w: %w", errBrowserGone, err)
 	}
 	if herr := t.b.healthy(); herr != nil {
 		p.retire(t.b, "render failed ("+err.Error()+") and the browser is broken: "+herr.Error())
 		t.b.tabDone()
-		return err
+		return fmt.Errorf("%w (%v): %w", errBrowserGone, herr, err)
 	}
 	p.replaceTab(t, "render failed: "+err.Error())
 	if errors.Is(err, context.DeadlineExceeded) {

@@ -25,14 +25,21 @@ func startPool(t testing.TB, cfg Config) *Pool {
 	return startPoolAt(t, cfg)
 }
 
-// startPoolAt starts a pool under cfg.TempDir.
+// startPoolAt starts a pool under cfg.TempDir. A browser's start is
+// bounded by minutes, not the production 30 s: on a machine loaded 20–40
+// deep a start with its warm-up renders took longer, and what a test
+// asserts is never how fast a browser starts (a start that hangs still
+// fails, at this bound).
 func startPoolAt(t testing.TB, cfg Config) *Pool {
 	t.Helper()
+	if cfg.StartTimeout == 0 {
+		cfg.StartTimeout = testStartTimeout
+	}
 	p, err := New(cfg, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*testStartTimeout)
 	defer cancel()
 	if err := p.Start(ctx); err != nil {
 		t.Fatal(err)
@@ -45,6 +52,9 @@ func startPoolAt(t testing.TB, cfg Config) *Pool {
 	})
 	return p
 }
+
+// testStartTimeout bounds a test pool's browser start (startPoolAt).
+const testStartTimeout = 5 * time.Minute
 
 func smallConfig() Config {
 	c := DefaultConfig()

@@ -281,7 +281,9 @@ func startAll(t *testing.T, extra ...string) instance {
 	pub := "http://" + ln.Addr().String()
 	// One browser per instance keeps the many instances of these tests
 	// cheap; libs/raster tests the pool at its default size.
-	args := append([]string{"-target=all", "-data-dir", dir, "-addr", ln.Addr().String(), "-public-url", pub, "-render.browsers=1",
+	// A browser's start may take minutes on a loaded machine (issue 31
+	// item 16); nothing here is about start speed.
+	args := append([]string{"-target=all", "-data-dir", dir, "-addr", ln.Addr().String(), "-public-url", pub, "-render.browsers=1", "-render.start-timeout=5m",
 		"-gateway.mail.smtp-url", shared.smtp.URL()}, extra...)
 	cfg, err := ParseConfig(args, func(string) string { return "" })
 	if err != nil {
@@ -310,10 +312,11 @@ func startAll(t *testing.T, extra ...string) instance {
 }
 
 // waitReady waits until every module of app is ready (the Chromium pool
-// warm), polling the condition.
+// warm), polling the condition: minutes, as a browser's start may take
+// on a loaded machine.
 func waitReady(t *testing.T, app *App) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(5 * time.Minute)
 	var err error
 	for time.Now().Before(deadline) {
 		if err = app.Ready(context.Background()); err == nil {

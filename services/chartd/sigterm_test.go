@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"chartd.dev/libs/testserver"
 )
 
 // TestSIGTERMDrains runs the binary, starts a create_chart whose body is
@@ -21,6 +23,7 @@ import (
 // served; then new connections are refused, the in-flight request is
 // answered, and the process exits cleanly.
 func TestSIGTERMDrains(t *testing.T) {
+	pace := testserver.MeasurePace()
 	bin := chartdBinary(t)
 	dir := t.TempDir()
 	addr := freeAddr(t)
@@ -103,8 +106,8 @@ func TestSIGTERMDrains(t *testing.T) {
 			break
 		}
 		c.Close()
-		if time.Since(signalled) > delay+5*time.Second {
-			t.Fatal("new connections still accepted 5 s after the delay")
+		if time.Since(signalled) > delay+pace.Scale(5*time.Second) {
+			t.Fatalf("new connections still accepted %v after the delay", pace.Scale(5*time.Second))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

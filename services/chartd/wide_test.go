@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"chartd.dev/libs/dataset"
+	"chartd.dev/libs/testserver"
 )
 
 // wideCSV is data cols columns wide and rows rows long: a text label,
@@ -90,13 +91,20 @@ func timed(t *testing.T, c *client, method, path string, body any) (int, []byte,
 	return status, out, took
 }
 
-// wideBudget is the longest any accepted input may take (issue 12).
+// wideBudget is the longest any accepted input may take on an idle
+// machine (issue 12), stretched by the machine's pace (issue 31 item 16:
+// get_chart include=spec took 4.0 s at load 20–40 on two cores). It
+// guards against the pathological: the slowest answer takes a tenth of
+// it on an idle machine.
 const wideBudget = 2 * time.Second
 
 // TestWideDataEmbedded: data wider than dataset.MaxColumns is refused
 // with too_large, quickly, on every endpoint that takes data; data at the
-// cap is answered within wideBudget by every chart endpoint.
+// cap is answered within wideBudget, at the machine's pace, by every
+// chart endpoint.
 func TestWideDataEmbedded(t *testing.T) {
+	pace := testserver.MeasurePace()
+	t.Log(pace)
 	in := startAll(t)
 	c := newClient(t, in.url, in.newAccount(t, "pro"))
 	small, _ := createChart(t, c, map[string]any{"type": "bar", "data": salesCSV})
@@ -124,8 +132,8 @@ func TestWideDataEmbedded(t *testing.T) {
 				if code != "too_large" || !strings.Contains(msg, fmt.Sprintf("the limit is %d columns", dataset.MaxColumns)) {
 					t.Fatalf("refusal %s: %s", code, msg)
 				}
-				if took > wideBudget {
-					t.Fatalf("the refusal took %v, want at most %v", took, wideBudget)
+				if pace.Over(took, wideBudget) {
+					t.Fatalf("the refusal took %v, want at most %v at %v", took, wideBudget, pace)
 				}
 			})
 		}
@@ -139,8 +147,8 @@ func TestWideDataEmbedded(t *testing.T) {
 				t.Fatalf("create: %d %.300s", status, body)
 			}
 			t.Logf("create: %v", took)
-			if took > wideBudget {
-				t.Errorf("create took %v, want at most %v", took, wideBudget)
+			if pace.Over(took, wideBudget) {
+				t.Errorf("create took %v, want at most %v at %v", took, wideBudget, pace)
 			}
 			var created struct {
 				Chart chartRec `json:"chart"`
@@ -179,8 +187,8 @@ func TestWideDataEmbedded(t *testing.T) {
 				if status != tt.want {
 					t.Errorf("%s: %d %.300s", tt.name, status, body)
 				}
-				if took > wideBudget {
-					t.Errorf("%s took %v, want at most %v", tt.name, took, wideBudget)
+				if pace.Over(took, wideBudget) {
+					t.Errorf("%s took %v, want at most %v at %v", tt.name, took, wideBudget, pace)
 				}
 			}
 		})

@@ -25,8 +25,9 @@ type Rasterizer interface {
 
 var _ Rasterizer = (*raster.Pool)(nil)
 
-// busyRetry is the Retry-After of a busy render fleet: about one render's
-// wait, so a client comes back when tabs have turned over.
+// busyRetry is the Retry-After of a busy render fleet, and of one that
+// lost its browsers under a render: about one render's wait, or a
+// browser's restart, so a client comes back when tabs have turned over.
 const busyRetry = 2 * time.Second
 
 // rasterize turns pic's SVG into a PNG, from the image cache when the same
@@ -61,6 +62,9 @@ func (s *Service) rasterize(ctx context.Context, pic picture, o imageOptions) (p
 			Message: "the render fleet is busy drawing other pictures; try again in a few seconds (SVG needs no rasterizing and is always available)"}
 	case errors.As(err, &de):
 		return picture{}, apierr.Wrap(apierr.InvalidRequest, err, "the chart's picture could not be turned into a PNG; the SVG format draws it as is")
+	case errors.Is(err, raster.ErrUnavailable):
+		return picture{}, apierr.Transient(err, busyRetry,
+			"the render fleet lost a browser while drawing this picture, and fresh ones failed too; this is not a fault of the request, retry in a few seconds (SVG needs no rasterizing and is always available)")
 	case err != nil:
 		return picture{}, fmt.Errorf("rasterize %d×%d at scale %d: %w", pic.cssWidth, pic.cssHeight, o.scale, err)
 	}
