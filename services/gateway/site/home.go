@@ -129,7 +129,7 @@ func (s *Site) try(w http.ResponseWriter, r *http.Request) error {
 	var f tryForm
 	fail := func(err *apierr.Error) error {
 		if page {
-			return s.homePage(w, r, err.Code.Status(), tryResult{Type: f.Type, Data: f.Data, Status: err.Message})
+			return s.homePage(w, r, err.Status(), tryResult{Type: f.Type, Data: f.Data, Status: err.Message})
 		}
 		apierr.Write(w, s.cfg.DocsURL(), err)
 		return nil
@@ -171,7 +171,7 @@ func (s *Site) try(w http.ResponseWriter, r *http.Request) error {
 	}
 	ans, err := s.deps.Renders.Try(r.Context(), clients.TryRequest{Type: f.Type, Data: raw})
 	var ae *apierr.Error
-	if errors.As(err, &ae) && ae.Code.Status() < 500 {
+	if errors.As(err, &ae) && ae.Status() < 500 {
 		return fail(apierr.New(ae.Code, "%s", "This data cannot be drawn as a chart of this kind: "+ae.Message))
 	}
 	if err != nil {

@@ -81,7 +81,7 @@ func (s *Site) jsonFail(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.As(err, &ae):
 		// The API's code and words: the page says them in its own
 		// (static/words.js, the one place that does).
-		writeJSON(w, ae.Code.Status(), map[string]any{"error": map[string]string{"code": string(ae.Code), "message": ae.Message}})
+		writeJSON(w, ae.Status(), map[string]any{"error": map[string]string{"code": string(ae.Code), "message": ae.Message}})
 	default:
 		s.deps.Log.ErrorContext(r.Context(), "site call failed", "path", r.URL.Path, "err", err)
 		writeJSON(w, http.StatusInternalServerError, map[string]any{"error": map[string]string{"message": "Something went wrong on our side; try again in a moment."}})

@@ -462,7 +462,7 @@ func (s *Site) thumbnail(w http.ResponseWriter, r *http.Request) error {
 			if ae.Code == apierr.NotFound {
 				return notFound()
 			}
-			return &pageError{status: ae.Code.Status(), msg: ae.Message}
+			return &pageError{status: ae.Status(), msg: ae.Message}
 		}
 		return fmt.Errorf("thumbnail of chart %s: %w", id, err)
 	}
