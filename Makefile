@@ -22,7 +22,7 @@ deps:
 
 test: deps build
 	$(GO) vet $(PKGS)
-	$(GO) test -timeout 20m $(PKGS)
+	$(GO) test -timeout 45m $(PKGS)
 
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
