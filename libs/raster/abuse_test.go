@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -44,7 +45,7 @@ func p50(ds []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
-// TestHangUpsKeepBrowsers: 30 callers that hang up 0.3 s into a heavy
+// TestHangUpsKeepBrowsers: 30 or more callers that hang up 0.3 s into a heavy
 // PNG (a 20,000-point scatter at 4000×4000) cost no browser, and another
 // client's median stays within 2× of its median without them. The old
 // pool took every hang-up for a browser failure and restarted 30 times.
@@ -73,6 +74,7 @@ func TestHangUpsKeepBrowsers(t *testing.T) {
 
 	stop := make(chan struct{})
 	var loaded []time.Duration
+	var done atomic.Int64
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		for i := 1000; ; i++ {
@@ -82,10 +84,16 @@ func TestHangUpsKeepBrowsers(t *testing.T) {
 			default:
 			}
 			loaded = append(loaded, small(i))
+			done.Add(1)
 		}
 	})
-	hangups := 0
-	for i := range 30 {
+	// At least 30 hang-ups, and more while the other client has fewer
+	// than 10 renders to take a median of: a loaded machine gives it
+	// fewer per hang-up (8 in 30 beside two busy loops and another
+	// package's tests).
+	hangups, tries := 0, 0
+	for ; tries < 30 || done.Load() < 10 && tries < 300; tries++ {
+		i := tries
 		j := heavy
 		j.SVG = scatterSVG(uint64(i+1), 4000)
 		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
@@ -105,10 +113,10 @@ func TestHangUpsKeepBrowsers(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	s := p.Stats()
-	t.Logf("%d hang-ups; small PNG p50 alone %v, during the hang-ups %v (%d renders); stats %+v",
-		hangups, p50(alone), p50(loaded), len(loaded), s)
-	if hangups < 25 {
-		t.Errorf("only %d of 30 renders were hung up on", hangups)
+	t.Logf("%d hang-ups of %d; small PNG p50 alone %v, during the hang-ups %v (%d renders); stats %+v",
+		hangups, tries, p50(alone), p50(loaded), len(loaded), s)
+	if hangups < tries*5/6 {
+		t.Errorf("only %d of %d renders were hung up on", hangups, tries)
 	}
 	if s.Restarts != 0 {
 		t.Errorf("%d browsers restarted, want 0", s.Restarts)
