@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -162,6 +163,21 @@ func (a answer) errCode(t *testing.T) string {
 		t.Fatalf("not an error body: %s", a.body)
 	}
 	return b.Error.Code
+}
+
+// doPatient is do, sent again after a 429's Retry-After, at most ten
+// times: a render fleet busy on a loaded machine answers 429, an honest
+// answer that tells the caller to retry, not the failure a test looks for.
+func (c *client) doPatient(method, path string, body any) answer {
+	c.t.Helper()
+	for try := 0; ; try++ {
+		a := c.do(method, path, body)
+		ra, err := strconv.Atoi(a.header.Get("Retry-After"))
+		if a.status != http.StatusTooManyRequests || err != nil || try == 9 {
+			return a
+		}
+		time.Sleep(time.Duration(max(ra, 1)) * time.Second)
+	}
 }
 
 // do sends a request and validates the answer against the document when

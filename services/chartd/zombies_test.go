@@ -103,7 +103,7 @@ func TestNoZombiesAsPID1(t *testing.T) {
 	c := newClient(t, in.url, key)
 	for i := range 100 {
 		csv := fmt.Sprintf("Country,Sales\nGermany,%d\nFrance,%d\n", 100+i, 50+i)
-		if a := c.do("POST", "/api/v1/render", map[string]any{"type": "bar", "data": csv, "format": "png"}); a.status != 200 {
+		if a := c.doPatient("POST", "/api/v1/render", map[string]any{"type": "bar", "data": csv, "format": "png"}); a.status != 200 {
 			t.Fatalf("render %d: %d %.200s", i+1, a.status, a.body)
 		}
 	}
