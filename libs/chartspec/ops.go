@@ -325,3 +325,27 @@ func isIndex(t string) bool {
 func join(path []string, tok string) []string {
 	return append(slices.Clone(path), tok)
 }
+
+// opDefs lists every op in catalog order.
+func opDefs(cat *charts.Catalog) []opDef {
+	return []opDef{
+		defSetTitle(),
+		defSetSubtitle(),
+		defSetFooter(),
+		defSetType(),
+		defSetVariants(cat),
+		defSetMapping(cat),
+		defAddTransform(),
+		defUpdateTransform(),
+		defRemoveTransform(),
+		defClearTransforms(),
+		defSetPalette(cat),
+		defSetSeriesColor(),
+		defSetLegend(),
+		defSetLabels(),
+		defSetAxisTitle(),
+		defSetAxis(),
+		defSetNumberFormat(),
+		defSetSize(),
+	}
+}

@@ -371,27 +371,3 @@ func defSetSize() opDef {
 		newOp:   func() Op { return &SetSize{} },
 	}
 }
-
-// opDefs lists every op in catalog order.
-func opDefs(cat *charts.Catalog) []opDef {
-	return []opDef{
-		defSetTitle(),
-		defSetSubtitle(),
-		defSetFooter(),
-		defSetType(),
-		defSetVariants(cat),
-		defSetMapping(cat),
-		defAddTransform(),
-		defUpdateTransform(),
-		defRemoveTransform(),
-		defClearTransforms(),
-		defSetPalette(cat),
-		defSetSeriesColor(),
-		defSetLegend(),
-		defSetLabels(),
-		defSetAxisTitle(),
-		defSetAxis(),
-		defSetNumberFormat(),
-		defSetSize(),
-	}
-}

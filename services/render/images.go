@@ -27,7 +27,6 @@ import (
 	"chartd.dev/libs/dataset"
 	"chartd.dev/libs/draw"
 	"chartd.dev/libs/httpx"
-	"chartd.dev/libs/plan"
 )
 
 // imageOptions are the picture settings shared by the render endpoints.
@@ -139,48 +138,6 @@ type picture struct {
 	// notModified says the caller has the picture already (no body).
 	hash        string
 	notModified bool
-}
-
-// draw renders spec on t (data before steps) for p as SVG: the first step
-// of the picture pipeline (makePicture), which every drawing goes through.
-func (s *Service) draw(ctx context.Context, p auth.Principal, spec *chartspec.Spec, t *dataset.Table, o imageOptions) (picture, error) {
-	var steps []dataset.Step
-	for i, raw := range spec.Steps {
-		st, err := dataset.DecodeStep(raw)
-		if err != nil {
-			return picture{}, apierr.New(apierr.InvalidRequest, "steps[%d]: %v", i, err)
-		}
-		steps = append(steps, st)
-	}
-	release, err := s.admit.acquire(ctx, drawCost(t))
-	if err != nil {
-		return picture{}, fmt.Errorf("admit the drawing: %w", err)
-	}
-	after, err := dataset.ApplyAll(t, steps, dataset.Defaults{ValueColumn: spec.ValueColumn()})
-	if err != nil {
-		release()
-		return picture{}, apierr.New(apierr.InvalidRequest, "the chart's steps fail on its data: %v; fix them with updateTransform or removeTransform", err)
-	}
-	drawn, err := draw.Render(draw.Input{Spec: spec, Table: after, Width: o.width, Height: o.height,
-		Transparent: o.transparent, Watermark: p.Plan != plan.Pro, Fonts: s.deps.Fonts})
-	release()
-	if err != nil {
-		return picture{}, apierr.New(apierr.InvalidRequest, "the chart cannot be drawn: %v", err)
-	}
-	svg := drawn.SVG
-	w, h := spec.Style.Dimensions()
-	if o.width != 0 {
-		w = o.width
-	}
-	if o.height != 0 {
-		h = o.height
-	}
-	if w*o.scale > MaxPixels || h*o.scale > MaxPixels {
-		return picture{}, apierr.New(apierr.InvalidRequest, "the picture would be %d×%d pixels at scale %d; a PNG is at most %d pixels on a side, so lower scale, width or height",
-			w*o.scale, h*o.scale, o.scale, MaxPixels)
-	}
-	return picture{body: svg, contentType: "image/svg+xml", width: w * o.scale, height: h * o.scale,
-		svg: svg, cssWidth: w, cssHeight: h, notices: drawn.Notices}, nil
 }
 
 // pictureHash identifies a picture for "each different picture counts once
