@@ -103,24 +103,18 @@ func (s *Site) confirmForm(w http.ResponseWriter, r *http.Request) error {
 // and takes them to New chart, welcomed: making a chart is what they came
 // for (the account page's usage bars and keys can wait).
 func (s *Site) confirm(w http.ResponseWriter, r *http.Request) error {
-	if err := s.checkPre(r); err != nil {
-		return err
-	}
-	tok, _, err := s.deps.People.ConfirmSignUp(r.Context(), s.clientAddr(r), r.PostFormValue("token"))
-	if err != nil {
-		msg, status, ok := authFailure(err)
-		if !ok {
-			return err
-		}
-		if errors.Is(err, store.ErrNotFound) {
-			msg, status = "This sign-up link has been used or has expired. Sign up again, or sign in if you have an account.", http.StatusGone
-		}
-		s.render(w, r, status, "signup", view{Title: "Sign up", CSRF: s.preToken(w, r), Error: msg})
-		return nil
-	}
-	s.setSession(w, tok)
-	http.Redirect(w, r, welcomePath, http.StatusSeeOther)
-	return nil
+	return s.spendToken(w, r, oneTimeLink{
+		spend: s.deps.People.ConfirmSignUp,
+		page:  "signup",
+		view:  view{Title: "Sign up"},
+		failure: func(err error, msg string, status int) (string, int) {
+			if errors.Is(err, store.ErrNotFound) {
+				return "This sign-up link has been used or has expired. Sign up again, or sign in if you have an account.", http.StatusGone
+			}
+			return msg, status
+		},
+		next: welcomePath,
+	})
 }
 
 func (s *Site) signin(w http.ResponseWriter, r *http.Request) error {
@@ -149,21 +143,55 @@ func (s *Site) linkForm(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// useLink spends a one-time sign-in link and takes its person to their
+// account.
 func (s *Site) useLink(w http.ResponseWriter, r *http.Request) error {
+	return s.spendToken(w, r, oneTimeLink{
+		spend: s.deps.People.UseLink,
+		page:  "signin",
+		view:  view{Title: "Sign in", Next: "/charts"},
+		next:  "/account",
+	})
+}
+
+// oneTimeLink is what tells the site's two one-time-link flows (a
+// sign-up's confirmation, a sign-in link) apart; spendToken does the rest.
+type oneTimeLink struct {
+	// spend spends the link's token and gives the new session's token.
+	spend func(ctx context.Context, addr, token string) (string, store.Session, error)
+	// page and view are the form shown again, with the reason, when the
+	// link cannot be spent.
+	page string
+	view view
+	// failure, when set, rewords the message and status authFailure gives.
+	failure func(err error, msg string, status int) (string, int)
+	// next is where a spent link takes its person.
+	next string
+}
+
+// spendToken is the one path of a one-time link's POST: check the form's
+// pre-session token, spend the link, set the session and redirect; a
+// failure people can act on shows the flow's form again with the reason.
+func (s *Site) spendToken(w http.ResponseWriter, r *http.Request, l oneTimeLink) error {
 	if err := s.checkPre(r); err != nil {
 		return err
 	}
-	tok, _, err := s.deps.People.UseLink(r.Context(), s.clientAddr(r), r.PostFormValue("token"))
+	tok, _, err := l.spend(r.Context(), s.clientAddr(r), r.PostFormValue("token"))
 	if err != nil {
 		msg, status, ok := authFailure(err)
 		if !ok {
 			return err
 		}
-		s.render(w, r, status, "signin", view{Title: "Sign in", CSRF: s.preToken(w, r), Error: msg, Next: "/charts"})
+		if l.failure != nil {
+			msg, status = l.failure(err, msg, status)
+		}
+		v := l.view
+		v.CSRF, v.Error = s.preToken(w, r), msg
+		s.render(w, r, status, l.page, v)
 		return nil
 	}
 	s.setSession(w, tok)
-	http.Redirect(w, r, "/account", http.StatusSeeOther)
+	http.Redirect(w, r, l.next, http.StatusSeeOther)
 	return nil
 }
 
