@@ -74,7 +74,7 @@ func rankOf(colors []string, want ...string) int {
 // fails: primary first on 12 of 12, in the top three on 12 of 12, a
 // documented secondary (another returned colour than the primary's) in
 // the top six on 9 of the 11 sites that document one. The issue's
-// secondary target (all 11) is not met; docs/decisions.md says why for
+// secondary target (all 11) is not met; docs/decisions/brand.md says why for
 // each page that misses. The why of every colour is logged for the pages
 // whose primary is not first. Extraction stays within 50 ms at the
 // median page (the best of three runs per page, as the machine is shared).

@@ -14,7 +14,7 @@ import (
 const MaxCells = 1_000_000
 
 // MaxColumns is the most columns one chart's data may hold
-// (docs/decisions.md, issue 12): it bounds every per-column path (roles,
+// (docs/decisions/data.md, "At most 1,000 columns"): it bounds every per-column path (roles,
 // series, lint, the columns of each answer), and far fewer columns than
 // this already make an unreadable chart. More is too_large.
 const MaxColumns = 1_000

@@ -242,7 +242,8 @@ func (b *barChart) netMark(c *canvas, across, width, at float64) {
 //
 // Edges fall on whole pixels: across as snap says, and along for a bar a
 // pixel long or more. The bars are sharp at scale 1, and Chromium fills
-// such rectangles faster (decisions.md).
+// such rectangles faster (docs/decisions/rendering.md, "Bars on whole
+// pixels").
 func (b *barChart) rect(c *canvas, cat *axis, across, width, v0, v1 float64) {
 	lo, hi := math.Min(v0, v1), math.Max(v0, v1)
 	across, width = snap(across, width, cat.whole())

@@ -37,7 +37,7 @@ var englishUnits = []compactDef{{1e3, "k"}, {1e6, "M"}, {1e9, "B"}, {1e12, "T"}}
 // thousands, as CLDR's short decimal formats write them (1.2万, 3.4亿).
 // golang.org/x/text carries CLDR's marks and digits but not its compact
 // patterns, so these four rows are the only number data kept here
-// (docs/decisions.md, issue 22).
+// (docs/decisions/rendering.md, "Locale").
 var myriadUnits = map[string][]compactDef{
 	"zh":      {{1e4, "万"}, {1e8, "亿"}, {1e12, "万亿"}},
 	"zh-Hant": {{1e4, "萬"}, {1e8, "億"}, {1e12, "兆"}},

@@ -75,7 +75,7 @@ const (
 	CodePrefix    = "cdc_"
 )
 
-// Lifetimes (decisions.md, "Assistants").
+// Lifetimes (docs/decisions/oauth-mcp.md, "Lifetimes").
 const (
 	DefaultAccessTTL  = time.Hour
 	DefaultRefreshTTL = 30 * 24 * time.Hour

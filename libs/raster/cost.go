@@ -24,8 +24,9 @@ type Cost struct {
 	Pixels int64
 }
 
-// The cost model, fitted on a loaded two-core machine (docs/decisions.md,
-// 2026-11-27): 10,000 rects at 800×600 took 250 ms, 100,000 1.0 s, the
+// The cost model, fitted on a loaded two-core machine
+// (docs/decisions/rendering.md, "Too heavy is the picture's property"):
+// 10,000 rects at 800×600 took 250 ms, 100,000 1.0 s, the
 // 641,000 rects of a 1000×1000-cell bar chart over 10 s; 770 KB of path
 // data 220 ms; a 20,000-point scatter at 4000×4000 3.5 s, two thirds of it
 // rasterizing and encoding 16 Mpx.

@@ -11,7 +11,7 @@ import (
 // back last: one render at a time then stays on one warm tab, whose
 // caches and page tables are hot. Two browsers taking turns cost about
 // 2 ms of the median and 4 ms of the mean per PNG here
-// (BenchmarkRenderSerial, see docs/decisions.md). Waiting renders are
+// (BenchmarkRenderSerial, see docs/decisions/rendering.md). Waiting renders are
 // served first come, first served, each handed the next tab that comes
 // back.
 type idleSet struct {

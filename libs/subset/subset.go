@@ -9,7 +9,7 @@
 // and mark positioning among them, GDEF), so the browser shapes the subset
 // as it shapes the whole face. The encoder is Google's woff2_compress
 // (Debian package woff2). Both run as child processes: the Go binaries are
-// built without cgo (docs/decisions.md, 2026-11-27).
+// built without cgo (docs/decisions/rendering.md, "SVGs carry their fonts").
 //
 // A Tool runs them; a Cache in front of it keeps the subsets by face and
 // character set, bounded in bytes. Both are safe for concurrent use.

@@ -88,8 +88,8 @@ type service struct {
 	// calls are the services it calls; in split mode each needs a URL.
 	// None is part of its readiness: a process is ready when its own
 	// modules are, and a service away fails only the answers that need
-	// it, with a 503 error body (docs/decisions.md, "Readiness does not
-	// cascade").
+	// it, with a 503 error body (docs/decisions/operations.md,
+	// "Readiness does not cascade").
 	calls []string
 	// degradedWithout are services it calls for a part of its answers it
 	// gives without them while they are away (the chart service's lint
@@ -647,7 +647,8 @@ func (a *App) initGateway(ctx context.Context) (http.Handler, error) {
 	cfg.Site = a.site()
 	ppl := people.New(people.Config{}, a.store, a.limiter, nil)
 	// The docs' and home page's pictures are drawn where the font stack
-	// is, by the render service, and fetched once (docs/decisions.md).
+	// is, by the render service, and fetched once (docs/decisions/site.md,
+	// "Who draws").
 	pictures := &gallery.Source{Fetch: clients.Render{Base: a.client(render.Name)}.Gallery}
 	a.pictures = pictures
 	// Drawn at start, not at the first visitor's page.

@@ -112,7 +112,7 @@ func TestOpenBadURL(t *testing.T) {
 
 // TestDataLinkBytes measures what a data link adds to the link tables
 // (row, index entries, the design shared): at most 400 bytes (measured 339
-// on 2026-11-28, 305 before links kept their kid; docs/decisions.md).
+// on 2026-11-28, 305 before links kept their kid; docs/decisions/quotas.md).
 func TestDataLinkBytes(t *testing.T) {
 	ctx := context.Background()
 	url, err := server.pg.CreateDatabase(fmt.Sprintf("store_%d", server.dbs.Add(1)))

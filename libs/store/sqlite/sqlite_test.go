@@ -285,7 +285,7 @@ func TestEditChartTwoHandles(t *testing.T) {
 // TestDataLinkBytes measures what a data link adds to the database file
 // (its row and index entries, the design shared), the pages counted
 // through a second connection: at most 400 bytes (measured 324 on
-// 2026-11-28, 278 before links kept their kid; docs/decisions.md).
+// 2026-11-28, 278 before links kept their kid; docs/decisions/quotas.md).
 func TestDataLinkBytes(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "chartd.db")
 	s, err := sqlite.Open(context.Background(), path)
