@@ -30,6 +30,10 @@ type scatterChart struct {
 	pointSize float64
 	opacity   float64
 	n         int
+	// maxSize is the largest size value; key is the strip the bubble
+	// size key is drawn in (zero when there is none).
+	maxSize float64
+	key     rect
 }
 
 func newScatter(c *canvas, r roleColumns) *scatterChart {
@@ -44,6 +48,11 @@ func newScatter(c *canvas, r roleColumns) *scatterChart {
 	s.groups, s.rows = chartspec.ScatterGroups(c.spec, s.x, s.y, s.size, s.group, c.table.Rows, label)
 	for _, rows := range s.rows {
 		s.n += len(rows)
+		for _, i := range rows {
+			if s.size != nil {
+				s.maxSize = math.Max(s.maxSize, math.Abs(s.size.Num[i]))
+			}
+		}
 	}
 	c.colors.reserve(len(s.groups))
 	for g, name := range s.groups {
@@ -101,14 +110,76 @@ func (s *scatterChart) correlation() (float64, bool) {
 }
 
 func (s *scatterChart) legend(c *canvas, area rect) rect {
-	if s.group == nil || !c.legendVisible(len(s.groups) > 1) {
+	if s.group != nil && c.legendVisible(len(s.groups) > 1) {
+		items := make([]legendItem, len(s.groups))
+		for g, name := range s.groups {
+			items[g] = legendItem{label: name, color: s.colors[g], shape: shapeCircle}
+		}
+		area = c.placeLegend(items, area)
+	}
+	if s.size == nil || s.maxSize <= 0 || s.n == 0 {
 		return area
 	}
-	items := make([]legendItem, len(s.groups))
-	for g, name := range s.groups {
-		items[g] = legendItem{label: name, color: s.colors[g], shape: shapeCircle}
+	// a bubble chart's key: the size column's name and three bubbles,
+	// along the top right, as tall as the largest bubble can be
+	h := 2*s.pointSize*4*c.k + 8*c.k
+	if area.h < 4*h {
+		return area
 	}
-	return c.placeLegend(items, area)
+	s.key = rect{area.x, area.y, area.w, h}
+	return rect{area.x, area.y + h + 6*c.k, area.w, area.h - h - 6*c.k}
+}
+
+// sizeKeyValues are the values the size key shows: a round value near the
+// largest size and two smaller ones, each a quarter of the area before.
+func sizeKeyValues(maxSize float64) []float64 {
+	top := niceStep(maxSize)
+	if top > maxSize {
+		top = niceStepUp(maxSize / 2)
+	}
+	out := []float64{top}
+	for v := top; len(out) < 3; {
+		v = niceStep(v / 4)
+		out = append(out, v)
+	}
+	slices.Reverse(out)
+	return out
+}
+
+// drawSizeKey draws the bubble key in s.key with the radii of the plot.
+func (s *scatterChart) drawSizeKey(c *canvas, plot rect) {
+	if s.key.h == 0 {
+		return
+	}
+	rMax := math.Min(s.pointSize*4*c.k, math.Min(plot.w, plot.h)*0.08)
+	vals := sizeKeyValues(s.maxSize)
+	format := baseFormat(c.style, []*dataset.Column{s.size}).forLabels(vals)
+	fs := c.fsLegend
+	gap := 6 * c.k
+	name := s.size.Name
+	width := c.measure(name, fs, true) + 2*gap
+	radii := make([]float64, len(vals))
+	labels := make([][]byte, len(vals))
+	for k, v := range vals {
+		radii[k] = math.Max(1.5*c.k, rMax*math.Sqrt(v/s.maxSize))
+		labels[k] = append([]byte(nil), c.value(v, format)...)
+		width += 2*radii[k] + 4*c.k + c.measureBytes(labels[k], fs, false) + 2*gap
+	}
+	x := s.key.right() - width
+	cy := s.key.y + s.key.h/2
+	c.text(x, cy+c.mid(fs), name, textStyle{size: fs, fill: inkLabel, bold: true})
+	x += c.measure(name, fs, true) + 2*gap
+	w := &c.w
+	for k := range vals {
+		w.s(`<circle fill="none" stroke="` + inkAxis + `" stroke-width="1"`)
+		w.af("cx", x+radii[k])
+		w.af("cy", cy)
+		w.af("r", radii[k])
+		w.s(`/>`)
+		x += 2*radii[k] + 4*c.k
+		c.textBytes(x, cy+c.mid(fs), labels[k], textStyle{size: fs, fill: inkLabel})
+		x += c.measureBytes(labels[k], fs, false) + 2*gap
+	}
 }
 
 func (s *scatterChart) draw(c *canvas, area rect) {
@@ -207,6 +278,7 @@ func (s *scatterChart) draw(c *canvas, area rect) {
 		}
 	}
 	c.endClip(clip)
+	s.drawSizeKey(c, f.plot)
 	if st.Labels.Show && s.n <= 100 {
 		radius := func(int) float64 { return r }
 		if s.size != nil {
