@@ -562,6 +562,8 @@ func (c *canvas) sizeRows(a *axis, length, areaW float64) float64 {
 	}
 	if step < need(a.fs) {
 		a.every = labelEvery(step, need(a.fs), n)
+		// names left out are never silent, even at the usual type size
+		a.needLength = math.Max(a.needLength, float64(n)*need(c.fsTick)*1.1)
 	}
 	maxW := math.Max(areaW*0.3, 40*c.k)
 	lineH := a.fs * 1.15
@@ -1102,11 +1104,15 @@ func (c *canvas) roomNotice(a *axis, dimension string, have float64) {
 	if noun == "" {
 		noun = "categories"
 	}
+	if a.every > 1 {
+		c.thinned = "Only every " + ordinal(a.every) + " of the " + itoa(len(a.labels)) + " " + noun + " is named."
+	}
 	w, h := c.width, c.height
 	grow := "wider"
 	if dimension == "tall" {
 		h += a.needLength - have
 		grow = "taller"
+		c.wantTaller = math.Max(c.wantTaller, a.needLength-have)
 	} else {
 		w += a.needLength - have
 	}

@@ -2,8 +2,12 @@ package draw
 
 import (
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"chartd.dev/libs/dataset"
 )
 
 // TestLayoutItems checks issue 32's layout goldens for what each picture
@@ -17,7 +21,16 @@ func TestLayoutItems(t *testing.T) {
 		golden string
 		want   []string // substrings of the SVG
 		count  map[string]int
+		// grown is the notice code a picture grown taller must carry;
+		// the answer's size is then taller than 600 and the SVG's own
+		grown bool
 	}{
+		// item 5: with no height given the chart grows to name every row
+		{golden: "layout-bar-50-rows-grow", grown: true, want: []string{">Station 2<", ">Station 50<"}},
+		{golden: "layout-heatmap-60-rows-grow", grown: true, want: []string{">Sensor 02<", ">Sensor 59<"}},
+		{golden: "layout-dotplot-45-rows-grow", grown: true, want: []string{">Team 2<", ">Team 44<"}},
+		// item 5: at a fixed height, names thinned out are said on the picture
+		{golden: "layout-bar-50-rows-fixed", want: []string{">Only every 2nd of the 50 bars is named.<", `height="400"`}},
 		// item 13: groups of 4 values or fewer show their points and n
 		{golden: "layout-boxplot-small-n", want: []string{">n = 3<", ">n = 4<", ">n = 2<"}, count: map[string]int{`>n = `: 3}},
 		// item 14: a bubble scatter names its size column in a key
@@ -32,11 +45,15 @@ func TestLayoutItems(t *testing.T) {
 			if !ok {
 				t.Fatalf("no layout case %s", tt.golden)
 			}
-			svg, err := SVG(in)
+			res, err := Render(in)
 			if err != nil {
 				t.Fatal(err)
 			}
-			s := string(svg)
+			s := string(res.SVG)
+			grown := slices.ContainsFunc(res.Notices, func(n dataset.Notice) bool { return n.Code == NoticeGrown })
+			if grown != tt.grown || tt.grown && (res.Height <= 600 || !strings.Contains(s, ` height="`+strconv.Itoa(res.Height)+`"`)) {
+				t.Errorf("answer %d×%d, notices %v: want grown %v, the size the SVG's own", res.Width, res.Height, res.Notices, tt.grown)
+			}
 			for _, w := range tt.want {
 				if !strings.Contains(s, w) {
 					t.Errorf("the picture lacks %q", w)
