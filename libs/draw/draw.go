@@ -564,6 +564,14 @@ const NoticeNeedsRoom = "needs_more_room"
 // than its style's size to name every row.
 const NoticeGrown = "grown_to_fit"
 
+// NoticeOffScale is the code of the notice saying values lie off an
+// axis's scale (far outliers, named in a note on the picture too).
+const NoticeOffScale = "off_scale"
+
+// NoticeLogScale is the code of the notice saying an automatic axis was
+// made logarithmic for data spanning many orders of magnitude.
+const NoticeLogScale = "log_scale"
+
 // NoticeLabelsHidden is the code of the notice saying some requested
 // value labels are left out because they would overlap others.
 const NoticeLabelsHidden = "labels_hidden"

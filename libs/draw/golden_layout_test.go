@@ -101,6 +101,12 @@ func layoutCases(f *Fonts) []goldenCase {
 	}
 	inc[1000] = 5e6
 	add("layout-histogram-5m-income", testSpec("histogram", nil, nil), table(num("c1", "Income", inc...)), title("Household income"))
+	fx, fy := make([]float64, 60), make([]float64, 60)
+	for i := range fx {
+		fx[i] = math.Round(math.Pow(10, 3+r.Float64()*5))
+		fy[i] = math.Round(fx[i] * (0.05 + r.Float64()*0.1))
+	}
+	add("layout-scatter-log-auto", testSpec("scatter", nil, nil), table(num("c1", "Revenue", fx...), num("c2", "Profit", fy...)), title("Firms of every size"))
 	add("layout-bar-log-asked", testSpec("bar", nil, nil), table(txt("c1", "Firm", "Alpha", "Beta", "Gamma", "Delta", "Epsilon"), num("c2", "Revenue", 1200, 45000, 880000, 12e6, 310e6)),
 		style(func(s *chartspec.Style) { s.YAxis = &chartspec.Axis{Log: true} }))
 

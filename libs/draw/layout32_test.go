@@ -24,7 +24,14 @@ func TestLayoutItems(t *testing.T) {
 		// grown is the notice code a picture grown taller must carry;
 		// the answer's size is then taller than 600 and the SVG's own
 		grown bool
+		// notices are codes the answer must carry
+		notices []string
 	}{
+		// item 8: a far outlier leaves the scale, said on the picture
+		{golden: "layout-scatter-1e9", want: []string{">Turnover: 1 value off the scale: 1,000,000,000.<"}, notices: []string{NoticeOffScale}},
+		{golden: "layout-histogram-5m-income", want: []string{">1 value off the scale: 5,000,000.<"}, notices: []string{NoticeOffScale}},
+		// item 8: positive data over five orders of magnitude: log axes
+		{golden: "layout-scatter-log-auto", want: []string{">1k<", ">10k<", ">100k<", ">1M<"}, notices: []string{NoticeLogScale}},
 		// item 5: with no height given the chart grows to name every row
 		{golden: "layout-bar-50-rows-grow", grown: true, want: []string{">Station 2<", ">Station 50<"}},
 		{golden: "layout-heatmap-60-rows-grow", grown: true, want: []string{">Sensor 02<", ">Sensor 59<"}},
@@ -53,6 +60,11 @@ func TestLayoutItems(t *testing.T) {
 			grown := slices.ContainsFunc(res.Notices, func(n dataset.Notice) bool { return n.Code == NoticeGrown })
 			if grown != tt.grown || tt.grown && (res.Height <= 600 || !strings.Contains(s, ` height="`+strconv.Itoa(res.Height)+`"`)) {
 				t.Errorf("answer %d×%d, notices %v: want grown %v, the size the SVG's own", res.Width, res.Height, res.Notices, tt.grown)
+			}
+			for _, code := range tt.notices {
+				if !slices.ContainsFunc(res.Notices, func(n dataset.Notice) bool { return n.Code == code }) {
+					t.Errorf("notices %v lack %s", res.Notices, code)
+				}
 			}
 			for _, w := range tt.want {
 				if !strings.Contains(s, w) {

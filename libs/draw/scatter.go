@@ -34,6 +34,9 @@ type scatterChart struct {
 	// size key is drawn in (zero when there is none).
 	maxSize float64
 	key     rect
+	// xFit and yFit say how automatic number axes hold outliers and
+	// data over many orders of magnitude (fitAxis).
+	xFit, yFit axisFit
 }
 
 func newScatter(c *canvas, r roleColumns) *scatterChart {
@@ -54,6 +57,7 @@ func newScatter(c *canvas, r roleColumns) *scatterChart {
 			}
 		}
 	}
+	s.fitAxes(c)
 	c.colors.reserve(len(s.groups))
 	for g, name := range s.groups {
 		key := name
@@ -66,6 +70,40 @@ func newScatter(c *canvas, r roleColumns) *scatterChart {
 }
 
 func (s *scatterChart) empty() bool { return s.n == 0 }
+
+// fitAxes chooses how the automatic number axes hold their data: values
+// far off the scale are left out and said in a note, data spanning more
+// than three orders of magnitude gets a logarithmic axis.
+func (s *scatterChart) fitAxes(c *canvas) {
+	for _, ax := range []struct {
+		col *dataset.Column
+		st  *chartspec.Axis
+		fit *axisFit
+	}{{s.x, c.style.XAxis, &s.xFit}, {s.y, c.style.YAxis, &s.yFit}} {
+		if ax.col.Kind != dataset.Number || !autoAxis(ax.st) {
+			ax.fit.lo, ax.fit.hi = math.Inf(-1), math.Inf(1)
+			continue
+		}
+		var vals []float64
+		for _, rows := range s.rows {
+			for _, i := range rows {
+				vals = append(vals, ax.col.Num[i])
+			}
+		}
+		*ax.fit = fitAxis(vals)
+		if ax.fit.off > 0 {
+			note := offScaleNote(vals, *ax.fit, baseFormat(c.style, []*dataset.Column{ax.col}))
+			c.addNote(ax.col.Name + ": " + note)
+			c.notice(NoticeOffScale, ax.col.Name+": "+note)
+		}
+		if ax.fit.log {
+			c.notice(NoticeLogScale, ax.col.Name+" spans "+itoa(int(math.Log10(ax.fit.hi/ax.fit.lo)))+" orders of magnitude, so its axis is logarithmic; setAxis with scale \"linear\" draws it linear")
+		}
+		if ax.fit.off == 0 {
+			ax.fit.lo, ax.fit.hi = math.Inf(-1), math.Inf(1)
+		}
+	}
+}
 
 func (s *scatterChart) summary() (string, string) {
 	name := "Scatter plot of " + s.y.Name + " against " + s.x.Name
@@ -200,15 +238,28 @@ func (s *scatterChart) draw(c *canvas, area rect) {
 	y.margin = 0.03
 	x.title = axisTitle(st.XAxisTitle, s.x.Name)
 	y.title = axisTitle(st.YAxisTitle, s.y.Name)
+	// a scale the drawing chose says so where the reader looks
+	if s.xFit.log && st.XAxisTitle == nil {
+		x.title += " (log scale)"
+	}
+	if s.yFit.log && st.YAxisTitle == nil {
+		y.title += " (log scale)"
+	}
 	if x.kind == axisValue {
 		x.unitFrom(s.x)
 	}
 	y.unitFrom(s.y)
 	maxSize := 0.0
+	x.log = x.log || s.xFit.log
+	y.log = y.log || s.yFit.log
 	for _, rows := range s.rows {
 		for _, i := range rows {
-			x.extend(s.x.Num[i])
-			y.extend(s.y.Num[i])
+			if xv := s.x.Num[i]; xv >= s.xFit.lo && xv <= s.xFit.hi {
+				x.extend(xv)
+			}
+			if yv := s.y.Num[i]; yv >= s.yFit.lo && yv <= s.yFit.hi {
+				y.extend(yv)
+			}
 			if s.size != nil {
 				maxSize = math.Max(maxSize, math.Abs(s.size.Num[i]))
 			}
@@ -221,7 +272,7 @@ func (s *scatterChart) draw(c *canvas, area rect) {
 	}
 	f := c.layoutFrame(area, x, y)
 	c.drawGrid(f)
-	clip := x.clipped() || y.clipped()
+	clip := x.clipped() || y.clipped() || s.xFit.off > 0 || s.yFit.off > 0
 	c.beginClip(f.plot, clip)
 	r := s.pointSize * c.k
 	w := &c.w
