@@ -26,7 +26,12 @@ func TestLayoutItems(t *testing.T) {
 		grown bool
 		// notices are codes the answer must carry
 		notices []string
+		// mostLabels bounds the texts drawn in the value labels' group
+		// (a label on a line has a halo copy under it)
+		mostLabels int
 	}{
+		// item 7: 12 lines × 15 points label each line's end, high and low
+		{golden: "layout-line-12x15-labels", notices: []string{NoticeLabelsHidden}, mostLabels: 2 * 3 * 12},
 		// item 8: a far outlier leaves the scale, said on the picture
 		{golden: "layout-scatter-1e9", want: []string{">Turnover: 1 value off the scale: 1,000,000,000.<"}, notices: []string{NoticeOffScale}},
 		{golden: "layout-histogram-5m-income", want: []string{">1 value off the scale: 5,000,000.<"}, notices: []string{NoticeOffScale}},
@@ -69,6 +74,13 @@ func TestLayoutItems(t *testing.T) {
 			for _, w := range tt.want {
 				if !strings.Contains(s, w) {
 					t.Errorf("the picture lacks %q", w)
+				}
+			}
+			if tt.mostLabels > 0 {
+				_, group, _ := strings.Cut(s, `<g class="labels">`)
+				group, _, _ = strings.Cut(group, `</g>`)
+				if n := strings.Count(group, "<text"); n > tt.mostLabels {
+					t.Errorf("%d value label texts, want %d at most", n, tt.mostLabels)
 				}
 			}
 			for sub, n := range tt.count {
