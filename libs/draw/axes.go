@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"chartd.dev/libs/chartspec"
 	"chartd.dev/libs/dataset"
@@ -1067,6 +1068,9 @@ func (c *canvas) drawAxisLabels(f *frame) {
 			}
 		}
 		c.roomNotice(b, "wide", p.w)
+		if b.order == nil && (b.mode != labelsFlat || cutName(b)) && slices.ContainsFunc(b.labels, func(s string) bool { return utf8.RuneCountInString(s) > chartspec.MaxLabelRunes }) {
+			c.turnedNames = true
+		}
 	} else {
 		st := tick
 		st.anchor = "middle"
@@ -1091,6 +1095,19 @@ func (c *canvas) drawAxisLabels(f *frame) {
 		c.text(p.x+p.w/2, f.area.bottom()-c.fsAxisTitle*0.25, s, ts)
 	}
 	c.w.s(`</g>`)
+}
+
+// cutName reports a category name along the axis drawn shortened ("…").
+func cutName(a *axis) bool {
+	for i, l := range a.labels {
+		if a.shown[i] != l && a.shown[i] != "" {
+			return true
+		}
+		if a.lines != nil && !strings.Contains(l, "…") && slices.ContainsFunc(a.lines[i], func(s string) bool { return strings.Contains(s, "…") }) {
+			return true
+		}
+	}
+	return false
 }
 
 // roomNotice says when a category axis could not name every category in

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -83,6 +84,18 @@ func Render(in Input) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	if c.turnedNames && autoOrientation(in.Spec) {
+		// long names would be turned or cut under columns: bars across
+		// name them flat, as the person left the orientation open
+		spec := *in.Spec
+		spec.Options = maps.Clone(spec.Options)
+		spec.Options["orientation"] = "horizontal"
+		in.Spec = &spec
+		if c, err = drawOnce(in, w, h, ""); err != nil {
+			return Result{}, err
+		}
+		c.notice(NoticeTurned, "the long names are drawn across as horizontal bars, where they read flat; setVariants with orientation vertical keeps columns")
+	}
 	if in.Height == 0 && heightUnset(in.Spec.Style) && c.wantTaller > 0 {
 		// no height was asked for: the chart grows to name every row, as
 		// Datawrapper's does, and says how tall it came out
@@ -105,6 +118,16 @@ func Render(in Input) (Result, error) {
 		}
 	}
 	return Result{SVG: c.w.b, Notices: c.notices, Width: w, Height: h}, nil
+}
+
+// autoOrientation reports a bar chart or box plot whose orientation the
+// person left to the drawing (unset or "auto").
+func autoOrientation(spec *chartspec.Spec) bool {
+	if spec.Type != "bar" && spec.Type != "boxplot" {
+		return false
+	}
+	o, ok := spec.Options["orientation"].(string)
+	return !ok || o == "auto"
 }
 
 // heightUnset reports that the person asked for no height: the style
@@ -241,6 +264,11 @@ type canvas struct {
 	// layoutNote the one this drawing's footer writes.
 	wantTaller          float64
 	thinned, layoutNote string
+	// turnedNames reports long category names (over
+	// chartspec.MaxLabelRunes) along the bottom turned or cut, which bars
+	// across would name flat; fewer but crowded names (40 countries)
+	// keep their columns and thin out.
+	turnedNames bool
 	// font sizes and spacing, scaled with the canvas
 	k                                  float64
 	pad                                float64
@@ -563,6 +591,10 @@ const NoticeNeedsRoom = "needs_more_room"
 // NoticeGrown is the code of the notice saying the chart was drawn taller
 // than its style's size to name every row.
 const NoticeGrown = "grown_to_fit"
+
+// NoticeTurned is the code of the notice saying columns were drawn as
+// horizontal bars to name their long categories flat.
+const NoticeTurned = "turned_horizontal"
 
 // NoticeOffScale is the code of the notice saying values lie off an
 // axis's scale (far outliers, named in a note on the picture too).

@@ -29,7 +29,15 @@ func TestLayoutItems(t *testing.T) {
 		// mostLabels bounds the texts drawn in the value labels' group
 		// (a label on a line has a halo copy under it)
 		mostLabels int
+		// wantNot are substrings the SVG must not hold
+		wantNot []string
 	}{
+		// item 6: columns of long names left to the drawing turn into bars
+		// and name them flat and whole
+		{golden: "layout-bar-party-names", notices: []string{NoticeTurned}, want: []string{">Sozialdemokratische Partei Deutschlands<", ">Freie Demokratische Partei<"},
+			wantNot: []string{"rotate(", "…"}},
+		// item 6: columns asked for keep them, names wrapped flat
+		{golden: "layout-bar-party-names-vertical", want: []string{">Sozialdemokratische<"}, wantNot: []string{"rotate(", "…", NoticeTurned}},
 		// item 7: 12 lines × 15 points label each line's end, high and low
 		{golden: "layout-line-12x15-labels", notices: []string{NoticeLabelsHidden}, mostLabels: 2 * 3 * 12},
 		// item 8: a far outlier leaves the scale, said on the picture
@@ -74,6 +82,11 @@ func TestLayoutItems(t *testing.T) {
 			for _, w := range tt.want {
 				if !strings.Contains(s, w) {
 					t.Errorf("the picture lacks %q", w)
+				}
+			}
+			for _, w := range tt.wantNot {
+				if strings.Contains(s, w) || slices.ContainsFunc(res.Notices, func(n dataset.Notice) bool { return n.Code == w }) {
+					t.Errorf("the picture has %q", w)
 				}
 			}
 			if tt.mostLabels > 0 {
