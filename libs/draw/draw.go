@@ -96,7 +96,7 @@ func Render(in Input) (Result, error) {
 		}
 		c.notice(NoticeTurned, "the long names are drawn across as horizontal bars, where they read flat; setVariants with orientation vertical keeps columns")
 	}
-	if in.Height == 0 && heightUnset(in.Spec.Style) && c.wantTaller > 0 {
+	if c.wantTaller > 0 && in.Height == 0 && heightUnset(in.Spec.Style) {
 		// no height was asked for: the chart grows to name every row, as
 		// Datawrapper's does, and says how tall it came out
 		grown := min(int(math.Ceil(float64(h)+c.wantTaller)), MaxSide)

@@ -30,11 +30,11 @@ func newHistogram(c *canvas, r roleColumns) *histogramChart {
 		// a few values far out would squeeze the rest into a bin or two:
 		// they are counted in a note instead
 		all := h.sorted
-		if lo, hi, off := offScale(all); off > 0 {
+		if lo, hi, off := offScale(slices.Values(all), len(all)); off > 0 {
 			a, _ := slices.BinarySearch(all, lo)
 			b, _ := slices.BinarySearch(all, math.Nextafter(hi, math.Inf(1)))
 			h.sorted = all[a:b]
-			note := offScaleNote(all, axisFit{lo: lo, hi: hi, off: off}, h.format)
+			note := offScaleNote(slices.Values(all), axisFit{lo: lo, hi: hi, off: off}, h.format)
 			c.addNote(note)
 			c.notice(NoticeOffScale, note)
 		}

@@ -84,13 +84,17 @@ func (s *scatterChart) fitAxes(c *canvas) {
 			ax.fit.lo, ax.fit.hi = math.Inf(-1), math.Inf(1)
 			continue
 		}
-		var vals []float64
-		for _, rows := range s.rows {
-			for _, i := range rows {
-				vals = append(vals, ax.col.Num[i])
+		col := ax.col.Num
+		vals := func(yield func(float64) bool) {
+			for _, rows := range s.rows {
+				for _, i := range rows {
+					if v := col[i]; !isBlank(v) && !yield(v) {
+						return
+					}
+				}
 			}
 		}
-		*ax.fit = fitAxis(vals)
+		*ax.fit = fitAxis(vals, s.n)
 		if ax.fit.off > 0 {
 			note := offScaleNote(vals, *ax.fit, baseFormat(c.style, []*dataset.Column{ax.col}))
 			c.addNote(ax.col.Name + ": " + note)
