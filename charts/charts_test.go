@@ -136,12 +136,12 @@ func TestOptions(t *testing.T) {
 		def    any
 	}
 	tests := map[string][]opt{
-		"bar":       {{"orientation", KindEnum, "vertical,horizontal", "vertical"}, {"stack", KindEnum, "none,stacked,percent", "none"}},
+		"bar":       {{"orientation", KindEnum, "auto,vertical,horizontal", "auto"}, {"stack", KindEnum, "none,stacked,percent", "none"}},
 		"line":      {{"curve", KindEnum, "linear,smooth,step", "linear"}, {"markers", KindBool, "", false}},
 		"pie":       {{"donut", KindNumber, "", 0.0}},
 		"scatter":   {{"pointSize", KindNumber, "", 4.0}, {"opacity", KindNumber, "", 0.8}},
 		"histogram": {{"bins", KindInteger, "", 0.0}},
-		"boxplot":   {{"orientation", KindEnum, "vertical,horizontal", "vertical"}},
+		"boxplot":   {{"orientation", KindEnum, "auto,vertical,horizontal", "auto"}},
 		"dotplot":   {{"orientation", KindEnum, "horizontal,vertical", "horizontal"}},
 		"sankey":    {{"nodeSort", KindEnum, "auto,alphabetical,value", "auto"}},
 		"radar":     {{"fill", KindBool, "", true}},
@@ -177,7 +177,7 @@ func TestValidateOptions(t *testing.T) {
 		wantErr string // empty: valid
 	}{
 		{"bar", map[string]any{"orientation": "horizontal", "stack": "percent"}, ""},
-		{"bar", map[string]any{"orientation": "diagonal"}, `option "orientation": "diagonal" is not allowed; use one of vertical, horizontal`},
+		{"bar", map[string]any{"orientation": "diagonal"}, `option "orientation": "diagonal" is not allowed; use one of auto, vertical, horizontal`},
 		{"bar", map[string]any{"curve": "smooth"}, `bar chart has no option "curve"; its options are orientation, stack`},
 		{"line", map[string]any{"markers": true}, ""},
 		{"line", map[string]any{"markers": "yes"}, `use true or false`},
@@ -376,7 +376,7 @@ func TestAccessorsReturnCopies(t *testing.T) {
 	e2, _ := c.Example("bar-gdp-by-country")
 	p2 := c.DefaultPalette()
 	switch {
-	case bar2.Roles[0].Role != "category", bar2.Roles[0].Kinds[0] != "text", bar2.Options[0].Values[0] != "vertical", bar2.Roles[1].Label == "changed":
+	case bar2.Roles[0].Role != "category", bar2.Roles[0].Kinds[0] != "text", bar2.Options[0].Values[0] != "auto", bar2.Roles[1].Label == "changed":
 		t.Error("changing a returned ChartType changed the catalog")
 	case e2.Options["orientation"] != "vertical", e2.Mapping["values"][0] != "c2", e2.Steps[0][0] != '{':
 		t.Error("changing a returned Example changed the catalog")
@@ -599,7 +599,7 @@ func TestLoadRejectsBrokenCatalogs(t *testing.T) {
 	}{
 		{"unknown field in types", edit("types.json", `"use_for"`, `"usefor"`), `unknown field "usefor"`},
 		{"type out of order", edit("types.json", `"type": "bar"`, `"type": "area"`), `entry 0 is "area", want "bar"`},
-		{"bad option default", edit("types.json", `"default": "vertical", "description": "vertical draws`, `"default": "up", "description": "vertical draws`), `option "orientation": "up" is not allowed`},
+		{"bad option default", edit("types.json", `"default": "auto", "description": "vertical draws`, `"default": "up", "description": "vertical draws`), `option "orientation": "up" is not allowed`},
 		{"numeric role with text kind", edit("types.json", `"numeric": true, "required": false, "multi": false, "kinds": ["number"]`, `"numeric": true, "required": false, "multi": false, "kinds": ["text"]`), `numeric role takes number columns only`},
 		{"missing sample", edit("types.json", `"sample": "pie-browser-share"`, `"sample": "pie-nothing"`), `type pie: sample example "pie-nothing" does not exist`},
 		{"sample of another type", edit("types.json", `"sample": "pie-browser-share"`, `"sample": "bar-gdp-by-country"`), `is a bar example`},

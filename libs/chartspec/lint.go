@@ -99,6 +99,7 @@ func Checks() []Check {
 		{CheckTooManyCategories, Warn, fmt.Sprintf("a bar chart with more than %d bars", MaxBars)},
 		{CheckLongLabels, Info, fmt.Sprintf("category labels over %d characters under vertical bars; horizontal bars fit them", MaxLabelRunes)},
 		{CheckNeedsRoom, Warn, "text the chart is too small for: a title cut after its lines, or categories named in smaller type or only every nth; the message names the size that holds it (setSize). Found by drawing the chart, so it is left out while the render service is away"},
+		{CheckLabelsHidden, Info, "value labels the drawing left out where they would overlap others (or, past 4 lines, all but each line's last value, highest and lowest): how many, out of how many. Found by drawing the chart, like needs-room"},
 		{CheckUnsortedLineX, Info, "line rows not in x order"},
 		{CheckDuplicateLineX, Warn, "a line whose x values repeat, so it zigzags; aggregate per x"},
 		{CheckOverplotting, Warn, "a scatter plot whose points hide each other; lower opacity and point size"},

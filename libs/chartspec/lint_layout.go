@@ -19,17 +19,29 @@ const CheckNeedsRoom = "needs-room"
 // the code is repeated here and a render service test holds the two equal).
 const NoticeNeedsRoom = "needs_more_room"
 
+// CheckLabelsHidden is the lint check of value labels the drawing left
+// out where they would overlap: how many, and which kept theirs.
+const CheckLabelsHidden = "labels-hidden"
+
+// NoticeLabelsHidden is the code of the drawing's notice that value labels
+// were left out (draw.NoticeLabelsHidden, repeated as NoticeNeedsRoom is).
+const NoticeLabelsHidden = "labels_hidden"
+
 // LayoutProblems answers a CheckNeedsRoom warning for each needs_more_room
-// notice of a drawing, in order; other notices are not lint problems.
-// Each message is the notice's own (it names the size that holds the
-// text), with the op that sets that size.
+// notice of a drawing and a CheckLabelsHidden note for each labels_hidden
+// one, in order; other notices are not lint problems. Each message is the
+// notice's own (it names the size that holds the text, or how many labels
+// were dropped), with the op that helps.
 func LayoutProblems(notices []dataset.Notice) []Problem {
 	var out []Problem
 	for _, n := range notices {
-		if n.Code != NoticeNeedsRoom || n.Message == "" {
-			continue
+		switch {
+		case n.Message == "":
+		case n.Code == NoticeNeedsRoom:
+			out = append(out, Problem{ID: CheckNeedsRoom, Level: Warn, Message: upperFirst(n.Message) + "; setSize changes the chart's size."})
+		case n.Code == NoticeLabelsHidden:
+			out = append(out, Problem{ID: CheckLabelsHidden, Level: Info, Message: upperFirst(n.Message) + "; setSize gives them room, setLabels with show false takes them off."})
 		}
-		out = append(out, Problem{ID: CheckNeedsRoom, Level: Warn, Message: upperFirst(n.Message) + "; setSize changes the chart's size."})
 	}
 	return out
 }

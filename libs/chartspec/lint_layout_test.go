@@ -16,12 +16,15 @@ func TestLayoutProblems(t *testing.T) {
 		want    []Problem
 	}{
 		{name: "none", notices: nil, want: nil},
-		{name: "other notices are no problems", notices: []dataset.Notice{{Code: "labels_hidden", Message: "3 labels are left out"}, {Code: "aggregated", Message: "rows"}}, want: nil},
-		{name: "each needs-room notice is a warn, in order", notices: []dataset.Notice{{Code: NoticeNeedsRoom, Message: cut}, {Code: "labels_hidden", Message: "x"}, {Code: NoticeNeedsRoom, Message: rows}},
+		{name: "other notices are no problems", notices: []dataset.Notice{{Code: "aggregated", Message: "rows"}, {Code: "grown_to_fit", Message: "taller"}}, want: nil},
+		{name: "each needs-room notice is a warn, in order", notices: []dataset.Notice{{Code: NoticeNeedsRoom, Message: cut}, {Code: "aggregated", Message: "x"}, {Code: NoticeNeedsRoom, Message: rows}},
 			want: []Problem{
 				{ID: CheckNeedsRoom, Level: Warn, Message: "The title is cut after 3 lines; make the chart 620 px tall or shorten the title; setSize changes the chart's size."},
 				{ID: CheckNeedsRoom, Level: Warn, Message: "The 50 categories are named in smaller type to fit; make the chart taller (style size 800×1150) to read them at the usual size; setSize changes the chart's size."},
 			}},
+		// issue 32 item 7: the lint says how many labels were dropped
+		{name: "labels left out are a note", notices: []dataset.Notice{{Code: NoticeLabelsHidden, Message: "148 of 180 value labels are left out where they would overlap others"}},
+			want: []Problem{{ID: CheckLabelsHidden, Level: Info, Message: "148 of 180 value labels are left out where they would overlap others; setSize gives them room, setLabels with show false takes them off."}}},
 		{name: "an empty message is dropped", notices: []dataset.Notice{{Code: NoticeNeedsRoom}}, want: nil},
 	}
 	listed := false

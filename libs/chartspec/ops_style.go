@@ -274,6 +274,7 @@ type SetAxis struct {
 	Min        Optional[float64] `json:"min"`
 	Max        Optional[float64] `json:"max"`
 	Log        *bool             `json:"log,omitempty"`
+	Scale      *string           `json:"scale,omitempty"`
 	TickFormat *string           `json:"tickFormat,omitempty"`
 }
 
@@ -306,6 +307,14 @@ func (o *SetAxis) apply(st *applyState) *OpError {
 	if o.Log != nil {
 		ax.Log = *o.Log
 	}
+	if o.Scale != nil {
+		switch *o.Scale {
+		case "log", "linear":
+			ax.Scale, ax.Log = *o.Scale, *o.Scale == "log"
+		default: // "": the drawing chooses
+			ax.Scale, ax.Log = "", false
+		}
+	}
 	if o.TickFormat != nil {
 		ax.TickFormat = *o.TickFormat
 	}
@@ -315,7 +324,7 @@ func (o *SetAxis) apply(st *applyState) *OpError {
 	if ax.Log && ax.Min != nil && *ax.Min <= 0 {
 		return opErr("min", "a log axis cannot start at %s; give a min above 0, or null for automatic", formatNum(*ax.Min))
 	}
-	if ax.Min == nil && ax.Max == nil && !ax.Log && ax.TickFormat == "" {
+	if ax.Min == nil && ax.Max == nil && !ax.Log && ax.Scale == "" && ax.TickFormat == "" {
 		*slot = nil
 	} else {
 		*slot = &ax
@@ -331,12 +340,13 @@ func defSetAxis() opDef {
 		p("min", bound("where the axis starts; null is automatic (value axes of bars start at 0)")),
 		p("max", bound("where the axis ends; null is automatic")),
 		p("log", boolean("true for a logarithmic scale (every value must be above 0)")),
+		p("scale", enumOf("log or linear; empty leaves it to the drawing, which makes a scatter axis of positive values spanning more than 3 orders of magnitude logarithmic", "log", "linear", "")),
 		p("tickFormat", enumOf("how tick labels are written", "auto", "number", "compact", "percent", "date")),
 	)
 	s.minProps = 3
 	return opDef{
 		name:    "setAxis",
-		about:   "axis range (min/max, null = automatic), log scale, tick format",
+		about:   "axis range (min/max, null = automatic), scale (log or linear), tick format",
 		schema:  s,
 		example: `{"op":"setAxis","axis":"y","min":0,"max":100,"tickFormat":"percent"}`,
 		newOp:   func() Op { return &SetAxis{} },

@@ -202,7 +202,7 @@ func TestApplyRefusals(t *testing.T) {
 		{"number beyond float64", []string{`{"op":"setAxis","axis":"y","max":1e400}`},
 			"ops[0].max: number 1e400 is out of range for float64…"},
 		{"axis op that changes nothing", []string{`{"op":"setAxis","axis":"y"}`},
-			"ops[0]: changes nothing; give at least one of min, max, log, tickFormat…"},
+			"ops[0]: changes nothing; give at least one of min, max, log, scale, tickFormat…"},
 		{"axes on a pie", []string{`{"op":"setType","type":"pie"}`, `{"op":"setAxisTitle","axis":"x","text":"x"}`},
 			"ops[1].axis: a pie chart has no x or y axis…"},
 		{"step index out of range", []string{`{"op":"addTransform","transform":{"type":"limit","n":1}}`, `{"op":"removeTransform","index":3}`},

@@ -212,6 +212,10 @@ type Axis struct {
 	Min *float64 `json:"min,omitempty"`
 	Max *float64 `json:"max,omitempty"`
 	Log bool     `json:"log,omitempty"`
+	// Scale is "log" or "linear" as the person set it (setAxis scale),
+	// empty when left to the drawing, which turns an axis of positive
+	// values spanning more than three orders of magnitude logarithmic.
+	Scale string `json:"scale,omitempty"`
 	// TickFormat is "auto", "number", "compact" (1.2k), "percent" or
 	// "date" (dates labelled by their range).
 	TickFormat string `json:"tickFormat,omitempty"`

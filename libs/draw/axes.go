@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"chartd.dev/libs/chartspec"
 	"chartd.dev/libs/dataset"
@@ -562,6 +563,8 @@ func (c *canvas) sizeRows(a *axis, length, areaW float64) float64 {
 	}
 	if step < need(a.fs) {
 		a.every = labelEvery(step, need(a.fs), n)
+		// names left out are never silent, even at the usual type size
+		a.needLength = math.Max(a.needLength, float64(n)*need(c.fsTick)*1.1)
 	}
 	maxW := math.Max(areaW*0.3, 40*c.k)
 	lineH := a.fs * 1.15
@@ -1065,6 +1068,9 @@ func (c *canvas) drawAxisLabels(f *frame) {
 			}
 		}
 		c.roomNotice(b, "wide", p.w)
+		if b.order == nil && (b.mode != labelsFlat || cutName(b)) && slices.ContainsFunc(b.labels, func(s string) bool { return utf8.RuneCountInString(s) > chartspec.MaxLabelRunes }) {
+			c.turnedNames = true
+		}
 	} else {
 		st := tick
 		st.anchor = "middle"
@@ -1091,6 +1097,19 @@ func (c *canvas) drawAxisLabels(f *frame) {
 	c.w.s(`</g>`)
 }
 
+// cutName reports a category name along the axis drawn shortened ("…").
+func cutName(a *axis) bool {
+	for i, l := range a.labels {
+		if a.shown[i] != l && a.shown[i] != "" {
+			return true
+		}
+		if a.lines != nil && !strings.Contains(l, "…") && slices.ContainsFunc(a.lines[i], func(s string) bool { return strings.Contains(s, "…") }) {
+			return true
+		}
+	}
+	return false
+}
+
 // roomNotice says when a category axis could not name every category in
 // the usual type: how big the chart should be (dimension "tall" or
 // "wide"; have is the plot's length now).
@@ -1102,11 +1121,15 @@ func (c *canvas) roomNotice(a *axis, dimension string, have float64) {
 	if noun == "" {
 		noun = "categories"
 	}
+	if a.every > 1 {
+		c.thinned = "Only every " + ordinal(a.every) + " of the " + itoa(len(a.labels)) + " " + noun + " is named."
+	}
 	w, h := c.width, c.height
 	grow := "wider"
 	if dimension == "tall" {
 		h += a.needLength - have
 		grow = "taller"
+		c.wantTaller = math.Max(c.wantTaller, a.needLength-have)
 	} else {
 		w += a.needLength - have
 	}

@@ -379,7 +379,7 @@ func (b *barChart) drawGrouped(c *canvas, cat, val *axis, labels bool) {
 		}
 	}
 	c.w.s(`</g>`)
-	c.hiddenNotice(pl.hidden, len(all))
+	c.hiddenNotice(pl.hidden, len(all), "the larger values keep theirs")
 }
 
 func (b *barChart) drawStacked(c *canvas, cat, val *axis, labels bool) {

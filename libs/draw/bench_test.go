@@ -194,3 +194,16 @@ func fmtNs(ns float64) string {
 	}
 	return fmt.Sprintf("%.0f µs", math.Round(ns/1e3))
 }
+
+// BenchmarkLineLabels12x15 draws 12 lines of 15 points with value labels
+// on: the whole picture, so the labels' collision-checked placement in it
+// stays within its 1 ms budget (issue 32 item 7).
+func BenchmarkLineLabels12x15(b *testing.B) {
+	for _, tc := range layoutCases(fonts(b)) {
+		if tc.name == "layout-line-12x15-labels" {
+			benchDraw(b, tc.in)
+			return
+		}
+	}
+	b.Fatal("no layout case layout-line-12x15-labels")
+}

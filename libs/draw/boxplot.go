@@ -3,6 +3,7 @@ package draw
 import (
 	"math"
 	"slices"
+	"strconv"
 
 	"chartd.dev/libs/dataset"
 )
@@ -13,7 +14,14 @@ type boxStats struct {
 	q1, median, q3   float64
 	whiskLo, whiskHi float64
 	outliers         []float64
+	// points are the values of a group too small for quartiles (n ≤
+	// fewPoints): drawn as dots with their n, not as a box.
+	points []float64
 }
+
+// fewPoints is the largest group drawn as its points: quartiles
+// interpolated between four values suggest a spread nobody measured.
+const fewPoints = 4
 
 // tukey summarises sorted values: quartiles by linear interpolation,
 // whiskers to the furthest values within 1.5 IQR of the box, and every value
@@ -21,6 +29,12 @@ type boxStats struct {
 func tukey(sorted []float64) boxStats {
 	s := boxStats{n: len(sorted)}
 	if s.n == 0 {
+		return s
+	}
+	if s.n <= fewPoints {
+		s.points = sorted
+		s.median = quantile(sorted, 0.5)
+		s.q1, s.q3, s.whiskLo, s.whiskHi = sorted[0], sorted[s.n-1], sorted[0], sorted[s.n-1]
 		return s
 	}
 	s.q1, s.median, s.q3 = quantile(sorted, 0.25), quantile(sorted, 0.5), quantile(sorted, 0.75)
@@ -213,6 +227,10 @@ func (b *boxplotChart) draw(c *canvas, area rect) {
 		}
 		color := b.colors[g]
 		mid := cat.center(g)
+		if s.points != nil {
+			b.drawPoints(c, val, f.plot, mid, s, color)
+			continue
+		}
 		// seg draws a line across (a0..a1 at value v) or along (v0..v1 at a)
 		line := func(a0, a1, v0, v1 float64) {
 			w.s("M")
@@ -296,7 +314,7 @@ func (b *boxplotChart) draw(c *canvas, area rect) {
 		}
 		format := b.format.forLabels(medians)
 		for g, s := range b.stats {
-			if s.n == 0 {
+			if s.n == 0 || s.points != nil {
 				continue
 			}
 			mid, med := cat.center(g), val.pos(s.median)
@@ -310,4 +328,50 @@ func (b *boxplotChart) draw(c *canvas, area rect) {
 		w.s(`</g>`)
 	}
 	c.drawAxisLabels(f)
+}
+
+// drawPoints draws a group of fewPoints values or fewer as its dots and
+// "n = 3" beyond the highest (below the lowest when the plot ends there).
+func (b *boxplotChart) drawPoints(c *canvas, val *axis, plot rect, mid float64, s boxStats, color string) {
+	w := &c.w
+	r := 4 * c.k
+	w.s(`<g fill="`)
+	w.s(color)
+	w.s(`" fill-opacity="0.85" stroke="` + background + `" stroke-width="1">`)
+	for i, v := range s.points {
+		// equal values sit side by side, so each dot stays visible
+		off := 0.0
+		for k := 0; k < i; k++ {
+			if math.Abs(val.pos(s.points[k])-val.pos(v)) < r {
+				off += 2 * r
+			}
+		}
+		w.s(`<circle`)
+		if b.horizontal {
+			w.af("cx", val.pos(v))
+			w.af("cy", mid+off)
+		} else {
+			w.af("cx", mid+off)
+			w.af("cy", val.pos(v))
+		}
+		w.af("r", r)
+		w.s(`/>`)
+	}
+	w.s(`</g>`)
+	label := "n = " + strconv.Itoa(s.n)
+	fs := c.fsTick
+	hi, lo := val.pos(s.whiskHi), val.pos(s.whiskLo)
+	if b.horizontal {
+		if x := hi + r + 4*c.k; x+c.measure(label, fs, false) <= plot.right() {
+			c.text(x, mid+c.mid(fs), label, textStyle{size: fs, fill: inkTick})
+		} else {
+			c.text(lo-r-4*c.k, mid+c.mid(fs), label, textStyle{size: fs, fill: inkTick, anchor: "end"})
+		}
+		return
+	}
+	if y := hi - r - 4*c.k; y-fs >= plot.y {
+		c.text(mid, y, label, textStyle{size: fs, fill: inkTick, anchor: "middle"})
+	} else {
+		c.text(mid, lo+r+4*c.k+fs, label, textStyle{size: fs, fill: inkTick, anchor: "middle"})
+	}
 }

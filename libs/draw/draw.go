@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -79,22 +80,82 @@ func Render(in Input) (Result, error) {
 	if err := checkTable(in.Table); err != nil {
 		return Result{}, fmt.Errorf("draw: %w", err)
 	}
+	c, err := drawOnce(in, w, h, "")
+	if err != nil {
+		return Result{}, err
+	}
+	if c.turnedNames && autoOrientation(in.Spec) {
+		// long names would be turned or cut under columns: bars across
+		// name them flat, as the person left the orientation open
+		spec := *in.Spec
+		spec.Options = maps.Clone(spec.Options)
+		spec.Options["orientation"] = "horizontal"
+		in.Spec = &spec
+		if c, err = drawOnce(in, w, h, ""); err != nil {
+			return Result{}, err
+		}
+		c.notice(NoticeTurned, "the long names are drawn across as horizontal bars, where they read flat; setVariants with orientation vertical keeps columns")
+	}
+	if c.wantTaller > 0 && in.Height == 0 && heightUnset(in.Spec.Style) {
+		// no height was asked for: the chart grows to name every row, as
+		// Datawrapper's does, and says how tall it came out
+		grown := min(int(math.Ceil(float64(h)+c.wantTaller)), MaxSide)
+		if c, err = drawOnce(in, w, grown, ""); err != nil {
+			return Result{}, err
+		}
+		c.notice(NoticeGrown, "the chart is drawn "+itoa(grown)+" px tall instead of "+itoa(h)+" to name every row; setSize fixes its height")
+		h = grown
+	}
+	// names thinned out on a canvas of fixed size: the picture says so in
+	// a note under the chart, whose room may thin them further
+	for pass := 0; pass < 3 && c.thinned != ""; pass++ {
+		note := c.thinned
+		if c, err = drawOnce(in, w, h, note); err != nil {
+			return Result{}, err
+		}
+		if c.thinned == note || c.thinned == "" {
+			break
+		}
+	}
+	return Result{SVG: c.w.b, Notices: c.notices, Width: w, Height: h}, nil
+}
+
+// autoOrientation reports a bar chart or box plot whose orientation the
+// person left to the drawing (unset or "auto").
+func autoOrientation(spec *chartspec.Spec) bool {
+	if spec.Type != "bar" && spec.Type != "boxplot" {
+		return false
+	}
+	o, ok := spec.Options["orientation"].(string)
+	return !ok || o == "auto"
+}
+
+// heightUnset reports that the person asked for no height: the style
+// holds no size or the size every new chart starts with.
+func heightUnset(st chartspec.Style) bool {
+	return st.Size == "" || st.Size == chartspec.FormatSize(chartspec.DefaultWidth, chartspec.DefaultHeight)
+}
+
+// drawOnce draws the chart on a w×h canvas; note, when set, is a line the
+// footer adds to its notes.
+func drawOnce(in Input, w, h int, note string) (*canvas, error) {
 	roles, err := resolveRoles(in.Spec.Type, in.Spec.Mapping, in.Table)
 	if err != nil {
-		return Result{}, fmt.Errorf("draw %s chart: %w", in.Spec.Type, err)
+		return nil, fmt.Errorf("draw %s chart: %w", in.Spec.Type, err)
 	}
 	horizontal := optString(in.Spec.Options, "orientation", "vertical", "vertical", "horizontal") == "horizontal"
 	var notices []dataset.Notice
 	in.Table, roles, notices = reduce(in.Spec.Type, in.Table, roles, w, h, horizontal)
 	roles.asNumbers(in.Spec.Type)
 	c := newCanvas(in, float64(w), float64(h))
+	c.layoutNote = note
 	ch, err := newChart(c, roles)
 	if err != nil {
-		return Result{}, fmt.Errorf("draw %s chart: %w", in.Spec.Type, err)
+		return nil, fmt.Errorf("draw %s chart: %w", in.Spec.Type, err)
 	}
 	c.notices = append(notices, c.notices...) // reduce's first, then the chart's own
 	c.render(ch, in.Watermark)
-	return Result{SVG: c.w.b, Notices: c.notices}, nil
+	return c, nil
 }
 
 // checkTable makes sure every column holds one cell per row in the slice
@@ -197,6 +258,17 @@ type canvas struct {
 	// notices say what was simplified; the description repeats them, so a
 	// screen reader hears the same as an API caller.
 	notices []dataset.Notice
+	// wantTaller is how many pixels more height would name every row in
+	// the usual type; thinned is the note a picture whose names were
+	// thinned out carries ("Only every 2nd of the 50 bars is named."), and
+	// layoutNote the one this drawing's footer writes.
+	wantTaller          float64
+	thinned, layoutNote string
+	// turnedNames reports long category names (over
+	// chartspec.MaxLabelRunes) along the bottom turned or cut, which bars
+	// across would name flat; fewer but crowded names (40 countries)
+	// keep their columns and thin out.
+	turnedNames bool
 	// font sizes and spacing, scaled with the canvas
 	k                                  float64
 	pad                                float64
@@ -515,6 +587,22 @@ func (c *canvas) notice(code, msg string) {
 // NoticeNeedsRoom is the code of the notice saying a chart is too small
 // to name every category in the usual type, and which size would.
 const NoticeNeedsRoom = "needs_more_room"
+
+// NoticeGrown is the code of the notice saying the chart was drawn taller
+// than its style's size to name every row.
+const NoticeGrown = "grown_to_fit"
+
+// NoticeTurned is the code of the notice saying columns were drawn as
+// horizontal bars to name their long categories flat.
+const NoticeTurned = "turned_horizontal"
+
+// NoticeOffScale is the code of the notice saying values lie off an
+// axis's scale (far outliers, named in a note on the picture too).
+const NoticeOffScale = "off_scale"
+
+// NoticeLogScale is the code of the notice saying an automatic axis was
+// made logarithmic for data spanning many orders of magnitude.
+const NoticeLogScale = "log_scale"
 
 // NoticeLabelsHidden is the code of the notice saying some requested
 // value labels are left out because they would overlap others.

@@ -107,6 +107,7 @@ func (c *canvas) footerDesc() string {
 // pictures stay byte for byte what they were.
 func (c *canvas) footer(area rect, watermark bool) rect {
 	notes, credit := footerText(c.style.Footer)
+	notes = strings.TrimSpace(notes + " " + c.layoutNote)
 	if notes == "" && credit == "" {
 		return area
 	}

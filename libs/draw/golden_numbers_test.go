@@ -80,7 +80,7 @@ func numberCases(f *Fonts) []goldenCase {
 			num("c2", "Share (%)", 16.8, 33.2, 12.9, 8.1, 4.7, 2.6, 11.4, 2.7, 5.2, 1.2))
 	}
 	add("text-long-title-500x400", testSpec("bar", nil, nil), spend(), title(longTitle), func(in *Input) { in.Width, in.Height = 500, 400 })
-	add("text-long-categories-vertical", testSpec("bar", nil, nil), spend(), labels, func(in *Input) { in.Width, in.Height = 600, 400 })
+	add("text-long-categories-vertical", testSpec("bar", map[string]any{"orientation": "vertical"}, nil), spend(), labels, func(in *Input) { in.Width, in.Height = 600, 400 })
 	add("text-long-boxplot-groups", testSpec("boxplot", nil, nil),
 		table(txt("c1", "Department", "Transportation", "Administration", "Communications", "Infrastructure", "Transportation", "Administration", "Communications", "Infrastructure", "Transportation", "Administration", "Communications", "Infrastructure"),
 			num("c2", "Days", 12, 8, 15, 22, 14, 9, 13, 25, 11, 7, 16, 19)), func(in *Input) { in.Width, in.Height = 500, 400 })

@@ -2,6 +2,7 @@ package draw
 
 import (
 	"math"
+	"slices"
 
 	"chartd.dev/libs/dataset"
 )
@@ -25,6 +26,19 @@ func newHistogram(c *canvas, r roleColumns) *histogramChart {
 	}
 	h.sorted = finite(h.value.Num, rows)
 	h.format = baseFormat(c.style, []*dataset.Column{h.value})
+	if autoAxis(c.style.XAxis) {
+		// a few values far out would squeeze the rest into a bin or two:
+		// they are counted in a note instead
+		all := h.sorted
+		if lo, hi, off := offScale(slices.Values(all), len(all)); off > 0 {
+			a, _ := slices.BinarySearch(all, lo)
+			b, _ := slices.BinarySearch(all, math.Nextafter(hi, math.Inf(1)))
+			h.sorted = all[a:b]
+			note := offScaleNote(slices.Values(all), axisFit{lo: lo, hi: hi, off: off}, h.format)
+			c.addNote(note)
+			c.notice(NoticeOffScale, note)
+		}
+	}
 	h.color = c.colors.of(h.value.ID, 0)
 	if len(h.sorted) > 0 {
 		bins := int(optNumber(c.spec.Options, "bins", 0, 0, 100))

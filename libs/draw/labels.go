@@ -165,12 +165,12 @@ func byMagnitude(vals []float64) []int {
 }
 
 // hiddenNotice says how many requested value labels were left out where
-// they would have overlapped others.
-func (c *canvas) hiddenNotice(hidden, total int) {
+// they would have overlapped others, and which kept theirs (first).
+func (c *canvas) hiddenNotice(hidden, total int, first string) {
 	if hidden == 0 {
 		return
 	}
-	c.notice(NoticeLabelsHidden, itoa(hidden)+" of "+itoa(total)+" value labels are left out where they would overlap others; the larger values keep theirs")
+	c.notice(NoticeLabelsHidden, itoa(hidden)+" of "+itoa(total)+" value labels are left out where they would overlap others; "+first)
 }
 
 // fitLines sets a name (a category, a legend entry, a slice) in at most

@@ -407,6 +407,10 @@ func spreadApart(ys []float64, gap, lo, hi float64) {
 // out, as Highcharts' dataLabels do, and a notice counts them. Labels
 // keep off the lines where a free side allows, else they get a halo. A
 // point whose value its direct label already gives has no label.
+// crowdedLines is the most lines whose every point is labelled; with more,
+// only each line's last value, highest and lowest are.
+const crowdedLines = 4
+
 func (l *lineChart) drawLabels(c *canvas, f *frame, xpos func(int) float64, taken []box, ends []directLabel) {
 	fs := c.fsLabel
 	off := 6 * c.k
@@ -513,6 +517,12 @@ func (l *lineChart) drawLabels(c *canvas, f *frame, xpos func(int) float64, take
 	halo := make([]bool, len(all)) // placed on a line: outlined to read
 	for _, k := range order {
 		a := all[k]
+		if rank[k] == 3 && len(l.series) > crowdedLines {
+			// past a few lines, a label on every point buries them:
+			// the ends, highs and lows are what a reader looks for
+			pl.hidden++
+			continue
+		}
 		w := c.measureBytes(c.value(a.v, format), fs, false)
 		above := placed{a.pt.x, a.pt.y - off, "middle"}
 		below := placed{a.pt.x, a.pt.y + off + capH, "middle"}
@@ -539,14 +549,22 @@ func (l *lineChart) drawLabels(c *canvas, f *frame, xpos func(int) float64, take
 			at[k], ok[k], halo[k] = cands[i], true, onLine
 		}
 	}
+	inks := make([]string, len(l.series)) // textColor searches; once per line
+	for si := range inks {
+		inks[si] = textColor(l.colors[si])
+	}
 	c.w.s(`<g class="labels">`)
 	for k, a := range all {
 		if ok[k] {
-			c.textBytes(at[k].x, at[k].y, c.value(a.v, format), textStyle{size: fs, fill: textColor(l.colors[a.si]), anchor: at[k].anchor, halo: halo[k]})
+			c.textBytes(at[k].x, at[k].y, c.value(a.v, format), textStyle{size: fs, fill: inks[a.si], anchor: at[k].anchor, halo: halo[k]})
 		}
 	}
 	c.w.s(`</g>`)
-	c.hiddenNotice(pl.hidden, len(all))
+	first := "each line's last value, highest and lowest come first"
+	if len(l.series) > crowdedLines {
+		first = "with more than " + itoa(crowdedLines) + " lines only each line's last value, highest and lowest are labelled"
+	}
+	c.hiddenNotice(pl.hidden, len(all), first)
 }
 
 // ended reports whether row's value of series si is in a direct label.

@@ -200,7 +200,60 @@ func (p *pieChart) draw(c *canvas, area rect) {
 	}
 	if labels {
 		p.drawLabels(c, area, cx, cy, r, angles, side)
+	} else {
+		p.drawShares(c, cx, cy, r, inner)
 	}
+}
+
+// drawShares writes each slice's share on the slice, where it fits whole
+// inside it: the legend names the slices, the slices carry their share.
+func (p *pieChart) drawShares(c *canvas, cx, cy, r, inner float64) {
+	fs := textSize(14 * c.k)
+	pad := 3 * c.k
+	rl := r * 0.65
+	if inner > 0 {
+		rl = (r + inner) / 2
+	}
+	c.w.s(`<g class="shares">`)
+	a0 := -math.Pi / 2
+	for _, sl := range p.slices {
+		sweep := sl.v / p.total * 2 * math.Pi
+		a1 := a0 + sweep
+		mid := a0 + sweep/2
+		txt := p.share(c.scratch[:0], sl.v)
+		tw := c.measureBytes(txt, fs, true)
+		x, y := cx+rl*math.Cos(mid), cy+rl*math.Sin(mid)
+		b := box{x0: x - tw/2 - pad, x1: x + tw/2 + pad, y0: y - fs/2 - pad, y1: y + fs/2 + pad}
+		if inWedge(b, cx, cy, inner, r, a0, a1) {
+			c.textBytes(x, y+c.mid(fs), txt, textStyle{size: fs, bold: true, fill: inkOn(sl.color), anchor: "middle"})
+		}
+		a0 = a1
+	}
+	c.w.s(`</g>`)
+}
+
+// inWedge reports whether all four corners of b lie inside the ring slice
+// from angle a0 to a1 (clockwise from three o'clock) between radii inner
+// and outer around (cx, cy).
+func inWedge(b box, cx, cy, inner, outer, a0, a1 float64) bool {
+	if a1-a0 >= 2*math.Pi-1e-9 {
+		a0, a1 = math.Inf(-1), math.Inf(1)
+	}
+	for _, pt := range [4][2]float64{{b.x0, b.y0}, {b.x1, b.y0}, {b.x0, b.y1}, {b.x1, b.y1}} {
+		dx, dy := pt[0]-cx, pt[1]-cy
+		d := math.Hypot(dx, dy)
+		if d > outer || d < inner {
+			return false
+		}
+		a := math.Atan2(dy, dx)
+		for a < a0 {
+			a += 2 * math.Pi
+		}
+		if a > a1 {
+			return false
+		}
+	}
+	return true
 }
 
 // drawNote writes the notices (why there is an Other slice, which values

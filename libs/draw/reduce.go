@@ -24,6 +24,9 @@ type Result struct {
 	// Notices say what the picture shows differently from the data (rows
 	// aggregated or left out), for the caller to pass on.
 	Notices []dataset.Notice
+	// Width and Height are the size drawn: the canvas asked for, or taller
+	// when a chart with no height given grew to name every row.
+	Width, Height int
 }
 
 // Mark budgets: beyond these a chart draws more marks than its pixels can

@@ -30,6 +30,13 @@ type scatterChart struct {
 	pointSize float64
 	opacity   float64
 	n         int
+	// maxSize is the largest size value; key is the strip the bubble
+	// size key is drawn in (zero when there is none).
+	maxSize float64
+	key     rect
+	// xFit and yFit say how automatic number axes hold outliers and
+	// data over many orders of magnitude (fitAxis).
+	xFit, yFit axisFit
 }
 
 func newScatter(c *canvas, r roleColumns) *scatterChart {
@@ -44,7 +51,13 @@ func newScatter(c *canvas, r roleColumns) *scatterChart {
 	s.groups, s.rows = chartspec.ScatterGroups(c.spec, s.x, s.y, s.size, s.group, c.table.Rows, label)
 	for _, rows := range s.rows {
 		s.n += len(rows)
+		for _, i := range rows {
+			if s.size != nil {
+				s.maxSize = math.Max(s.maxSize, math.Abs(s.size.Num[i]))
+			}
+		}
 	}
+	s.fitAxes(c)
 	c.colors.reserve(len(s.groups))
 	for g, name := range s.groups {
 		key := name
@@ -57,6 +70,44 @@ func newScatter(c *canvas, r roleColumns) *scatterChart {
 }
 
 func (s *scatterChart) empty() bool { return s.n == 0 }
+
+// fitAxes chooses how the automatic number axes hold their data: values
+// far off the scale are left out and said in a note, data spanning more
+// than three orders of magnitude gets a logarithmic axis.
+func (s *scatterChart) fitAxes(c *canvas) {
+	for _, ax := range []struct {
+		col *dataset.Column
+		st  *chartspec.Axis
+		fit *axisFit
+	}{{s.x, c.style.XAxis, &s.xFit}, {s.y, c.style.YAxis, &s.yFit}} {
+		if ax.col.Kind != dataset.Number || !autoAxis(ax.st) {
+			ax.fit.lo, ax.fit.hi = math.Inf(-1), math.Inf(1)
+			continue
+		}
+		col := ax.col.Num
+		vals := func(yield func(float64) bool) {
+			for _, rows := range s.rows {
+				for _, i := range rows {
+					if v := col[i]; !isBlank(v) && !yield(v) {
+						return
+					}
+				}
+			}
+		}
+		*ax.fit = fitAxis(vals, s.n)
+		if ax.fit.off > 0 {
+			note := offScaleNote(vals, *ax.fit, baseFormat(c.style, []*dataset.Column{ax.col}))
+			c.addNote(ax.col.Name + ": " + note)
+			c.notice(NoticeOffScale, ax.col.Name+": "+note)
+		}
+		if ax.fit.log {
+			c.notice(NoticeLogScale, ax.col.Name+" spans "+itoa(int(math.Log10(ax.fit.hi/ax.fit.lo)))+" orders of magnitude, so its axis is logarithmic; setAxis with scale \"linear\" draws it linear")
+		}
+		if ax.fit.off == 0 {
+			ax.fit.lo, ax.fit.hi = math.Inf(-1), math.Inf(1)
+		}
+	}
+}
 
 func (s *scatterChart) summary() (string, string) {
 	name := "Scatter plot of " + s.y.Name + " against " + s.x.Name
@@ -101,14 +152,76 @@ func (s *scatterChart) correlation() (float64, bool) {
 }
 
 func (s *scatterChart) legend(c *canvas, area rect) rect {
-	if s.group == nil || !c.legendVisible(len(s.groups) > 1) {
+	if s.group != nil && c.legendVisible(len(s.groups) > 1) {
+		items := make([]legendItem, len(s.groups))
+		for g, name := range s.groups {
+			items[g] = legendItem{label: name, color: s.colors[g], shape: shapeCircle}
+		}
+		area = c.placeLegend(items, area)
+	}
+	if s.size == nil || s.maxSize <= 0 || s.n == 0 {
 		return area
 	}
-	items := make([]legendItem, len(s.groups))
-	for g, name := range s.groups {
-		items[g] = legendItem{label: name, color: s.colors[g], shape: shapeCircle}
+	// a bubble chart's key: the size column's name and three bubbles,
+	// along the top right, as tall as the largest bubble can be
+	h := 2*s.pointSize*4*c.k + 8*c.k
+	if area.h < 4*h {
+		return area
 	}
-	return c.placeLegend(items, area)
+	s.key = rect{area.x, area.y, area.w, h}
+	return rect{area.x, area.y + h + 6*c.k, area.w, area.h - h - 6*c.k}
+}
+
+// sizeKeyValues are the values the size key shows: a round value near the
+// largest size and two smaller ones, each a quarter of the area before.
+func sizeKeyValues(maxSize float64) []float64 {
+	top := niceStep(maxSize)
+	if top > maxSize {
+		top = niceStepUp(maxSize / 2)
+	}
+	out := []float64{top}
+	for v := top; len(out) < 3; {
+		v = niceStep(v / 4)
+		out = append(out, v)
+	}
+	slices.Reverse(out)
+	return out
+}
+
+// drawSizeKey draws the bubble key in s.key with the radii of the plot.
+func (s *scatterChart) drawSizeKey(c *canvas, plot rect) {
+	if s.key.h == 0 {
+		return
+	}
+	rMax := math.Min(s.pointSize*4*c.k, math.Min(plot.w, plot.h)*0.08)
+	vals := sizeKeyValues(s.maxSize)
+	format := baseFormat(c.style, []*dataset.Column{s.size}).forLabels(vals)
+	fs := c.fsLegend
+	gap := 6 * c.k
+	name := s.size.Name
+	width := c.measure(name, fs, true) + 2*gap
+	radii := make([]float64, len(vals))
+	labels := make([][]byte, len(vals))
+	for k, v := range vals {
+		radii[k] = math.Max(1.5*c.k, rMax*math.Sqrt(v/s.maxSize))
+		labels[k] = append([]byte(nil), c.value(v, format)...)
+		width += 2*radii[k] + 4*c.k + c.measureBytes(labels[k], fs, false) + 2*gap
+	}
+	x := s.key.right() - width
+	cy := s.key.y + s.key.h/2
+	c.text(x, cy+c.mid(fs), name, textStyle{size: fs, fill: inkLabel, bold: true})
+	x += c.measure(name, fs, true) + 2*gap
+	w := &c.w
+	for k := range vals {
+		w.s(`<circle fill="none" stroke="` + inkAxis + `" stroke-width="1"`)
+		w.af("cx", x+radii[k])
+		w.af("cy", cy)
+		w.af("r", radii[k])
+		w.s(`/>`)
+		x += 2*radii[k] + 4*c.k
+		c.textBytes(x, cy+c.mid(fs), labels[k], textStyle{size: fs, fill: inkLabel})
+		x += c.measureBytes(labels[k], fs, false) + 2*gap
+	}
 }
 
 func (s *scatterChart) draw(c *canvas, area rect) {
@@ -129,15 +242,28 @@ func (s *scatterChart) draw(c *canvas, area rect) {
 	y.margin = 0.03
 	x.title = axisTitle(st.XAxisTitle, s.x.Name)
 	y.title = axisTitle(st.YAxisTitle, s.y.Name)
+	// a scale the drawing chose says so where the reader looks
+	if s.xFit.log && st.XAxisTitle == nil {
+		x.title += " (log scale)"
+	}
+	if s.yFit.log && st.YAxisTitle == nil {
+		y.title += " (log scale)"
+	}
 	if x.kind == axisValue {
 		x.unitFrom(s.x)
 	}
 	y.unitFrom(s.y)
 	maxSize := 0.0
+	x.log = x.log || s.xFit.log
+	y.log = y.log || s.yFit.log
 	for _, rows := range s.rows {
 		for _, i := range rows {
-			x.extend(s.x.Num[i])
-			y.extend(s.y.Num[i])
+			if xv := s.x.Num[i]; xv >= s.xFit.lo && xv <= s.xFit.hi {
+				x.extend(xv)
+			}
+			if yv := s.y.Num[i]; yv >= s.yFit.lo && yv <= s.yFit.hi {
+				y.extend(yv)
+			}
 			if s.size != nil {
 				maxSize = math.Max(maxSize, math.Abs(s.size.Num[i]))
 			}
@@ -150,7 +276,7 @@ func (s *scatterChart) draw(c *canvas, area rect) {
 	}
 	f := c.layoutFrame(area, x, y)
 	c.drawGrid(f)
-	clip := x.clipped() || y.clipped()
+	clip := x.clipped() || y.clipped() || s.xFit.off > 0 || s.yFit.off > 0
 	c.beginClip(f.plot, clip)
 	r := s.pointSize * c.k
 	w := &c.w
@@ -207,6 +333,7 @@ func (s *scatterChart) draw(c *canvas, area rect) {
 		}
 	}
 	c.endClip(clip)
+	s.drawSizeKey(c, f.plot)
 	if st.Labels.Show && s.n <= 100 {
 		radius := func(int) float64 { return r }
 		if s.size != nil {

@@ -157,7 +157,7 @@ var issue22Goldens = []itemGolden{
 	{"item1-locale-zh", "万 and 亿 for Chinese", "numbers-locale-zh"},
 	{"item1-pie-sliver", "a sliver reads 0.04%, not 0%", "numbers-pie-sliver"},
 	{"item6-long-title", "a 230-character title wraps to four lines at 500×400, not cut", "text-long-title-500x400"},
-	{"item6-min-text", "50 rows: 9 px at least, every 2nd row named, the notice says how tall", "bar-50-horizontal-labels"},
+	{"item6-min-text", "50 rows, no height given: the chart grows until every row is named at the usual size", "bar-50-horizontal-labels"},
 	{"item6-sankey-names", "sankey node names wrap to their node's height instead of being cut", "text-sankey-long-names"},
 	{"item6-radar-names", "radar axis names wrap to two lines before they are cut", "text-radar-long-axes"},
 	{"item8-net-total", "stacked gains and losses: the net-total line named in the legend, its label off the line", "bar-stacked-negatives"},
@@ -189,7 +189,7 @@ func goldenPNGs(d *drawing) []goldenPNG {
 	for _, set := range []struct {
 		dir   string
 		items []itemGolden
-	}{{"issue13", itemGoldens}, {"issue22", issue22Goldens}, {"issue22", paletteGoldens}, {"issue22", kindGoldens}} {
+	}{{"issue13", itemGoldens}, {"issue22", issue22Goldens}, {"issue22", paletteGoldens}, {"issue22", kindGoldens}, {"issue32", layoutGoldens}} {
 		for _, it := range set.items {
 			out = append(out, itemPNG(set.dir, it))
 		}

@@ -77,7 +77,7 @@ func chartsScenario(t *testing.T, in instance) {
 		}
 		pro.do("GET", "/api/v1/charts/"+ch.ID, nil).json(t, &g)
 		if g.State.Rows != 4 || g.State.ColumnCount != 3 || g.State.Mapping["category"] != "c1" ||
-			fmt.Sprint(g.State.Mapping["values"]) != "[c2 c3]" || g.State.Options["orientation"] != "vertical" || len(g.State.Roles) != 2 {
+			fmt.Sprint(g.State.Mapping["values"]) != "[c2 c3]" || g.State.Options["orientation"] != "auto" || len(g.State.Roles) != 2 {
 			t.Fatalf("state %+v", g.State)
 		}
 	})

@@ -14,4 +14,7 @@ func TestNoticeCodesAgree(t *testing.T) {
 	if chartspec.NoticeNeedsRoom != draw.NoticeNeedsRoom {
 		t.Fatalf("chartspec.NoticeNeedsRoom %q, draw.NoticeNeedsRoom %q", chartspec.NoticeNeedsRoom, draw.NoticeNeedsRoom)
 	}
+	if chartspec.NoticeLabelsHidden != draw.NoticeLabelsHidden {
+		t.Fatalf("chartspec.NoticeLabelsHidden %q, draw.NoticeLabelsHidden %q", chartspec.NoticeLabelsHidden, draw.NoticeLabelsHidden)
+	}
 }

@@ -147,13 +147,8 @@ func (s *Service) draw(ctx context.Context, p auth.Principal, spec *chartspec.Sp
 		return picture{}, apierr.New(apierr.InvalidRequest, "the chart cannot be drawn: %v", err)
 	}
 	svg := drawn.SVG
-	w, h := spec.Style.Dimensions()
-	if o.width != 0 {
-		w = o.width
-	}
-	if o.height != 0 {
-		h = o.height
-	}
+	// the size drawn: a chart with no height given may grow to name every row
+	w, h := drawn.Width, drawn.Height
 	if w*o.scale > MaxPixels || h*o.scale > MaxPixels {
 		return picture{}, apierr.New(apierr.InvalidRequest, "the picture would be %d×%d pixels at scale %d; a PNG is at most %d pixels on a side, so lower scale, width or height",
 			w*o.scale, h*o.scale, o.scale, MaxPixels)
