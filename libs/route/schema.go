@@ -55,14 +55,14 @@ func Mismatches(openapi []byte, contracts []Contract, sets map[string][]string) 
 			c.addf(ct.Op, "%s %s is not in the document", ct.Method, path)
 			continue
 		}
-		var op operation
+		var op Operation
 		if err := json.Unmarshal(raw, &op); err != nil {
 			return nil, fmt.Errorf("openapi %s %s: %w", ct.Method, path, err)
 		}
 		if op.OperationID != ct.Op {
 			c.addf(ct.Op, "the document names %s %s %q", ct.Method, path, op.OperationID)
 		}
-		var shared []parameter
+		var shared []Parameter
 		if raw, ok := item["parameters"]; ok {
 			if err := json.Unmarshal(raw, &shared); err != nil {
 				return nil, fmt.Errorf("openapi %s parameters: %w", path, err)
@@ -76,26 +76,37 @@ func Mismatches(openapi []byte, contracts []Contract, sets map[string][]string) 
 	return c.out, nil
 }
 
-type operation struct {
+// Operation is an OpenAPI operation as chartd reads its own document:
+// for the schema check here and for the MCP tools.
+type Operation struct {
 	OperationID string      `json:"operationId"`
-	Parameters  []parameter `json:"parameters"`
-	RequestBody *struct {
-		Content map[string]struct {
-			Schema map[string]any `json:"schema"`
-		} `json:"content"`
-	} `json:"requestBody"`
-	Responses map[string]struct {
-		Content map[string]struct {
-			Schema map[string]any `json:"schema"`
-		} `json:"content"`
-	} `json:"responses"`
+	Summary     string      `json:"summary"`
+	Description string      `json:"description"`
+	Parameters  []Parameter `json:"parameters"`
+	// Security is nil when the document's default applies; an empty list
+	// says the operation needs no credentials.
+	Security    *[]any             `json:"security"`
+	RequestBody *Content           `json:"requestBody"`
+	Responses   map[string]Content `json:"responses"`
 }
 
-type parameter struct {
-	Name     string         `json:"name"`
-	In       string         `json:"in"`
-	Required bool           `json:"required"`
-	Schema   map[string]any `json:"schema"`
+// Parameter is an OpenAPI parameter of a path or an operation.
+type Parameter struct {
+	Name        string         `json:"name"`
+	In          string         `json:"in"`
+	Required    bool           `json:"required"`
+	Description string         `json:"description"`
+	Schema      map[string]any `json:"schema"`
+}
+
+// Content is a request body or an answer: its schema by media type.
+type Content struct {
+	Content map[string]MediaType `json:"content"`
+}
+
+// MediaType is the schema of one media type of a Content.
+type MediaType struct {
+	Schema map[string]any `json:"schema"`
 }
 
 // comparer gathers the differences of one document.
@@ -113,7 +124,7 @@ func (c *comparer) addf(op, format string, args ...any) {
 // params compares the `query` and `path` fields of req with the document's
 // parameters: names, required and enums (their values travel as text, so
 // a Go string stands for any scalar type).
-func (c *comparer) params(req reflect.Type, doc []parameter) {
+func (c *comparer) params(req reflect.Type, doc []Parameter) {
 	for _, in := range []string{"query", "path"} {
 		goFields := map[string]reflect.StructField{}
 		for i := 0; i < req.NumField(); i++ {
@@ -146,11 +157,7 @@ func (c *comparer) params(req reflect.Type, doc []parameter) {
 }
 
 // body compares req's JSON members with the request body's schema.
-func (c *comparer) body(req reflect.Type, rb *struct {
-	Content map[string]struct {
-		Schema map[string]any `json:"schema"`
-	} `json:"content"`
-}) {
+func (c *comparer) body(req reflect.Type, rb *Content) {
 	members := jsonMembers(req)
 	var schema map[string]any
 	if rb != nil {
@@ -168,11 +175,7 @@ func (c *comparer) body(req reflect.Type, rb *struct {
 }
 
 // answer compares resp with the JSON answer of status.
-func (c *comparer) answer(resp reflect.Type, status int, responses map[string]struct {
-	Content map[string]struct {
-		Schema map[string]any `json:"schema"`
-	} `json:"content"`
-}) {
+func (c *comparer) answer(resp reflect.Type, status int, responses map[string]Content) {
 	r, ok := responses[strconv.Itoa(status)]
 	if !ok {
 		c.addf(c.op, "the document has no %d answer", status)

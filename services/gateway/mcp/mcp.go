@@ -138,7 +138,7 @@ func Tools(openapi []byte, routes []route.Route) ([]Tool, error) {
 			return nil, fmt.Errorf("openapi: the route %s %s (%s) is not documented", rt.Method, path, rt.Op)
 		}
 		served[method+" "+path] = true
-		var op operation
+		var op route.Operation
 		if err := json.Unmarshal(raw, &op); err != nil {
 			return nil, fmt.Errorf("openapi %s %s: %w", method, path, err)
 		}
@@ -148,7 +148,7 @@ func Tools(openapi []byte, routes []route.Route) ([]Tool, error) {
 		if op.Security != nil && len(*op.Security) == 0 {
 			continue
 		}
-		var shared []param
+		var shared []route.Parameter
 		if raw, ok := doc.Paths[path]["parameters"]; ok {
 			if err := json.Unmarshal(raw, &shared); err != nil {
 				return nil, fmt.Errorf("openapi %s parameters: %w", path, err)
@@ -163,7 +163,7 @@ func Tools(openapi []byte, routes []route.Route) ([]Tool, error) {
 	// An operation documented as needing credentials is one no route serves.
 	for path, item := range doc.Paths {
 		for method, raw := range item {
-			var op operation
+			var op route.Operation
 			if method == "parameters" || served[method+" "+path] || json.Unmarshal(raw, &op) != nil {
 				continue
 			}
@@ -176,33 +176,7 @@ func Tools(openapi []byte, routes []route.Route) ([]Tool, error) {
 	return tools, nil
 }
 
-type param struct {
-	Name        string         `json:"name"`
-	In          string         `json:"in"`
-	Required    bool           `json:"required"`
-	Description string         `json:"description"`
-	Schema      map[string]any `json:"schema"`
-}
-
-type operation struct {
-	OperationID string  `json:"operationId"`
-	Summary     string  `json:"summary"`
-	Description string  `json:"description"`
-	Parameters  []param `json:"parameters"`
-	Security    *[]any  `json:"security"`
-	RequestBody *struct {
-		Content map[string]struct {
-			Schema map[string]any `json:"schema"`
-		} `json:"content"`
-	} `json:"requestBody"`
-	Responses map[string]struct {
-		Content map[string]struct {
-			Schema map[string]any `json:"schema"`
-		} `json:"content"`
-	} `json:"responses"`
-}
-
-func buildTool(method, path string, params []param, op operation, defs map[string]any) (Tool, error) {
+func buildTool(method, path string, params []route.Parameter, op route.Operation, defs map[string]any) (Tool, error) {
 	t := Tool{Op: op.OperationID, Method: method, Path: route.APIBase + path}
 	props := map[string]any{}
 	var required []string
@@ -402,7 +376,7 @@ func strict(v any) any {
 // fields and their types, no deeper, which keeps tools/list small and
 // still tells an assistant what comes back. nil when the answer is not
 // a JSON object (a picture).
-func outputSchema(op operation, defs map[string]any) map[string]any {
+func outputSchema(op route.Operation, defs map[string]any) map[string]any {
 	for _, code := range []string{"200", "201"} {
 		resp, ok := op.Responses[code]
 		if !ok {
