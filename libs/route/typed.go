@@ -250,24 +250,5 @@ func (rd reader) read(r *http.Request, req any) (auth.Principal, error) {
 	return p, nil
 }
 
-// QueryNames lists the query parameters of a request type, in order.
-func QueryNames(t reflect.Type) []string { return tagged(t, "query") }
-
-// PathNames lists the path parameters of a request type, in order.
-func PathNames(t reflect.Type) []string { return tagged(t, "path") }
-
-func tagged(t reflect.Type, tag string) []string {
-	if t == nil || t.Kind() != reflect.Struct {
-		return nil
-	}
-	var out []string
-	for i := 0; i < t.NumField(); i++ {
-		if name, ok := t.Field(i).Tag.Lookup(tag); ok {
-			out = append(out, name)
-		}
-	}
-	return out
-}
-
 // None is the request of an endpoint that reads nothing but its route.
 type None struct{}

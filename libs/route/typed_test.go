@@ -219,12 +219,6 @@ func TestShapes(t *testing.T) {
 	if c := byOp["raw"]; c.Req != nil || c.Resp != nil {
 		t.Errorf("raw shape %+v", c.Shape)
 	}
-	if got := QueryNames(byOp["put_thing"].Req); strings.Join(got, ",") != "q,cursor" {
-		t.Errorf("query names %v", got)
-	}
-	if got := PathNames(byOp["put_thing"].Req); strings.Join(got, ",") != "id" {
-		t.Errorf("path names %v", got)
-	}
 }
 
 // TestBadRequestTypes: a request type the adapter cannot fill is refused
