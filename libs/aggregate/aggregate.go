@@ -289,7 +289,7 @@ const TimeLayout = "2006-01-02T15:04:05.000000-07:00"
 type Record struct {
 	ID        string `json:"id"`
 	Name      string `json:"name"`
-	Type      string `json:"type"`
+	Type      string `json:"type" enum:"$chart_type"`
 	URL       string `json:"url"`
 	CreatedAt string `json:"created_at"`
 	UpdatedAt string `json:"updated_at"`

@@ -19,7 +19,7 @@ import (
 // fixed; an info is a suggestion. Message says what to do and names the op.
 type Problem struct {
 	ID      string `json:"id"`
-	Level   string `json:"level"`
+	Level   string `json:"level" enum:"warn,info"`
 	Message string `json:"message"`
 }
 

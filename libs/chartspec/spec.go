@@ -193,8 +193,8 @@ func (t *Toggle) UnmarshalJSON(b []byte) error {
 
 // Position is where the legend sits: x left|center|right, y top|middle|bottom.
 type Position struct {
-	X string `json:"x"`
-	Y string `json:"y"`
+	X string `json:"x" api:"optional"`
+	Y string `json:"y" api:"optional"`
 }
 
 // Labels turns data labels on.
@@ -218,7 +218,7 @@ type Axis struct {
 	Scale string `json:"scale,omitempty"`
 	// TickFormat is "auto", "number", "compact" (1.2k), "percent" or
 	// "date" (dates labelled by their range).
-	TickFormat string `json:"tickFormat,omitempty"`
+	TickFormat string `json:"tickFormat,omitempty" enum:"auto,number,compact,percent,date"`
 }
 
 // NumberFormat formats values.

@@ -19,7 +19,7 @@ type TopValue struct {
 type ColumnSummary struct {
 	ID       string     `json:"id"`
 	Name     string     `json:"name"`
-	Kind     Kind       `json:"kind"`
+	Kind     Kind       `json:"kind" enum:"text,number,date"`
 	Blanks   int        `json:"blanks"`
 	Distinct *int       `json:"distinct,omitempty"`
 	Top      []TopValue `json:"top,omitempty"`

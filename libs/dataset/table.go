@@ -28,7 +28,7 @@ const (
 type Column struct {
 	ID   string `json:"id"` // c1..cN in data order; derived columns get fresh ids
 	Name string `json:"name"`
-	Kind Kind   `json:"kind"`
+	Kind Kind   `json:"kind" enum:"text,number,date"`
 	// Num holds values for Number (the value) and Date (milliseconds since 1970-01-01 on the clock as written, read as UTC); NaN = blank. nil for Text.
 	Num []float64 `json:"-"`
 	// Text holds cells of Text columns; "" = blank. nil for Number/Date.

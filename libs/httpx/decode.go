@@ -310,3 +310,20 @@ func Present(v []byte) bool {
 	s := strings.TrimSpace(string(v))
 	return s != "" && s != "null"
 }
+
+// RefuseBody refuses a body on an endpoint that takes none (an empty JSON
+// object is tolerated, as many clients send one).
+func RefuseBody(r *http.Request) error {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil
+	}
+	buf := make([]byte, 64)
+	n, err := io.ReadFull(r.Body, buf)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return apierr.Wrap(apierr.InvalidRequest, err, "the request body could not be read")
+	}
+	if b := strings.TrimSpace(string(buf[:n])); b != "" && b != "{}" {
+		return apierr.New(apierr.InvalidRequest, "this endpoint takes no body; send none")
+	}
+	return nil
+}

@@ -110,15 +110,24 @@ func TestCheckQuery(t *testing.T) {
 	}
 }
 
-func TestQueryInt(t *testing.T) {
+func TestIntParam(t *testing.T) {
+	str := func(s string) *string { return &s }
 	for _, tt := range []struct {
-		url  string
+		v    *string
 		want int
-		ok   bool
-	}{{"/", 50, true}, {"/?limit=7", 7, true}, {"/?limit=0", 0, false}, {"/?limit=101", 0, false}, {"/?limit=x", 0, false}, {"/?limit=", 0, false}} {
-		n, err := QueryInt(httptest.NewRequest("GET", tt.url, nil), "limit", 50, 1, 100)
-		if (err == nil) != tt.ok || (tt.ok && n != tt.want) {
-			t.Errorf("%s: %d %v", tt.url, n, err)
+		msg  string
+	}{
+		{nil, 50, ""},
+		{str("7"), 7, ""},
+		{str("0"), 0, `query parameter "limit" must be an integer from 1 to 100, not "0"`},
+		{str("101"), 0, `query parameter "limit" must be an integer from 1 to 100, not "101"`},
+		{str("x"), 0, `query parameter "limit" must be an integer from 1 to 100, not "x"`},
+		{str(""), 0, `query parameter "limit" is empty; give an integer from 1 to 100`},
+	} {
+		n, err := IntParam("limit", tt.v, 50, 1, 100)
+		var ae *apierr.Error
+		if tt.msg == "" && (err != nil || n != tt.want) || tt.msg != "" && (!errors.As(err, &ae) || ae.Code != apierr.InvalidRequest || ae.Message != tt.msg) {
+			t.Errorf("%v: %d %v", tt.v, n, err)
 		}
 	}
 }

@@ -70,18 +70,18 @@ func CheckQuery(r *http.Request, allowed ...string) error {
 	return nil
 }
 
-// QueryInt reads an optional integer query parameter within [lo, hi].
-func QueryInt(r *http.Request, name string, def, lo, hi int) (int, error) {
-	s := r.URL.Query().Get(name)
-	if s == "" {
-		if r.URL.Query().Has(name) {
-			return 0, apierr.New(apierr.InvalidRequest, "query parameter %q is empty; give an integer from %d to %d", name, lo, hi)
-		}
+// IntParam reads the value v of an optional integer query parameter (nil
+// when it is absent, answered as def) within [lo, hi].
+func IntParam(name string, v *string, def, lo, hi int) (int, error) {
+	if v == nil {
 		return def, nil
 	}
-	n, err := strconv.Atoi(s)
+	if *v == "" {
+		return 0, apierr.New(apierr.InvalidRequest, "query parameter %q is empty; give an integer from %d to %d", name, lo, hi)
+	}
+	n, err := strconv.Atoi(*v)
 	if err != nil || n < lo || n > hi {
-		return 0, apierr.New(apierr.InvalidRequest, "query parameter %q must be an integer from %d to %d, not %q", name, lo, hi, s)
+		return 0, apierr.New(apierr.InvalidRequest, "query parameter %q must be an integer from %d to %d, not %q", name, lo, hi, *v)
 	}
 	return n, nil
 }

@@ -2,7 +2,10 @@
 // exports one table; the service's own router, the gateway's routing, the
 // OpenAPI route check and the split-mode wiring are all built from those
 // tables, so adding an endpoint touches its owner and the OpenAPI document
-// only.
+// only. Most endpoints are typed (JSON, Stream): they declare their request
+// and answer as Go types and leave the preamble every handler shared (query
+// check, authentication, strict decoding, the answer, the error mapping) to
+// one adapter, and Mismatches holds those types to the OpenAPI document.
 package route
 
 import (
@@ -71,10 +74,12 @@ func (r Route) APIPath() string {
 
 // Endpoint is a route with its handler: a method expression of the
 // service type S, so the table is written once, without a service value,
-// and still names the code that answers.
+// and still names the code that answers. JSON and Stream build the
+// endpoints of typed handlers, with their Shape.
 type Endpoint[S any] struct {
 	Route
 	Handle func(S, http.ResponseWriter, *http.Request) error
+	Shape  Shape
 }
 
 // Routes answers the routes of a table.

@@ -22,7 +22,6 @@ import (
 	"chartd.dev/libs/auth"
 	"chartd.dev/libs/clients"
 	"chartd.dev/libs/fetch"
-	"chartd.dev/libs/httpx"
 	"chartd.dev/libs/quota"
 	"chartd.dev/libs/route"
 	"chartd.dev/libs/store"
@@ -116,10 +115,10 @@ func New(cfg Config, deps Deps) (*Service, error) {
 func Endpoints() []route.Endpoint[*Service] {
 	const api = route.APIBase
 	return []route.Endpoint[*Service]{
-		{Route: route.Route{Op: "get_brand_palette", Method: http.MethodGet, Path: api + "/brand-palette"}, Handle: (*Service).getPalette},
-		{Route: route.Route{Op: "set_brand_palette", Method: http.MethodPut, Path: api + "/brand-palette"}, Handle: (*Service).setPalette},
-		{Route: route.Route{Op: "extract_brand_palette", Method: http.MethodPost, Path: api + "/brand-palette/extract"}, Handle: (*Service).extract},
-		{Route: route.Route{Op: "brand_palette", Method: http.MethodGet, Path: "/internal/v1/brand-palette", Access: route.Internal}, Handle: (*Service).palette},
+		route.JSON(route.Spec{Route: route.Route{Op: "get_brand_palette", Method: http.MethodGet, Path: api + "/brand-palette"}}, (*Service).getPalette),
+		route.JSON(route.Spec{Route: route.Route{Op: "set_brand_palette", Method: http.MethodPut, Path: api + "/brand-palette"}, Gate: mayKeepPalette}, (*Service).setPalette),
+		route.JSON(route.Spec{Route: route.Route{Op: "extract_brand_palette", Method: http.MethodPost, Path: api + "/brand-palette/extract"}, Gate: mayExtract}, (*Service).extract),
+		route.JSON(route.Spec{Route: route.Route{Op: "brand_palette", Method: http.MethodGet, Path: "/internal/v1/brand-palette", Access: route.Internal}}, (*Service).palette),
 	}
 }
 
@@ -132,17 +131,12 @@ func (s *Service) Handler() http.Handler {
 }
 
 // palette is the internal read of setPalette {"palette":"brand"}.
-func (s *Service) palette(w http.ResponseWriter, r *http.Request) error {
-	p, err := auth.Require(r.Context())
+func (s *Service) palette(ctx context.Context, p auth.Principal, _ route.None) (clients.BrandPalette, error) {
+	colors, err := s.saved(ctx, p)
 	if err != nil {
-		return err
+		return clients.BrandPalette{}, err
 	}
-	colors, err := s.saved(r.Context(), p)
-	if err != nil {
-		return err
-	}
-	httpx.WriteJSON(w, http.StatusOK, clients.BrandPalette{Colors: colors})
-	return nil
+	return clients.BrandPalette{Colors: colors}, nil
 }
 
 // saved answers the account's brand colours, nil when none are saved.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"net/url"
 	"slices"
 	"strings"
@@ -16,7 +15,6 @@ import (
 	"chartd.dev/libs/auth"
 	"chartd.dev/libs/brand"
 	"chartd.dev/libs/fetch"
-	"chartd.dev/libs/httpx"
 	"chartd.dev/libs/plan"
 	"chartd.dev/libs/quota"
 )
@@ -24,7 +22,7 @@ import (
 // ExtractRequest is the body of extract_brand_palette.
 type ExtractRequest struct {
 	// URL is the website; "stripe.com" (no scheme) means https://stripe.com/.
-	URL *string `json:"url"`
+	URL *string `json:"url" api:"required"`
 }
 
 // Extracted is the answer of extract_brand_palette: the brand's colours,
@@ -38,41 +36,36 @@ type Extracted struct {
 // lookupsKey is the counter of the websites an account looked up today.
 func lookupsKey(account string) string { return "brand-lookups:" + account }
 
-func (s *Service) extract(w http.ResponseWriter, r *http.Request) error {
-	if err := httpx.CheckQuery(r); err != nil {
-		return err
-	}
-	p, err := auth.Require(r.Context())
-	if err != nil {
-		return err
-	}
-	limits := plan.LimitsOf(p.Plan)
-	if limits.BrandLookups == 0 {
+// mayExtract refuses a plan without website lookups, before the body is
+// read.
+func mayExtract(p auth.Principal) error {
+	if plan.LimitsOf(p.Plan).BrandLookups == 0 {
 		return apierr.New(apierr.ForbiddenPlan, "extracting a brand palette from a website needs the Pro plan; this account is on the %s plan (set_brand_palette is Pro too; get_brand_palette works on every plan)", p.Plan)
 	}
-	var req ExtractRequest
-	if err := httpx.DecodeJSON(r, &req); err != nil {
-		return err
-	}
+	return nil
+}
+
+func (s *Service) extract(ctx context.Context, p auth.Principal, req ExtractRequest) (Extracted, error) {
+	limits := plan.LimitsOf(p.Plan)
 	if req.URL == nil {
-		return apierr.New(apierr.InvalidRequest, "url is required: the website to read the brand colours from, e.g. stripe.com")
+		return Extracted{}, apierr.New(apierr.InvalidRequest, "url is required: the website to read the brand colours from, e.g. stripe.com")
 	}
 	pageURL, err := fetch.NormalizeURL(*req.URL)
 	if err != nil {
-		return fetchRefusal(err)
+		return Extracted{}, fetchRefusal(err)
 	}
-	if err := s.takeLookup(r.Context(), p, limits.BrandLookups, pageURL); err != nil {
-		return err
+	if err := s.takeLookup(ctx, p, limits.BrandLookups, pageURL); err != nil {
+		return Extracted{}, err
 	}
 	start := time.Now()
-	res, err := s.lookup(r.Context(), pageURL)
-	s.metrics.looked(r.Context(), time.Since(start), err)
+	res, err := s.lookup(ctx, pageURL)
+	s.metrics.looked(ctx, time.Since(start), err)
 	if err != nil {
-		return err
+		return Extracted{}, err
 	}
-	saved, err := s.saved(r.Context(), p)
+	saved, err := s.saved(ctx, p)
 	if err != nil {
-		return err
+		return Extracted{}, err
 	}
 	added := 0
 	for _, c := range res.Colors {
@@ -80,8 +73,7 @@ func (s *Service) extract(w http.ResponseWriter, r *http.Request) error {
 			added++
 		}
 	}
-	httpx.WriteJSON(w, http.StatusOK, Extracted{Colors: res.Colors, Added: added})
-	return nil
+	return Extracted{Colors: res.Colors, Added: added}, nil
 }
 
 // takeLookup counts the website against the account's daily allowance: a

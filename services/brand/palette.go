@@ -1,8 +1,8 @@
 package brand
 
 import (
+	"context"
 	"fmt"
-	"net/http"
 	"strings"
 
 	json "github.com/go-json-experiment/json"
@@ -12,8 +12,8 @@ import (
 	"chartd.dev/libs/auth"
 	"chartd.dev/libs/brand"
 	"chartd.dev/libs/chartspec"
-	"chartd.dev/libs/httpx"
 	"chartd.dev/libs/plan"
+	"chartd.dev/libs/route"
 )
 
 // Palette is the answer of get_brand_palette and set_brand_palette:
@@ -25,49 +25,35 @@ type Palette struct {
 // SetRequest is the body of set_brand_palette. Colors is kept raw to tell
 // a missing member (refused) from null (clears the palette).
 type SetRequest struct {
-	Colors jsontext.Value `json:"colors"`
+	Colors jsontext.Value `json:"colors" api:"required"`
 }
 
-func (s *Service) getPalette(w http.ResponseWriter, r *http.Request) error {
-	if err := httpx.CheckQuery(r); err != nil {
-		return err
-	}
-	p, err := auth.Require(r.Context())
+func (s *Service) getPalette(ctx context.Context, p auth.Principal, _ route.None) (Palette, error) {
+	colors, err := s.saved(ctx, p)
 	if err != nil {
-		return err
+		return Palette{}, err
 	}
-	colors, err := s.saved(r.Context(), p)
-	if err != nil {
-		return err
-	}
-	httpx.WriteJSON(w, http.StatusOK, Palette{Colors: colors})
-	return nil
+	return Palette{Colors: colors}, nil
 }
 
-func (s *Service) setPalette(w http.ResponseWriter, r *http.Request) error {
-	if err := httpx.CheckQuery(r); err != nil {
-		return err
-	}
-	p, err := auth.Require(r.Context())
-	if err != nil {
-		return err
-	}
+// mayKeepPalette refuses a plan without a saved brand palette, before the
+// palette sent is read.
+func mayKeepPalette(p auth.Principal) error {
 	if !plan.LimitsOf(p.Plan).BrandPalette {
 		return apierr.New(apierr.ForbiddenPlan, "saving a brand palette needs the Pro plan; this account is on the %s plan (get_brand_palette works on every plan)", p.Plan)
 	}
-	var req SetRequest
-	if err := httpx.DecodeJSON(r, &req); err != nil {
-		return err
-	}
+	return nil
+}
+
+func (s *Service) setPalette(ctx context.Context, p auth.Principal, req SetRequest) (Palette, error) {
 	colors, err := ParseColors(req.Colors)
 	if err != nil {
-		return err
+		return Palette{}, err
 	}
-	if err := s.deps.Accounts.SetBrandPalette(r.Context(), p.AccountID, colors); err != nil {
-		return fmt.Errorf("save brand palette of %s: %w", p.AccountID, err)
+	if err := s.deps.Accounts.SetBrandPalette(ctx, p.AccountID, colors); err != nil {
+		return Palette{}, fmt.Errorf("save brand palette of %s: %w", p.AccountID, err)
 	}
-	httpx.WriteJSON(w, http.StatusOK, Palette{Colors: colors})
-	return nil
+	return Palette{Colors: colors}, nil
 }
 
 // ParseColors reads set_brand_palette's colors member: null clears (nil, no

@@ -13,15 +13,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gorilla/mux"
-
 	"chartd.dev/charts"
 	"chartd.dev/libs/aggregate"
 	"chartd.dev/libs/auth"
 	"chartd.dev/libs/chartspec"
 	"chartd.dev/libs/clients"
 	"chartd.dev/libs/docsite"
-	"chartd.dev/libs/httpx"
 	"chartd.dev/libs/route"
 	"chartd.dev/libs/store"
 )
@@ -99,22 +96,22 @@ func New(cfg Config, deps Deps) (*Service, error) {
 func Endpoints() []route.Endpoint[*Service] {
 	const api = route.APIBase
 	return []route.Endpoint[*Service]{
-		{Route: route.Route{Op: "list_chart_types", Method: http.MethodGet, Path: api + "/chart-types"}, Handle: (*Service).listChartTypes},
-		{Route: route.Route{Op: "list_examples", Method: http.MethodGet, Path: api + "/examples"}, Handle: (*Service).listExamples},
-		{Route: route.Route{Op: "list_palettes", Method: http.MethodGet, Path: api + "/palettes"}, Handle: (*Service).listPalettes},
-		{Route: route.Route{Op: "list_charts", Method: http.MethodGet, Path: api + "/charts"}, Handle: (*Service).list},
-		{Route: route.Route{Op: "create_chart", Method: http.MethodPost, Path: api + "/charts"}, Handle: (*Service).create},
-		{Route: route.Route{Op: "get_chart", Method: http.MethodGet, Path: api + "/charts/{id}"}, Handle: (*Service).get},
-		{Route: route.Route{Op: "rename_chart", Method: http.MethodPatch, Path: api + "/charts/{id}"}, Handle: (*Service).rename},
-		{Route: route.Route{Op: "delete_chart", Method: http.MethodDelete, Path: api + "/charts/{id}"}, Handle: (*Service).delete},
-		{Route: route.Route{Op: "duplicate_chart", Method: http.MethodPost, Path: api + "/charts/{id}/duplicate"}, Handle: (*Service).duplicate},
-		{Route: route.Route{Op: "set_data", Method: http.MethodPut, Path: api + "/charts/{id}/data"}, Handle: (*Service).setData},
-		{Route: route.Route{Op: "apply_ops", Method: http.MethodPost, Path: api + "/charts/{id}/ops"}, Handle: (*Service).applyOps},
-		{Route: route.Route{Op: "lint_chart", Method: http.MethodGet, Path: api + "/charts/{id}/lint"}, Handle: (*Service).lintChart},
-		{Route: route.Route{Op: "lookup_docs", Method: http.MethodGet, Path: api + "/docs/search"}, Handle: (*Service).lookupDocs},
-		{Route: route.Route{Op: "get_op_catalog", Method: http.MethodGet, Path: api + "/ops"}, Handle: (*Service).opCatalog},
-		{Route: route.Route{Op: "count_charts", Method: http.MethodGet, Path: "/internal/v1/charts/count", Access: route.Internal}, Handle: (*Service).countCharts},
-		{Route: route.Route{Op: "load_chart", Method: http.MethodGet, Path: "/internal/v1/charts/{id}", Access: route.Internal}, Handle: (*Service).loadChart},
+		route.JSON(route.Spec{Route: route.Route{Op: "list_chart_types", Method: http.MethodGet, Path: api + "/chart-types"}, Need: route.Anyone}, (*Service).listChartTypes),
+		route.JSON(route.Spec{Route: route.Route{Op: "list_examples", Method: http.MethodGet, Path: api + "/examples"}, Need: route.Anyone}, (*Service).listExamples),
+		route.JSON(route.Spec{Route: route.Route{Op: "list_palettes", Method: http.MethodGet, Path: api + "/palettes"}, Need: route.Anyone}, (*Service).listPalettes),
+		route.JSON(route.Spec{Route: route.Route{Op: "list_charts", Method: http.MethodGet, Path: api + "/charts"}}, (*Service).list),
+		route.JSON(route.Spec{Route: route.Route{Op: "create_chart", Method: http.MethodPost, Path: api + "/charts"}, Status: http.StatusCreated}, (*Service).create),
+		route.JSON(route.Spec{Route: route.Route{Op: "get_chart", Method: http.MethodGet, Path: api + "/charts/{id}"}}, (*Service).get),
+		route.JSON(route.Spec{Route: route.Route{Op: "rename_chart", Method: http.MethodPatch, Path: api + "/charts/{id}"}}, (*Service).rename),
+		route.JSON(route.Spec{Route: route.Route{Op: "delete_chart", Method: http.MethodDelete, Path: api + "/charts/{id}"}}, (*Service).delete),
+		route.JSON(route.Spec{Route: route.Route{Op: "duplicate_chart", Method: http.MethodPost, Path: api + "/charts/{id}/duplicate"}, Body: route.BodyNone, Status: http.StatusCreated}, (*Service).duplicate),
+		route.JSON(route.Spec{Route: route.Route{Op: "set_data", Method: http.MethodPut, Path: api + "/charts/{id}/data"}}, (*Service).setData),
+		route.JSON(route.Spec{Route: route.Route{Op: "apply_ops", Method: http.MethodPost, Path: api + "/charts/{id}/ops"}}, (*Service).applyOps),
+		route.JSON(route.Spec{Route: route.Route{Op: "lint_chart", Method: http.MethodGet, Path: api + "/charts/{id}/lint"}}, (*Service).lintChart),
+		route.JSON(route.Spec{Route: route.Route{Op: "lookup_docs", Method: http.MethodGet, Path: api + "/docs/search"}, Need: route.Anyone}, (*Service).lookupDocs),
+		route.JSON(route.Spec{Route: route.Route{Op: "get_op_catalog", Method: http.MethodGet, Path: api + "/ops"}, Need: route.Anyone}, (*Service).opCatalog),
+		route.JSON(route.Spec{Route: route.Route{Op: "count_charts", Method: http.MethodGet, Path: "/internal/v1/charts/count", Access: route.Internal}}, (*Service).countCharts),
+		route.JSON(route.Spec{Route: route.Route{Op: "load_chart", Method: http.MethodGet, Path: "/internal/v1/charts/{id}", Access: route.Internal}}, (*Service).loadChart),
 	}
 }
 
@@ -126,34 +123,28 @@ func (s *Service) Handler() http.Handler {
 	return route.Handler(s.cfg.Site, Name, s, Endpoints(), s.deps.Log)
 }
 
-func (s *Service) countCharts(w http.ResponseWriter, r *http.Request) error {
-	p, err := auth.Require(r.Context())
+func (s *Service) countCharts(ctx context.Context, p auth.Principal, _ route.None) (clients.ChartCount, error) {
+	n, err := s.deps.Charts.CountCharts(ctx, p.AccountID)
 	if err != nil {
-		return err
+		return clients.ChartCount{}, fmt.Errorf("count charts of %s: %w", p.AccountID, err)
 	}
-	n, err := s.deps.Charts.CountCharts(r.Context(), p.AccountID)
-	if err != nil {
-		return fmt.Errorf("count charts of %s: %w", p.AccountID, err)
-	}
-	httpx.WriteJSON(w, http.StatusOK, clients.ChartCount{Used: n})
-	return nil
+	return clients.ChartCount{Used: n}, nil
 }
 
 // loadChart is the one internal read of a chart aggregate, for the data
 // and render services: record, spec and, unless the caller's data version
 // (`have`) is current, the data as sent.
-func (s *Service) loadChart(w http.ResponseWriter, r *http.Request) error {
-	if err := httpx.CheckQuery(r, "have"); err != nil {
-		return err
-	}
-	p, err := auth.Require(r.Context())
+// LoadRequest is the load_chart request: the chart and the data version
+// the caller has.
+type LoadRequest struct {
+	ID   string `path:"id" json:"-"`
+	Have string `query:"have" json:"-"`
+}
+
+func (s *Service) loadChart(ctx context.Context, p auth.Principal, req LoadRequest) (clients.ChartAggregate, error) {
+	c, _, err := aggregate.Store{Charts: s.deps.Charts}.LoadChart(ctx, p, req.ID, req.Have)
 	if err != nil {
-		return err
+		return clients.ChartAggregate{}, err
 	}
-	c, _, err := aggregate.Store{Charts: s.deps.Charts}.LoadChart(r.Context(), p, mux.Vars(r)["id"], r.URL.Query().Get("have"))
-	if err != nil {
-		return err
-	}
-	httpx.WriteJSON(w, http.StatusOK, clients.AggregateOf(c))
-	return nil
+	return clients.AggregateOf(c), nil
 }

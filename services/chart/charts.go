@@ -5,13 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
-	"strings"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
-	"github.com/gorilla/mux"
 
 	"chartd.dev/charts"
 	"chartd.dev/libs/aggregate"
@@ -26,10 +22,10 @@ import (
 
 // CreateRequest is the create_chart body.
 type CreateRequest struct {
-	Type    *string           `json:"type"`
+	Type    *string           `json:"type" enum:"$chart_type"`
 	Example *string           `json:"example"`
 	Data    jsontext.Value    `json:"data"`
-	Format  *string           `json:"format"`
+	Format  *string           `json:"format" enum:"csv,tsv,json"`
 	Name    *string           `json:"name"`
 	Ops     []json.RawMessage `json:"ops"`
 }
@@ -50,21 +46,10 @@ func (s *Service) chartType(name string) (charts.ChartType, error) {
 	return ct, nil
 }
 
-func (s *Service) create(w http.ResponseWriter, r *http.Request) error {
-	if err := httpx.CheckQuery(r); err != nil {
-		return err
-	}
-	p, err := auth.Require(r.Context())
-	if err != nil {
-		return err
-	}
-	var req CreateRequest
-	if err := httpx.DecodeJSON(r, &req); err != nil {
-		return err
-	}
+func (s *Service) create(ctx context.Context, p auth.Principal, req CreateRequest) (CreateAnswer, error) {
 	format, err := dataset.CheckFormat("format", req.Format)
 	if err != nil {
-		return err
+		return CreateAnswer{}, err
 	}
 	var (
 		ct      charts.ChartType
@@ -75,80 +60,79 @@ func (s *Service) create(w http.ResponseWriter, r *http.Request) error {
 	)
 	switch {
 	case req.Type != nil && req.Example != nil:
-		return apierr.New(apierr.InvalidRequest, "give either type (with or without data) or example, not both")
+		return CreateAnswer{}, apierr.New(apierr.InvalidRequest, "give either type (with or without data) or example, not both")
 	case req.Example != nil:
 		if httpx.Present(req.Data) || req.Format != nil {
-			return apierr.New(apierr.InvalidRequest, "an example brings its own data; to chart your data send type and data instead of example")
+			return CreateAnswer{}, apierr.New(apierr.InvalidRequest, "an example brings its own data; to chart your data send type and data instead of example")
 		}
 		ex, ok := s.deps.Catalog.Example(*req.Example)
 		if !ok {
-			return apierr.New(apierr.InvalidRequest, "example %q does not exist; GET /examples lists them", *req.Example)
+			return CreateAnswer{}, apierr.New(apierr.InvalidRequest, "example %q does not exist; GET /examples lists them", *req.Example)
 		}
 		if ct, err = s.chartType(ex.Type); err != nil {
-			return err
+			return CreateAnswer{}, err
 		}
 		if spec, table, notices, raw, format, err = s.example(ct, ex); err != nil {
-			return err
+			return CreateAnswer{}, err
 		}
 	case req.Type != nil:
 		if ct, err = s.chartType(*req.Type); err != nil {
-			return err
+			return CreateAnswer{}, err
 		}
 		switch {
 		case httpx.Present(req.Data):
 			raw = req.Data
-			if table, notices, err = dataset.ParseRequestContext(r.Context(), raw, format); err != nil {
-				return err
+			if table, notices, err = dataset.ParseRequestContext(ctx, raw, format); err != nil {
+				return CreateAnswer{}, err
 			}
 			spec = chartspec.New(ct, table, s.deps.Catalog.DefaultPalette().Colors)
 			// Say where the automatic roles are a guess (setMapping fixes it).
 			notices = append(notices, chartspec.AutoMappingNotices(ct, table)...)
 		case req.Format != nil:
-			return apierr.New(apierr.InvalidRequest, "format is given without data; send data, or leave format out to start from the type's sample data")
+			return CreateAnswer{}, apierr.New(apierr.InvalidRequest, "format is given without data; send data, or leave format out to start from the type's sample data")
 		default:
 			if spec, table, notices, raw, format, err = s.example(ct, s.deps.Catalog.Sample(ct.Type)); err != nil {
-				return err
+				return CreateAnswer{}, err
 			}
 		}
 	default:
-		return apierr.New(apierr.InvalidRequest, "give type (a chart type, with data or alone for sample data) or example (a gallery id); GET /chart-types and GET /examples list them")
+		return CreateAnswer{}, apierr.New(apierr.InvalidRequest, "give type (a chart type, with data or alone for sample data) or example (a gallery id); GET /chart-types and GET /examples list them")
 	}
 	if len(req.Ops) > 0 {
-		if spec, err = s.deps.Ops.ApplyRequest(r.Context(), spec, req.Ops, table, s.deps.Brand.PaletteOf(p)); err != nil {
-			return err
+		if spec, err = s.deps.Ops.ApplyRequest(ctx, spec, req.Ops, table, s.deps.Brand.PaletteOf(p)); err != nil {
+			return CreateAnswer{}, err
 		}
 	}
 	spec.DataVersion = chartspec.DataVersionOf(format, raw)
 	name := defaultName(spec, ct.Label)
 	if req.Name != nil {
 		if name, err = checkName(*req.Name); err != nil {
-			return err
+			return CreateAnswer{}, err
 		}
 	}
 	body, err := encodeSpec(spec)
 	if err != nil {
-		return err
+		return CreateAnswer{}, err
 	}
-	c, err := s.deps.Charts.CreateChart(r.Context(), store.Chart{AccountID: p.AccountID, Name: name, Type: spec.Type, Spec: body,
+	c, err := s.deps.Charts.CreateChart(ctx, store.Chart{AccountID: p.AccountID, Name: name, Type: spec.Type, Spec: body,
 		Data: &store.Dataset{Format: format, Raw: []byte(raw)}}, plan.LimitsOf(p.Plan).SavedCharts)
 	if errors.Is(err, store.ErrLimit) {
-		return s.limitReached(p)
+		return CreateAnswer{}, s.limitReached(p)
 	}
 	if err != nil {
-		return fmt.Errorf("create chart: %w", err)
+		return CreateAnswer{}, fmt.Errorf("create chart: %w", err)
 	}
 	s.charts.Remember(p.AccountID, c.ID, spec.DataVersion, format, table)
-	warnings, err := s.lint(r.Context(), saved{p: p, id: c.ID, updatedAt: c.UpdatedAt}, spec, table)
+	warnings, err := s.lint(ctx, saved{p: p, id: c.ID, updatedAt: c.UpdatedAt}, spec, table)
 	if err != nil {
-		return err
+		return CreateAnswer{}, err
 	}
-	httpx.WriteJSON(w, http.StatusCreated, CreateAnswer{
+	return CreateAnswer{
 		Chart:    s.record(c),
 		Columns:  columnsOf(table),
 		Warnings: warnings,
 		Notices:  notices,
-	})
-	return nil
+	}, nil
 }
 
 func (s *Service) limitReached(p auth.Principal) error {
@@ -188,24 +172,23 @@ type ListAnswer struct {
 	NextCursor *string  `json:"next_cursor"`
 }
 
-func (s *Service) list(w http.ResponseWriter, r *http.Request) error {
-	if err := httpx.CheckQuery(r, "limit", "cursor"); err != nil {
-		return err
-	}
-	p, err := auth.Require(r.Context())
+// ListRequest is the list_charts query.
+type ListRequest struct {
+	Limit  *string `query:"limit" json:"-"`
+	Cursor string  `query:"cursor" json:"-"`
+}
+
+func (s *Service) list(ctx context.Context, p auth.Principal, req ListRequest) (ListAnswer, error) {
+	limit, err := httpx.IntParam("limit", req.Limit, 50, 1, 100)
 	if err != nil {
-		return err
+		return ListAnswer{}, err
 	}
-	limit, err := httpx.QueryInt(r, "limit", 50, 1, 100)
-	if err != nil {
-		return err
-	}
-	cs, next, err := s.deps.Charts.ListCharts(r.Context(), p.AccountID, limit, r.URL.Query().Get("cursor"))
+	cs, next, err := s.deps.Charts.ListCharts(ctx, p.AccountID, limit, req.Cursor)
 	if errors.Is(err, store.ErrBadCursor) {
-		return apierr.New(apierr.InvalidRequest, "cursor is not one this API gave out; pass next_cursor from the previous page unchanged, or leave it out for the first page")
+		return ListAnswer{}, apierr.New(apierr.InvalidRequest, "cursor is not one this API gave out; pass next_cursor from the previous page unchanged, or leave it out for the first page")
 	}
 	if err != nil {
-		return fmt.Errorf("list charts: %w", err)
+		return ListAnswer{}, fmt.Errorf("list charts: %w", err)
 	}
 	out := ListAnswer{Charts: make([]Record, 0, len(cs))}
 	for _, c := range cs {
@@ -214,8 +197,7 @@ func (s *Service) list(w http.ResponseWriter, r *http.Request) error {
 	if next != "" {
 		out.NextCursor = &next
 	}
-	httpx.WriteJSON(w, http.StatusOK, out)
-	return nil
+	return out, nil
 }
 
 // GetAnswer is the get_chart answer; Spec only with include=spec.
@@ -225,139 +207,105 @@ type GetAnswer struct {
 	Spec  *FullSpec `json:"spec,omitempty"`
 }
 
-func (s *Service) get(w http.ResponseWriter, r *http.Request) error {
-	if err := httpx.CheckQuery(r, "include"); err != nil {
-		return err
+// GetRequest is the get_chart request.
+type GetRequest struct {
+	ID      string  `path:"id" json:"-"`
+	Include *string `query:"include" json:"-" enum:"spec"`
+}
+
+func (s *Service) get(ctx context.Context, p auth.Principal, req GetRequest) (GetAnswer, error) {
+	if req.Include != nil && *req.Include != "spec" {
+		return GetAnswer{}, apierr.New(apierr.InvalidRequest, "include %q: the only value is spec", *req.Include)
 	}
-	include := r.URL.Query().Get("include")
-	if r.URL.Query().Has("include") && include != "spec" {
-		return apierr.New(apierr.InvalidRequest, "include %q: the only value is spec", include)
-	}
-	p, err := auth.Require(r.Context())
+	l, err := s.charts.Load(ctx, p, req.ID, aggregate.WithTable)
 	if err != nil {
-		return err
+		return GetAnswer{}, err
 	}
-	l, err := s.charts.Load(r.Context(), p, mux.Vars(r)["id"], aggregate.WithTable)
+	st, err := s.state(ctx, p, l)
 	if err != nil {
-		return err
-	}
-	st, err := s.state(r.Context(), p, l)
-	if err != nil {
-		return err
+		return GetAnswer{}, err
 	}
 	out := GetAnswer{Chart: s.record(l.Stored), State: st}
-	if include == "spec" {
+	if req.Include != nil {
 		out.Spec = fullSpec(l)
 	}
-	httpx.WriteJSON(w, http.StatusOK, out)
-	return nil
+	return out, nil
 }
 
-// RenameRequest is the rename_chart body.
+// RenameRequest is the rename_chart request.
 type RenameRequest struct {
-	Name *string `json:"name"`
+	ID   string  `path:"id" json:"-"`
+	Name *string `json:"name" api:"required"`
 }
 
-func (s *Service) rename(w http.ResponseWriter, r *http.Request) error {
-	if err := httpx.CheckQuery(r); err != nil {
-		return err
-	}
-	p, err := auth.Require(r.Context())
-	if err != nil {
-		return err
-	}
-	var req RenameRequest
-	if err := httpx.DecodeJSON(r, &req); err != nil {
-		return err
-	}
+// ChartAnswer is the answer of rename_chart and duplicate_chart.
+type ChartAnswer struct {
+	Chart Record `json:"chart"`
+}
+
+// ChartID is the request of the endpoints that name a chart only.
+type ChartID struct {
+	ID string `path:"id" json:"-"`
+}
+
+func (s *Service) rename(ctx context.Context, p auth.Principal, req RenameRequest) (ChartAnswer, error) {
 	if req.Name == nil {
-		return apierr.New(apierr.InvalidRequest, "name is required: send {\"name\": \"…\"}")
+		return ChartAnswer{}, apierr.New(apierr.InvalidRequest, "name is required: send {\"name\": \"…\"}")
 	}
 	name, err := checkName(*req.Name)
 	if err != nil {
-		return err
+		return ChartAnswer{}, err
 	}
-	c, err := s.edit(r.Context(), p, mux.Vars(r)["id"], nil, aggregate.SpecOnly, func(_ *aggregate.Chart, c *store.Chart) error {
+	c, err := s.edit(ctx, p, req.ID, nil, aggregate.SpecOnly, func(_ *aggregate.Chart, c *store.Chart) error {
 		c.Name = name
 		return nil
 	})
 	if err != nil {
-		return err
+		return ChartAnswer{}, err
 	}
-	httpx.WriteJSON(w, http.StatusOK, map[string]Record{"chart": s.record(c)})
-	return nil
+	return ChartAnswer{Chart: s.record(c)}, nil
 }
 
-func (s *Service) duplicate(w http.ResponseWriter, r *http.Request) error {
-	if err := httpx.CheckQuery(r); err != nil {
-		return err
-	}
-	if err := noBody(r); err != nil {
-		return err
-	}
-	p, err := auth.Require(r.Context())
-	if err != nil {
-		return err
-	}
-	id := mux.Vars(r)["id"]
+func (s *Service) duplicate(ctx context.Context, p auth.Principal, req ChartID) (ChartAnswer, error) {
+	id := req.ID
 	if !aggregate.ValidID(id) {
-		return aggregate.NotFound(id)
+		return ChartAnswer{}, aggregate.NotFound(id)
 	}
 	// One consistent read of spec and data, one transaction to write both.
-	src, err := s.deps.Charts.GetChartWithData(r.Context(), p.AccountID, id)
+	src, err := s.deps.Charts.GetChartWithData(ctx, p.AccountID, id)
 	if err != nil {
-		return aggregate.StoreError(id, err, "load chart")
+		return ChartAnswer{}, aggregate.StoreError(id, err, "load chart")
 	}
 	name := "Copy of " + src.Name
 	if r := []rune(name); len(r) > 200 {
 		name = string(r[:200])
 	}
-	c, err := s.deps.Charts.CreateChart(r.Context(), store.Chart{AccountID: p.AccountID, Name: name, Type: src.Type, Spec: src.Spec, Data: src.Data},
+	c, err := s.deps.Charts.CreateChart(ctx, store.Chart{AccountID: p.AccountID, Name: name, Type: src.Type, Spec: src.Spec, Data: src.Data},
 		plan.LimitsOf(p.Plan).SavedCharts)
 	if errors.Is(err, store.ErrLimit) {
-		return s.limitReached(p)
+		return ChartAnswer{}, s.limitReached(p)
 	}
 	if err != nil {
-		return fmt.Errorf("duplicate chart %s: %w", id, err)
+		return ChartAnswer{}, fmt.Errorf("duplicate chart %s: %w", id, err)
 	}
-	httpx.WriteJSON(w, http.StatusCreated, map[string]Record{"chart": s.record(c)})
-	return nil
+	return ChartAnswer{Chart: s.record(c)}, nil
 }
 
-// noBody refuses a body on endpoints that take none (an empty JSON object
-// is tolerated, as many clients send one).
-func noBody(r *http.Request) error {
-	if r.Body == nil || r.Body == http.NoBody {
-		return nil
-	}
-	buf := make([]byte, 64)
-	n, err := io.ReadFull(r.Body, buf)
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return apierr.Wrap(apierr.InvalidRequest, err, "the request body could not be read")
-	}
-	if b := strings.TrimSpace(string(buf[:n])); b != "" && b != "{}" {
-		return apierr.New(apierr.InvalidRequest, "this endpoint takes no body; send none")
-	}
-	return nil
+// DeleteAnswer is the delete_chart answer.
+type DeleteAnswer struct {
+	Deleted bool   `json:"deleted" enum:"true"`
+	ID      string `json:"id"`
 }
 
-func (s *Service) delete(w http.ResponseWriter, r *http.Request) error {
-	if err := httpx.CheckQuery(r); err != nil {
-		return err
-	}
-	p, err := auth.Require(r.Context())
-	if err != nil {
-		return err
-	}
-	id := mux.Vars(r)["id"]
+func (s *Service) delete(ctx context.Context, p auth.Principal, req ChartID) (DeleteAnswer, error) {
+	id := req.ID
 	if !aggregate.ValidID(id) {
-		return aggregate.NotFound(id)
+		return DeleteAnswer{}, aggregate.NotFound(id)
 	}
-	if err := s.deps.Charts.DeleteChart(r.Context(), p.AccountID, id); err != nil {
-		return aggregate.StoreError(id, err, "delete chart")
+	if err := s.deps.Charts.DeleteChart(ctx, p.AccountID, id); err != nil {
+		return DeleteAnswer{}, aggregate.StoreError(id, err, "delete chart")
 	}
-	httpx.WriteJSON(w, http.StatusOK, map[string]any{"deleted": true, "id": id})
-	return nil
+	return DeleteAnswer{Deleted: true, ID: id}, nil
 }
 
 // edit changes one of p's charts as one serialised read-modify-write

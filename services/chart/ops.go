@@ -1,24 +1,23 @@
 package chart
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
-
-	"github.com/gorilla/mux"
 
 	"chartd.dev/libs/aggregate"
 	"chartd.dev/libs/apierr"
 	"chartd.dev/libs/auth"
 	"chartd.dev/libs/chartspec"
 	"chartd.dev/libs/dataset"
-	"chartd.dev/libs/httpx"
+	"chartd.dev/libs/route"
 	"chartd.dev/libs/store"
 )
 
-// ApplyOpsRequest is the apply_ops body.
+// ApplyOpsRequest is the apply_ops request.
 type ApplyOpsRequest struct {
-	Ops               []json.RawMessage `json:"ops"`
+	ID                string            `path:"id" json:"-"`
+	Ops               []json.RawMessage `json:"ops" api:"required"`
 	ExpectedUpdatedAt *string           `json:"expected_updated_at"`
 }
 
@@ -33,67 +32,52 @@ type ApplyOpsAnswer struct {
 // expected_updated_at a compare-and-set on it; without, applied to the
 // newest version while the chart is held, so no edit is lost or refused.
 // A brand palette the ops name is read before the chart is held.
-func (s *Service) applyOps(w http.ResponseWriter, r *http.Request) error {
-	if err := httpx.CheckQuery(r); err != nil {
-		return err
-	}
-	p, err := auth.Require(r.Context())
-	if err != nil {
-		return err
-	}
-	var req ApplyOpsRequest
-	if err := httpx.DecodeJSON(r, &req); err != nil {
-		return err
-	}
+func (s *Service) applyOps(ctx context.Context, p auth.Principal, req ApplyOpsRequest) (ApplyOpsAnswer, error) {
 	if req.Ops == nil {
-		return apierr.New(apierr.InvalidRequest, `ops is required: a list of ops such as [{"op":"setTitle","title":{"text":"Sales"}}]; GET /ops lists them`)
+		return ApplyOpsAnswer{}, apierr.New(apierr.InvalidRequest, `ops is required: a list of ops such as [{"op":"setTitle","title":{"text":"Sales"}}]; GET /ops lists them`)
 	}
 	expected, err := parseExpected(req.ExpectedUpdatedAt)
 	if err != nil {
-		return err
+		return ApplyOpsAnswer{}, err
 	}
 	var (
 		spec  *chartspec.Spec
 		after *dataset.Table
 	)
-	brand := chartspec.BrandBeforehand(r.Context(), req.Ops, s.deps.Brand.PaletteOf(p))
-	c, err := s.edit(r.Context(), p, mux.Vars(r)["id"], expected, aggregate.WithTable, func(l *aggregate.Chart, c *store.Chart) error {
+	brand := chartspec.BrandBeforehand(ctx, req.Ops, s.deps.Brand.PaletteOf(p))
+	c, err := s.edit(ctx, p, req.ID, expected, aggregate.WithTable, func(l *aggregate.Chart, c *store.Chart) error {
 		var err error
-		if spec, err = s.deps.Ops.ApplyRequest(r.Context(), l.Spec, req.Ops, l.Table, brand); err != nil {
+		if spec, err = s.deps.Ops.ApplyRequest(ctx, l.Spec, req.Ops, l.Table, brand); err != nil {
 			return err
 		}
 		after = afterSteps(spec, l.Table)
 		return setSpec(c, spec)
 	})
 	if err != nil {
-		return err
+		return ApplyOpsAnswer{}, err
 	}
-	warnings, err := s.lint(r.Context(), saved{p: p, id: c.ID, updatedAt: c.UpdatedAt}, spec, after)
+	warnings, err := s.lint(ctx, saved{p: p, id: c.ID, updatedAt: c.UpdatedAt}, spec, after)
 	if err != nil {
-		return err
+		return ApplyOpsAnswer{}, err
 	}
-	httpx.WriteJSON(w, http.StatusOK, ApplyOpsAnswer{Chart: s.record(c), Applied: len(req.Ops), Warnings: warnings})
-	return nil
+	return ApplyOpsAnswer{Chart: s.record(c), Applied: len(req.Ops), Warnings: warnings}, nil
 }
 
-func (s *Service) lintChart(w http.ResponseWriter, r *http.Request) error {
-	if err := httpx.CheckQuery(r); err != nil {
-		return err
-	}
-	p, err := auth.Require(r.Context())
+// LintAnswer is the lint_chart answer.
+type LintAnswer struct {
+	Problems []Problem `json:"problems"`
+}
+
+func (s *Service) lintChart(ctx context.Context, p auth.Principal, req ChartID) (LintAnswer, error) {
+	l, err := s.charts.Load(ctx, p, req.ID, aggregate.WithTable)
 	if err != nil {
-		return err
+		return LintAnswer{}, err
 	}
-	l, err := s.charts.Load(r.Context(), p, mux.Vars(r)["id"], aggregate.WithTable)
+	problems, err := s.lint(ctx, saved{p: p, id: l.Stored.ID, updatedAt: l.Stored.UpdatedAt}, l.Spec, afterSteps(l.Spec, l.Table))
 	if err != nil {
-		return err
+		return LintAnswer{}, err
 	}
-	problems, err := s.lint(r.Context(), saved{p: p, id: l.Stored.ID, updatedAt: l.Stored.UpdatedAt}, l.Spec, afterSteps(l.Spec, l.Table))
-	if err != nil {
-		return err
-	}
-	httpx.WriteJSON(w, http.StatusOK, map[string][]Problem{"problems": problems})
-	return nil
+	return LintAnswer{Problems: problems}, nil
 }
 
 // OpCatalog is the get_op_catalog answer.
@@ -102,13 +86,9 @@ type OpCatalog struct {
 	Ops     []chartspec.OpSchema `json:"ops"`
 }
 
-func (s *Service) opCatalog(w http.ResponseWriter, r *http.Request) error {
-	if err := httpx.CheckQuery(r); err != nil {
-		return err
-	}
+func (s *Service) opCatalog(context.Context, auth.Principal, route.None) (OpCatalog, error) {
 	if s.deps.Ops == nil {
-		return fmt.Errorf("op catalog: no ops configured")
+		return OpCatalog{}, fmt.Errorf("op catalog: no ops configured")
 	}
-	httpx.WriteJSON(w, http.StatusOK, OpCatalog{Catalog: s.deps.Ops.CatalogText(), Ops: s.deps.Ops.OpSchemas()})
-	return nil
+	return OpCatalog{Catalog: s.deps.Ops.CatalogText(), Ops: s.deps.Ops.OpSchemas()}, nil
 }

@@ -1,13 +1,14 @@
 package chart
 
 import (
+	"context"
 	"fmt"
-	"net/http"
 	"strings"
 
 	"chartd.dev/libs/apierr"
+	"chartd.dev/libs/auth"
 	"chartd.dev/libs/docsite"
-	"chartd.dev/libs/httpx"
+	"chartd.dev/libs/route"
 )
 
 // RoleEntry is one role of a chart type entry (spec §2).
@@ -20,7 +21,7 @@ type RoleEntry struct {
 
 // ChartTypeEntry is one item of list_chart_types.
 type ChartTypeEntry struct {
-	Type   string      `json:"type"`
+	Type   string      `json:"type" enum:"$chart_type"`
 	Label  string      `json:"label"`
 	UseFor string      `json:"use_for"`
 	Roles  []RoleEntry `json:"roles"`
@@ -30,7 +31,7 @@ type ChartTypeEntry struct {
 // ExampleEntry is one item of list_examples.
 type ExampleEntry struct {
 	ID          string `json:"id"`
-	Type        string `json:"type"`
+	Type        string `json:"type" enum:"$chart_type"`
 	Label       string `json:"label"`
 	Description string `json:"description"`
 }
@@ -43,10 +44,12 @@ type PaletteEntry struct {
 	Light  bool     `json:"light"`
 }
 
-func (s *Service) listChartTypes(w http.ResponseWriter, r *http.Request) error {
-	if err := httpx.CheckQuery(r); err != nil {
-		return err
-	}
+// ChartTypesAnswer is the list_chart_types answer.
+type ChartTypesAnswer struct {
+	ChartTypes []ChartTypeEntry `json:"chart_types"`
+}
+
+func (s *Service) listChartTypes(context.Context, auth.Principal, route.None) (ChartTypesAnswer, error) {
 	types := s.deps.Catalog.Types()
 	out := make([]ChartTypeEntry, 0, len(types))
 	for _, t := range types {
@@ -56,18 +59,25 @@ func (s *Service) listChartTypes(w http.ResponseWriter, r *http.Request) error {
 		}
 		out = append(out, e)
 	}
-	httpx.WriteJSON(w, http.StatusOK, map[string]any{"chart_types": out})
-	return nil
+	return ChartTypesAnswer{ChartTypes: out}, nil
 }
 
-func (s *Service) listExamples(w http.ResponseWriter, r *http.Request) error {
-	if err := httpx.CheckQuery(r, "type"); err != nil {
-		return err
-	}
-	filter := r.URL.Query().Get("type")
-	if r.URL.Query().Has("type") {
+// ExamplesRequest is the list_examples query.
+type ExamplesRequest struct {
+	Type *string `query:"type" json:"-" enum:"$chart_type"`
+}
+
+// ExamplesAnswer is the list_examples answer.
+type ExamplesAnswer struct {
+	Examples []ExampleEntry `json:"examples"`
+}
+
+func (s *Service) listExamples(_ context.Context, _ auth.Principal, req ExamplesRequest) (ExamplesAnswer, error) {
+	var filter string
+	if req.Type != nil {
+		filter = *req.Type
 		if _, ok := s.deps.Catalog.Type(filter); !ok {
-			return apierr.New(apierr.InvalidRequest, "unknown chart type %q in query parameter type; the types are %s", filter, s.typeNames())
+			return ExamplesAnswer{}, apierr.New(apierr.InvalidRequest, "unknown chart type %q in query parameter type; the types are %s", filter, s.typeNames())
 		}
 	}
 	exs := s.deps.Catalog.Examples(filter)
@@ -75,21 +85,21 @@ func (s *Service) listExamples(w http.ResponseWriter, r *http.Request) error {
 	for _, e := range exs {
 		out = append(out, ExampleEntry{ID: e.ID, Type: e.Type, Label: e.Label, Description: e.Description})
 	}
-	httpx.WriteJSON(w, http.StatusOK, map[string]any{"examples": out})
-	return nil
+	return ExamplesAnswer{Examples: out}, nil
 }
 
-func (s *Service) listPalettes(w http.ResponseWriter, r *http.Request) error {
-	if err := httpx.CheckQuery(r); err != nil {
-		return err
-	}
+// PalettesAnswer is the list_palettes answer.
+type PalettesAnswer struct {
+	Palettes []PaletteEntry `json:"palettes"`
+}
+
+func (s *Service) listPalettes(context.Context, auth.Principal, route.None) (PalettesAnswer, error) {
 	ps := s.deps.Catalog.Palettes()
 	out := make([]PaletteEntry, 0, len(ps))
 	for _, p := range ps {
 		out = append(out, PaletteEntry{ID: p.ID, Name: p.Name, Colors: p.Colors, Light: p.Light})
 	}
-	httpx.WriteJSON(w, http.StatusOK, map[string]any{"palettes": out})
-	return nil
+	return PalettesAnswer{Palettes: out}, nil
 }
 
 func (s *Service) typeNames() string {
@@ -105,21 +115,21 @@ type DocsAnswer struct {
 	Results []docsite.Result `json:"results"`
 }
 
-func (s *Service) lookupDocs(w http.ResponseWriter, r *http.Request) error {
-	if err := httpx.CheckQuery(r, "q"); err != nil {
-		return err
-	}
-	q := r.URL.Query().Get("q")
-	if err := docsite.CheckQuery(q); err != nil {
-		return apierr.New(apierr.InvalidRequest, "%v", err)
+// DocsRequest is the lookup_docs query.
+type DocsRequest struct {
+	Q string `query:"q" json:"-" api:"required"`
+}
+
+func (s *Service) lookupDocs(_ context.Context, _ auth.Principal, req DocsRequest) (DocsAnswer, error) {
+	if err := docsite.CheckQuery(req.Q); err != nil {
+		return DocsAnswer{}, apierr.New(apierr.InvalidRequest, "%v", err)
 	}
 	if s.deps.Docs == nil {
-		return fmt.Errorf("lookup_docs: no docs configured")
+		return DocsAnswer{}, fmt.Errorf("lookup_docs: no docs configured")
 	}
-	res := s.deps.Docs.Search(q, 10)
+	res := s.deps.Docs.Search(req.Q, 10)
 	if res == nil {
 		res = []docsite.Result{}
 	}
-	httpx.WriteJSON(w, http.StatusOK, DocsAnswer{Results: res})
-	return nil
+	return DocsAnswer{Results: res}, nil
 }

@@ -1,11 +1,10 @@
 package chart
 
 import (
+	"context"
 	"fmt"
-	"net/http"
 
 	"github.com/go-json-experiment/json/jsontext"
-	"github.com/gorilla/mux"
 
 	"chartd.dev/libs/aggregate"
 	"chartd.dev/libs/apierr"
@@ -16,10 +15,11 @@ import (
 	"chartd.dev/libs/store"
 )
 
-// SetDataRequest is the set_data body.
+// SetDataRequest is the set_data request.
 type SetDataRequest struct {
-	Data              jsontext.Value `json:"data"`
-	Format            *string        `json:"format"`
+	ID                string         `path:"id" json:"-"`
+	Data              jsontext.Value `json:"data" api:"required"`
+	Format            *string        `json:"format" enum:"csv,tsv,json"`
 	ExpectedUpdatedAt *string        `json:"expected_updated_at"`
 }
 
@@ -37,32 +37,21 @@ type SetDataAnswer struct {
 // rebound to the new data and the data itself are saved together, in one
 // serialised edit of the chart (a compare-and-set with
 // expected_updated_at).
-func (s *Service) setData(w http.ResponseWriter, r *http.Request) error {
-	if err := httpx.CheckQuery(r); err != nil {
-		return err
-	}
-	p, err := auth.Require(r.Context())
-	if err != nil {
-		return err
-	}
-	var req SetDataRequest
-	if err := httpx.DecodeJSON(r, &req); err != nil {
-		return err
-	}
+func (s *Service) setData(ctx context.Context, p auth.Principal, req SetDataRequest) (SetDataAnswer, error) {
 	if !httpx.Present(req.Data) {
-		return apierr.New(apierr.InvalidRequest, "data is required: a CSV/TSV string, an array of objects or an array of arrays with a header row")
+		return SetDataAnswer{}, apierr.New(apierr.InvalidRequest, "data is required: a CSV/TSV string, an array of objects or an array of arrays with a header row")
 	}
 	format, err := dataset.CheckFormat("format", req.Format)
 	if err != nil {
-		return err
+		return SetDataAnswer{}, err
 	}
 	expected, err := parseExpected(req.ExpectedUpdatedAt)
 	if err != nil {
-		return err
+		return SetDataAnswer{}, err
 	}
-	table, parsed, err := dataset.ParseRequestContext(r.Context(), req.Data, format)
+	table, parsed, err := dataset.ParseRequestContext(ctx, req.Data, format)
 	if err != nil {
-		return err
+		return SetDataAnswer{}, err
 	}
 	var (
 		notices []dataset.Notice
@@ -70,7 +59,7 @@ func (s *Service) setData(w http.ResponseWriter, r *http.Request) error {
 	)
 	data := &store.Dataset{Format: format, Raw: []byte(req.Data)}
 	version := chartspec.DataVersionOf(format, req.Data)
-	c, err := s.edit(r.Context(), p, mux.Vars(r)["id"], expected, aggregate.WithTable, func(l *aggregate.Chart, c *store.Chart) error {
+	c, err := s.edit(ctx, p, req.ID, expected, aggregate.WithTable, func(l *aggregate.Chart, c *store.Chart) error {
 		ct, err := s.chartType(l.Spec.Type)
 		if err != nil {
 			return err
@@ -88,20 +77,19 @@ func (s *Service) setData(w http.ResponseWriter, r *http.Request) error {
 		return setSpec(c, rb.Spec)
 	})
 	if err != nil {
-		return err
+		return SetDataAnswer{}, err
 	}
 	s.charts.Remember(p.AccountID, c.ID, version, format, table)
-	warnings, err := s.lint(r.Context(), saved{p: p, id: c.ID, updatedAt: c.UpdatedAt}, rb.Spec, afterSteps(rb.Spec, table))
+	warnings, err := s.lint(ctx, saved{p: p, id: c.ID, updatedAt: c.UpdatedAt}, rb.Spec, afterSteps(rb.Spec, table))
 	if err != nil {
-		return err
+		return SetDataAnswer{}, err
 	}
-	httpx.WriteJSON(w, http.StatusOK, SetDataAnswer{
+	return SetDataAnswer{
 		Chart:       s.record(c),
 		Columns:     columnsOf(table),
 		Rows:        table.Rows,
 		MappingKept: rb.Kept,
 		Notices:     notices,
 		Warnings:    warnings,
-	})
-	return nil
+	}, nil
 }

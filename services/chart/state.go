@@ -19,7 +19,7 @@ type Problem = chartspec.Problem
 
 // State is the chart state of get_chart (spec §2).
 type State struct {
-	Type    string         `json:"type"`
+	Type    string         `json:"type" enum:"$chart_type"`
 	Options map[string]any `json:"options"`
 	// Variants are options kept for other chart types (setVariants), used
 	// when the chart switches to that type.
@@ -143,7 +143,7 @@ func infoRank(p Problem) int {
 
 // FullSpec is the `spec` member of get_chart?include=spec (DESIGN §7).
 type FullSpec struct {
-	Type     string            `json:"type"`
+	Type     string            `json:"type" enum:"$chart_type"`
 	Options  map[string]any    `json:"options"`
 	Mapping  chartspec.Mapping `json:"mapping"`
 	Steps    []json.RawMessage `json:"steps"`
@@ -154,7 +154,7 @@ type FullSpec struct {
 
 // SpecData is the chart's data inside FullSpec: the parsed table as rows.
 type SpecData struct {
-	Format  string           `json:"format"`
+	Format  string           `json:"format" enum:"csv,tsv,json"`
 	Columns []dataset.Column `json:"columns"`
 	Rows    [][]any          `json:"rows"`
 }

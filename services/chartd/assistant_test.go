@@ -54,14 +54,18 @@ func specOps(t *testing.T) []string {
 }
 
 // TestEveryOperationHasOneTool: the MCP tool table, generated from the
-// OpenAPI document, has exactly one tool per spec operation and nothing
+// services' route tables and the OpenAPI document, has exactly one tool per spec operation and nothing
 // else, each with an object input schema and a description.
 func TestEveryOperationHasOneTool(t *testing.T) {
 	doc, err := gateway.OpenAPI("http://example.test" + route.APIBase)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tools, err := mcp.Tools(doc)
+	var routes []route.Route
+	for _, s := range services() {
+		routes = append(routes, s.routes...)
+	}
+	tools, err := mcp.Tools(doc, routes)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -715,8 +715,12 @@ func (a *App) assistants(az *oauth.Server) (*gateway.Upstream, *http.Handler, er
 	if err != nil {
 		return nil, nil, err
 	}
+	var routes []route.Route
+	for _, s := range services() {
+		routes = append(routes, s.routes...)
+	}
 	core := new(http.Handler)
-	m, err := mcp.New(doc, func() http.Handler { return *core }, a.site().Origin(), a.tel.Log)
+	m, err := mcp.New(doc, routes, func() http.Handler { return *core }, a.site().Origin(), a.tel.Log)
 	if err != nil {
 		return nil, nil, fmt.Errorf("mcp server: %w", err)
 	}

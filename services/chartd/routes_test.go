@@ -6,8 +6,13 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"chartd.dev/charts"
 	"chartd.dev/libs/route"
+	"chartd.dev/services/brand"
+	"chartd.dev/services/chart"
+	"chartd.dev/services/data"
 	"chartd.dev/services/gateway"
+	"chartd.dev/services/render"
 )
 
 // TestOpenAPIDocumentMatchesRoutes holds the services' route tables and
@@ -86,5 +91,57 @@ func TestServiceListDrivesTargetsAndFlags(t *testing.T) {
 		if cfg.URLs[s.name] != "http://10.0.0.1:9" {
 			t.Errorf("-%s-url not stored: %v", s.name, cfg.URLs)
 		}
+	}
+}
+
+// TestRouteTypesMatchOpenAPI walks every route of every service and holds
+// its request and answer Go types to the served OpenAPI document, field by
+// field: parameter and member names, required, JSON types and enums
+// (route.Mismatches). A renamed struct field, a new member or a dropped
+// enum value fails here until the document says the same.
+func TestRouteTypesMatchOpenAPI(t *testing.T) {
+	raw, err := gateway.OpenAPI("http://example.test" + route.APIBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []route.Contract
+	for _, cs := range [][]route.Contract{
+		route.Contracts(chart.Endpoints()), route.Contracts(data.Endpoints()), route.Contracts(brand.Endpoints()),
+		route.Contracts(render.Endpoints()), route.Contracts(gateway.Endpoints()),
+	} {
+		all = append(all, cs...)
+	}
+	typed := map[string]bool{}
+	for _, c := range all {
+		typed[c.Op] = c.Req != nil
+	}
+	for _, s := range services() {
+		for _, rt := range s.routes {
+			if _, ok := typed[rt.Op]; !ok {
+				t.Errorf("the %s service's route %s is not walked here; add its Endpoints()", s.name, rt.Op)
+			}
+		}
+	}
+	// Every documented operation but get_image (public links guard
+	// themselves, before any preamble) is typed.
+	for op, ok := range typed {
+		if !ok && op != "get_image" {
+			t.Errorf("%s is not a typed endpoint", op)
+		}
+	}
+	cat, err := charts.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var types []string
+	for _, ct := range cat.Types() {
+		types = append(types, ct.Type)
+	}
+	bad, err := route.Mismatches(raw, all, map[string][]string{"chart_type": types})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range bad {
+		t.Error(m)
 	}
 }

@@ -5,18 +5,16 @@
 package data
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
 
-	"github.com/gorilla/mux"
-
 	"chartd.dev/libs/aggregate"
 	"chartd.dev/libs/apierr"
 	"chartd.dev/libs/auth"
 	"chartd.dev/libs/dataset"
-	"chartd.dev/libs/httpx"
 	"chartd.dev/libs/route"
 )
 
@@ -55,8 +53,8 @@ func New(cfg Config, deps Deps) (*Service, error) {
 // Endpoints is the service's route table.
 func Endpoints() []route.Endpoint[*Service] {
 	return []route.Endpoint[*Service]{
-		{Route: route.Route{Op: "describe_data", Method: http.MethodGet, Path: route.APIBase + "/charts/{id}/data/summary"}, Handle: (*Service).describe},
-		{Route: route.Route{Op: "query_data", Method: http.MethodPost, Path: route.APIBase + "/charts/{id}/data/query"}, Handle: (*Service).query},
+		route.JSON(route.Spec{Route: route.Route{Op: "describe_data", Method: http.MethodGet, Path: route.APIBase + "/charts/{id}/data/summary"}}, (*Service).describe),
+		route.JSON(route.Spec{Route: route.Route{Op: "query_data", Method: http.MethodPost, Path: route.APIBase + "/charts/{id}/data/query"}, Body: route.BodyOptional}, (*Service).query),
 	}
 }
 
@@ -77,7 +75,7 @@ func applyChartSteps(l *aggregate.Chart) (*dataset.Table, []StepProblem) {
 // StepProblem is one step that failed in query_data: `in` is "chart" for
 // the chart's own steps and "query" for the steps sent with the query.
 type StepProblem struct {
-	In      string `json:"in"`
+	In      string `json:"in" enum:"chart,query"`
 	Index   int    `json:"index"`
 	Message string `json:"message"`
 }
@@ -97,25 +95,23 @@ type Summary struct {
 	Columns []dataset.ColumnSummary `json:"columns"`
 }
 
-func (s *Service) describe(w http.ResponseWriter, r *http.Request) error {
-	if err := httpx.CheckQuery(r); err != nil {
-		return err
-	}
-	p, err := auth.Require(r.Context())
-	if err != nil {
-		return err
-	}
-	l, err := s.charts.Load(r.Context(), p, mux.Vars(r)["id"], aggregate.WithTable)
-	if err != nil {
-		return err
-	}
-	t, _ := applyChartSteps(l)
-	httpx.WriteJSON(w, http.StatusOK, Summary{Rows: t.Rows, Columns: dataset.Describe(t)})
-	return nil
+// ChartID is the request of describe_data: the chart.
+type ChartID struct {
+	ID string `path:"id" json:"-"`
 }
 
-// QueryRequest is the query_data body.
+func (s *Service) describe(ctx context.Context, p auth.Principal, req ChartID) (Summary, error) {
+	l, err := s.charts.Load(ctx, p, req.ID, aggregate.WithTable)
+	if err != nil {
+		return Summary{}, err
+	}
+	t, _ := applyChartSteps(l)
+	return Summary{Rows: t.Rows, Columns: dataset.Describe(t)}, nil
+}
+
+// QueryRequest is the query_data request.
 type QueryRequest struct {
+	ID    string            `path:"id" json:"-"`
 	Steps []json.RawMessage `json:"steps"`
 	Limit *int              `json:"limit"`
 }
@@ -128,30 +124,17 @@ type QueryAnswer struct {
 	Errors    []StepProblem `json:"errors"`
 }
 
-func (s *Service) query(w http.ResponseWriter, r *http.Request) error {
-	if err := httpx.CheckQuery(r); err != nil {
-		return err
-	}
-	p, err := auth.Require(r.Context())
-	if err != nil {
-		return err
-	}
-	var req QueryRequest
-	if r.ContentLength != 0 || r.Header.Get("Content-Type") != "" {
-		if err := httpx.DecodeJSON(r, &req); err != nil {
-			return err
-		}
-	}
+func (s *Service) query(ctx context.Context, p auth.Principal, req QueryRequest) (QueryAnswer, error) {
 	limit := 100
 	if req.Limit != nil {
 		if *req.Limit < 1 || *req.Limit > 1000 {
-			return apierr.New(apierr.InvalidRequest, "limit must be an integer from 1 to 1000, not %d", *req.Limit)
+			return QueryAnswer{}, apierr.New(apierr.InvalidRequest, "limit must be an integer from 1 to 1000, not %d", *req.Limit)
 		}
 		limit = *req.Limit
 	}
-	l, err := s.charts.Load(r.Context(), p, mux.Vars(r)["id"], aggregate.WithTable)
+	l, err := s.charts.Load(ctx, p, req.ID, aggregate.WithTable)
 	if err != nil {
-		return err
+		return QueryAnswer{}, err
 	}
 	t, probs := applyChartSteps(l)
 	t, qerrs := dataset.TryRaw(t, req.Steps, dataset.Defaults{ValueColumn: l.Spec.ValueColumn()})
@@ -164,6 +147,5 @@ func (s *Service) query(w http.ResponseWriter, r *http.Request) error {
 	if rows == nil {
 		rows = [][]any{}
 	}
-	httpx.WriteJSON(w, http.StatusOK, QueryAnswer{Columns: cols, Rows: rows, TotalRows: t.Rows, Errors: probs})
-	return nil
+	return QueryAnswer{Columns: cols, Rows: rows, TotalRows: t.Rows, Errors: probs}, nil
 }

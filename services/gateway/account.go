@@ -1,14 +1,15 @@
 package gateway
 
 import (
+	"context"
 	"fmt"
-	"net/http"
 
 	"golang.org/x/sync/errgroup"
 
-	"chartd.dev/libs/httpx"
+	"chartd.dev/libs/auth"
 	"chartd.dev/libs/plan"
 	"chartd.dev/libs/quota"
+	"chartd.dev/libs/route"
 )
 
 // Allowance is one counted allowance of the account record.
@@ -26,7 +27,7 @@ type SavedCharts struct {
 
 // AccountRecord is the get_account answer (spec §2 "Account record").
 type AccountRecord struct {
-	Plan         string      `json:"plan"`
+	Plan         string      `json:"plan" enum:"free,pro"`
 	SavedCharts  SavedCharts `json:"saved_charts"`
 	Requests     Allowance   `json:"requests"`
 	Renders      Allowance   `json:"renders"`
@@ -36,19 +37,16 @@ type AccountRecord struct {
 // getAccount answers the record from the real counters: the limiter state
 // of this very request, the chart service's count and the render service's
 // counters.
-func (g *Gateway) getAccount(w http.ResponseWriter, r *http.Request) error {
-	if err := httpx.CheckQuery(r); err != nil {
-		return err
-	}
-	c, ok := r.Context().Value(callerKey{}).(caller)
+func (g *Gateway) getAccount(ctx context.Context, _ auth.Principal, _ route.None) (AccountRecord, error) {
+	c, ok := ctx.Value(callerKey{}).(caller)
 	if !ok {
-		return fmt.Errorf("get_account reached without a caller")
+		return AccountRecord{}, fmt.Errorf("get_account reached without a caller")
 	}
 	p, res := c.p, c.limit
 	lim := plan.LimitsOf(p.Plan)
 	var used int
 	var usage struct{ renders, images int }
-	eg, ctx := errgroup.WithContext(r.Context())
+	eg, ctx := errgroup.WithContext(ctx)
 	eg.Go(func() error {
 		n, err := g.deps.Charts.CountCharts(ctx, p)
 		if err != nil {
@@ -73,15 +71,14 @@ func (g *Gateway) getAccount(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	})
 	if err := eg.Wait(); err != nil {
-		return err
+		return AccountRecord{}, err
 	}
 	now := g.deps.Now()
-	httpx.WriteJSON(w, http.StatusOK, AccountRecord{
+	return AccountRecord{
 		Plan:         p.Plan,
 		SavedCharts:  SavedCharts{Used: used, Limit: lim.SavedCharts},
 		Requests:     Allowance{Limit: res.Limit, Left: max(res.Remaining, 0), ResetsInSeconds: quota.CeilSeconds(res.ResetAfter)},
 		Renders:      Allowance{Limit: lim.DailyRenders, Left: max(lim.DailyRenders-usage.renders, 0), ResetsInSeconds: quota.CeilSeconds(quota.Day.Reset(now))},
 		ImageRenders: Allowance{Limit: lim.MonthlyImages, Left: max(lim.MonthlyImages-usage.images, 0), ResetsInSeconds: quota.CeilSeconds(quota.Month.Reset(now))},
-	})
-	return nil
+	}, nil
 }

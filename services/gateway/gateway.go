@@ -617,20 +617,14 @@ func (c *keyCache) revoked(e revoke.Event) {
 	maps.DeleteFunc(c.m, func(_ [32]byte, k cachedKey) bool { return k.p.AccountID == e.ID })
 }
 
-func (g *Gateway) healthz(w http.ResponseWriter, r *http.Request) error {
-	if err := httpx.CheckQuery(r); err != nil {
-		return err
-	}
+func (g *Gateway) healthz(w http.ResponseWriter, r *http.Request, _ auth.Principal, _ route.None) error {
 	lifecycle.ServeLive(w, r, g.deps.Live, g.docsURL, g.log)
 	return nil
 }
 
 // readyz answers 503 naming the modules not ready, their causes only in
 // the log (lifecycle.ServeReady).
-func (g *Gateway) readyz(w http.ResponseWriter, r *http.Request) error {
-	if err := httpx.CheckQuery(r); err != nil {
-		return err
-	}
+func (g *Gateway) readyz(w http.ResponseWriter, r *http.Request, _ auth.Principal, _ route.None) error {
 	lifecycle.ServeReady(w, r, g.deps.Ready, g.docsURL, g.log)
 	return nil
 }
@@ -639,10 +633,7 @@ func (g *Gateway) readyz(w http.ResponseWriter, r *http.Request) error {
 // each page at {docs_url}/<slug>/. The path of a page that exists, without
 // the slash, is sent there (so the pages' relative links work); anything
 // else is not_found, so a redirect only ever names a page of the site.
-func (g *Gateway) docsPage(w http.ResponseWriter, r *http.Request) error {
-	if err := httpx.CheckQuery(r); err != nil {
-		return err
-	}
+func (g *Gateway) docsPage(w http.ResponseWriter, r *http.Request, _ auth.Principal, _ route.None) error {
 	if g.deps.Docs == nil {
 		return apierr.New(apierr.NotFound, "no documentation is served here")
 	}
@@ -700,10 +691,7 @@ func (g *Gateway) docs(ctx context.Context) *docsite.Site {
 	return site
 }
 
-func (g *Gateway) getOpenAPI(w http.ResponseWriter, r *http.Request) error {
-	if err := httpx.CheckQuery(r); err != nil {
-		return err
-	}
+func (g *Gateway) getOpenAPI(w http.ResponseWriter, r *http.Request, _ auth.Principal, _ route.None) error {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(g.openapi)))
 	w.Write(g.openapi)

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"net/http"
+	"reflect"
 
 	"chartd.dev/libs/route"
 )
@@ -22,14 +23,16 @@ type Upstream struct {
 func Endpoints() []route.Endpoint[*Gateway] {
 	api := route.APIBase
 	docs := func(path string) route.Endpoint[*Gateway] {
-		return route.Endpoint[*Gateway]{Route: route.Route{Op: "docs_page", Method: http.MethodGet, Path: path, Access: route.Public}, Handle: (*Gateway).docsPage}
+		return route.Stream(route.Spec{Route: route.Route{Op: "docs_page", Method: http.MethodGet, Path: path, Access: route.Public}, Need: route.Anyone}, (*Gateway).docsPage)
 	}
+	// get_account reads its caller as the gateway authenticated it, with
+	// the limiter's answer, not a bare principal: it needs no other.
 	return []route.Endpoint[*Gateway]{
-		{Route: route.Route{Op: "get_account", Method: http.MethodGet, Path: api + "/account"}, Handle: (*Gateway).getAccount},
-		{Route: route.Route{Op: "get_openapi", Method: http.MethodGet, Path: api + "/openapi.json", Access: route.Public}, Handle: (*Gateway).getOpenAPI},
+		route.JSON(route.Spec{Route: route.Route{Op: "get_account", Method: http.MethodGet, Path: api + "/account"}, Need: route.Anyone}, (*Gateway).getAccount),
+		route.Stream(route.Spec{Route: route.Route{Op: "get_openapi", Method: http.MethodGet, Path: api + "/openapi.json", Access: route.Public}, Need: route.Anyone, Answers: reflect.TypeFor[map[string]any]()}, (*Gateway).getOpenAPI),
 		docs("/docs"), docs("/docs/"), docs("/docs/{slug}"), docs("/docs/{slug}/"),
-		{Route: route.Route{Op: "healthz", Method: http.MethodGet, Path: "/healthz", Access: route.Probe}, Handle: (*Gateway).healthz},
-		{Route: route.Route{Op: "readyz", Method: http.MethodGet, Path: "/readyz", Access: route.Probe}, Handle: (*Gateway).readyz},
+		route.Stream(route.Spec{Route: route.Route{Op: "healthz", Method: http.MethodGet, Path: "/healthz", Access: route.Probe}, Need: route.Anyone}, (*Gateway).healthz),
+		route.Stream(route.Spec{Route: route.Route{Op: "readyz", Method: http.MethodGet, Path: "/readyz", Access: route.Probe}, Need: route.Anyone}, (*Gateway).readyz),
 	}
 }
 

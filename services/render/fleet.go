@@ -1,9 +1,10 @@
 package render
 
 import (
-	"net/http"
+	"context"
 
-	"chartd.dev/libs/httpx"
+	"chartd.dev/libs/auth"
+	"chartd.dev/libs/route"
 )
 
 // FleetStats is what a render pod tells the RenderFleet operator
@@ -26,18 +27,14 @@ type FleetStats struct {
 	Ready bool `json:"ready"`
 }
 
-func (s *Service) fleetStats(w http.ResponseWriter, r *http.Request) error {
-	if err := httpx.CheckQuery(r); err != nil {
-		return err
-	}
+func (s *Service) fleetStats(context.Context, auth.Principal, route.None) (FleetStats, error) {
 	st := s.deps.Raster.Stats()
-	httpx.WriteJSON(w, http.StatusOK, FleetStats{
+	return FleetStats{
 		Queue:            st.Queue,
 		BusyTabs:         st.BusyTabs,
 		Tabs:             st.Tabs,
 		P95RenderMS:      float64(st.P95.Microseconds()) / 1000,
 		ChromiumRSSBytes: s.deps.Raster.RSS(),
 		Ready:            s.deps.Raster.Ready() == nil && st.Warm == st.Tabs,
-	})
-	return nil
+	}, nil
 }

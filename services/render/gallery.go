@@ -17,6 +17,7 @@ import (
 	"chartd.dev/libs/gallery"
 	"chartd.dev/libs/httpx"
 	"chartd.dev/libs/plan"
+	"chartd.dev/libs/route"
 )
 
 // galleryOnce holds the gallery's JSON once it is drawn. It is drawn on
@@ -32,7 +33,7 @@ type galleryOnce struct {
 // stack, and the one font block that carries their faces (GET
 // /internal/v1/gallery, for the gateway's docs and home page). It counts
 // toward no allowance: the pictures are the service's own.
-func (s *Service) gallery(w http.ResponseWriter, r *http.Request) error {
+func (s *Service) gallery(w http.ResponseWriter, r *http.Request, _ auth.Principal, _ route.None) error {
 	body, err := s.galleryJSON(r.Context())
 	if err != nil {
 		return err
@@ -67,22 +68,17 @@ const tryWidth, tryHeight = 640, 400
 // /internal/v1/try, for the site). It belongs to no account: the site
 // limits it per client address with its own small allowance, and the
 // picture carries the free plan's service mark.
-func (s *Service) try(w http.ResponseWriter, r *http.Request) error {
-	var req clients.TryRequest
-	if err := httpx.DecodeJSON(r, &req); err != nil {
-		return err
-	}
-	spec, t, err := s.newFromData(r.Context(), req.Type, req.Data, req.DataFormat)
+func (s *Service) try(ctx context.Context, _ auth.Principal, req clients.TryRequest) (clients.TryAnswer, error) {
+	spec, t, err := s.newFromData(ctx, req.Type, req.Data, req.DataFormat)
 	if err != nil {
-		return err
+		return clients.TryAnswer{}, err
 	}
 	o := imageOptions{format: "svg", scale: 1, width: tryWidth, height: tryHeight, name: "try", fonts: fontsEmbedded}
-	pic, err := s.makePicture(r.Context(), pictureJob{p: auth.Principal{Plan: plan.Free}, spec: spec, table: t, o: o})
+	pic, err := s.makePicture(ctx, pictureJob{p: auth.Principal{Plan: plan.Free}, spec: spec, table: t, o: o})
 	if err != nil {
-		return err
+		return clients.TryAnswer{}, err
 	}
-	httpx.WriteJSON(w, http.StatusOK, clients.TryAnswer{SVG: string(pic.body), Description: svgDescription(pic.svg)})
-	return nil
+	return clients.TryAnswer{SVG: string(pic.body), Description: svgDescription(pic.svg)}, nil
 }
 
 // newFromData is a new chart of type typ on pasted data, as create_chart

@@ -17,7 +17,6 @@ import (
 	"unicode/utf16"
 
 	"github.com/go-json-experiment/json/jsontext"
-	"github.com/gorilla/mux"
 
 	"chartd.dev/libs/aggregate"
 	"chartd.dev/libs/apierr"
@@ -72,13 +71,13 @@ func checkSide(name string, v *int) (int, error) {
 
 // BodyOptions are the picture fields of the render bodies (spec §4).
 type BodyOptions struct {
-	Format      *string `json:"format"`
-	Scale       *int    `json:"scale"`
+	Format      *string `json:"format" enum:"png,svg"`
+	Scale       *int    `json:"scale" enum:"1,2,4"`
 	Width       *int    `json:"width"`
 	Height      *int    `json:"height"`
 	Transparent *bool   `json:"transparent"`
 	Name        *string `json:"name"`
-	Fonts       *string `json:"fonts"`
+	Fonts       *string `json:"fonts" enum:"embedded,system"`
 }
 
 func (b BodyOptions) options() (imageOptions, error) {
@@ -163,7 +162,7 @@ func resetIn(d time.Duration) string {
 // ImageJSON is the image answer as JSON (DESIGN §7).
 type ImageJSON struct {
 	Image  string `json:"image"`
-	Type   string `json:"type"`
+	Type   string `json:"type" enum:"image/png,image/svg+xml"`
 	Width  int    `json:"width"`
 	Height int    `json:"height"`
 	Bytes  int    `json:"bytes"`
@@ -270,38 +269,41 @@ func thumbnailSize(spec *chartspec.Spec) (w, h int) {
 // (an internal call made for the account's signed-in person). It counts
 // toward no allowance: a list of thumbnails is not the account drawing
 // charts. The chart is loaded for p's account only, as every render is.
-func (s *Service) thumbnail(w http.ResponseWriter, r *http.Request) error {
-	p, err := auth.Require(r.Context())
+func (s *Service) thumbnail(ctx context.Context, p auth.Principal, req ChartID) (clients.Thumbnail, error) {
+	spec, t, err := s.loadSaved(ctx, p, req.ID)
 	if err != nil {
-		return err
-	}
-	spec, t, err := s.loadSaved(r.Context(), p, mux.Vars(r)["id"])
-	if err != nil {
-		return err
+		return clients.Thumbnail{}, err
 	}
 	o := imageOptions{format: "svg", scale: 1, name: "thumbnail", fonts: fontsEmbedded}
 	o.width, o.height = thumbnailSize(spec)
-	pic, err := s.makePicture(r.Context(), pictureJob{p: p, spec: spec, table: t, o: o})
+	pic, err := s.makePicture(ctx, pictureJob{p: p, spec: spec, table: t, o: o})
 	if err != nil {
-		return err
+		return clients.Thumbnail{}, err
 	}
-	httpx.WriteJSON(w, http.StatusOK, clients.Thumbnail{SVG: string(pic.body)})
-	return nil
+	return clients.Thumbnail{SVG: string(pic.body)}, nil
+}
+
+// ChartID is the request of the internal endpoints that name a chart only.
+type ChartID struct {
+	ID string `path:"id" json:"-"`
 }
 
 // renderChart draws a saved chart (GET /charts/{id}/render.{format}); it
 // counts toward the daily renders.
-func (s *Service) renderChart(w http.ResponseWriter, r *http.Request) error {
-	if err := httpx.CheckQuery(r, "scale", "transparent", "fonts"); err != nil {
-		return err
-	}
-	p, err := auth.Require(r.Context())
-	if err != nil {
-		return err
-	}
-	o := imageOptions{format: mux.Vars(r)["format"], name: "chart", fonts: fontsEmbedded}
-	if r.URL.Query().Has("fonts") {
-		o.fonts = r.URL.Query().Get("fonts")
+// RenderChartRequest is the render_chart request.
+type RenderChartRequest struct {
+	ID          string  `path:"id" json:"-"`
+	Format      string  `path:"format" json:"-" enum:"png,svg"`
+	Scale       *string `query:"scale" json:"-" enum:"1,2,4"`
+	Transparent *string `query:"transparent" json:"-"`
+	Fonts       *string `query:"fonts" json:"-" enum:"embedded,system"`
+}
+
+func (s *Service) renderChart(w http.ResponseWriter, r *http.Request, p auth.Principal, req RenderChartRequest) error {
+	var err error
+	o := imageOptions{format: req.Format, name: "chart", fonts: fontsEmbedded}
+	if req.Fonts != nil {
+		o.fonts = *req.Fonts
 	}
 	if err := checkFonts(o.fonts); err != nil {
 		return err
@@ -309,20 +311,20 @@ func (s *Service) renderChart(w http.ResponseWriter, r *http.Request) error {
 	if err := checkFormat(o.format); err != nil {
 		return err
 	}
-	if o.scale, err = httpx.QueryInt(r, "scale", 1, 1, 4); err != nil {
+	if o.scale, err = httpx.IntParam("scale", req.Scale, 1, 1, 4); err != nil {
 		return err
 	}
 	if err := checkScale(o.scale, o.format); err != nil {
 		return err
 	}
-	if v := r.URL.Query().Get("transparent"); v != "" || r.URL.Query().Has("transparent") {
-		b, err := strconv.ParseBool(v)
+	if v := req.Transparent; v != nil {
+		b, err := strconv.ParseBool(*v)
 		if err != nil {
-			return apierr.New(apierr.InvalidRequest, "transparent %q: use true or false", v)
+			return apierr.New(apierr.InvalidRequest, "transparent %q: use true or false", *v)
 		}
 		o.transparent = b
 	}
-	spec, t, err := s.loadSaved(r.Context(), p, mux.Vars(r)["id"])
+	spec, t, err := s.loadSaved(r.Context(), p, req.ID)
 	if err != nil {
 		return err
 	}
@@ -360,26 +362,15 @@ type InputData struct {
 // RenderImageRequest is the render_image body.
 type RenderImageRequest struct {
 	BodyOptions
-	Type       *string           `json:"type"`
+	Type       *string           `json:"type" enum:"$chart_type"`
 	Data       jsontext.Value    `json:"data"`
-	DataFormat *string           `json:"data_format"`
+	DataFormat *string           `json:"data_format" enum:"csv,tsv,json"`
 	Spec       *InputSpec        `json:"spec"`
 	Ops        []json.RawMessage `json:"ops"`
 }
 
 // renderImage draws a chart from sent data or a sent spec; nothing is saved.
-func (s *Service) renderImage(w http.ResponseWriter, r *http.Request) error {
-	if err := httpx.CheckQuery(r); err != nil {
-		return err
-	}
-	p, err := auth.Require(r.Context())
-	if err != nil {
-		return err
-	}
-	var req RenderImageRequest
-	if err := httpx.DecodeJSON(r, &req); err != nil {
-		return err
-	}
+func (s *Service) renderImage(w http.ResponseWriter, r *http.Request, p auth.Principal, req RenderImageRequest) error {
 	o, err := req.options()
 	if err != nil {
 		return err
@@ -483,28 +474,18 @@ func (s *Service) fromSpec(in *InputSpec) (*chartspec.Spec, *dataset.Table, erro
 	return spec, t, nil
 }
 
-// RenderTemplateRequest is the render_template body.
+// RenderTemplateRequest is the render_template request.
 type RenderTemplateRequest struct {
+	ID string `path:"id" json:"-"`
 	BodyOptions
-	Data       jsontext.Value    `json:"data"`
-	DataFormat *string           `json:"data_format"`
+	Data       jsontext.Value    `json:"data" api:"required"`
+	DataFormat *string           `json:"data_format" enum:"csv,tsv,json"`
 	Ops        []json.RawMessage `json:"ops"`
 }
 
 // renderTemplate draws a saved chart with sent data matched by column
 // name; the saved chart is unchanged.
-func (s *Service) renderTemplate(w http.ResponseWriter, r *http.Request) error {
-	if err := httpx.CheckQuery(r); err != nil {
-		return err
-	}
-	p, err := auth.Require(r.Context())
-	if err != nil {
-		return err
-	}
-	var req RenderTemplateRequest
-	if err := httpx.DecodeJSON(r, &req); err != nil {
-		return err
-	}
+func (s *Service) renderTemplate(w http.ResponseWriter, r *http.Request, p auth.Principal, req RenderTemplateRequest) error {
 	if !httpx.Present(req.Data) {
 		return apierr.New(apierr.InvalidRequest, "data is required: the rows to draw the chart with, with the chart's column names")
 	}
@@ -516,7 +497,7 @@ func (s *Service) renderTemplate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	spec, saved, err := s.loadSaved(r.Context(), p, mux.Vars(r)["id"])
+	spec, saved, err := s.loadSaved(r.Context(), p, req.ID)
 	if err != nil {
 		return err
 	}

@@ -63,14 +63,14 @@ const (
 
 // ImageURLRequest is the create_image_url body.
 type ImageURLRequest struct {
-	ID          *string        `json:"id"`
-	Format      *string        `json:"format"`
-	Scale       *int           `json:"scale"`
+	ID          *string        `json:"id" api:"required"`
+	Format      *string        `json:"format" enum:"png,svg"`
+	Scale       *int           `json:"scale" enum:"1,2,4"`
 	Width       *int           `json:"width"`
 	Height      *int           `json:"height"`
 	Transparent *bool          `json:"transparent"`
 	Data        jsontext.Value `json:"data"`
-	DataFormat  *string        `json:"data_format"`
+	DataFormat  *string        `json:"data_format" enum:"csv,tsv,json"`
 	ExpiresIn   *int64         `json:"expires_in"`
 }
 
@@ -83,86 +83,74 @@ type ImageURLAnswer struct {
 
 // createImageURL signs a public link to a chart's picture; it costs
 // nothing until the picture is opened.
-func (s *Service) createImageURL(w http.ResponseWriter, r *http.Request) error {
-	if err := httpx.CheckQuery(r); err != nil {
-		return err
-	}
-	p, err := auth.Require(r.Context())
-	if err != nil {
-		return err
-	}
+func (s *Service) createImageURL(ctx context.Context, p auth.Principal, req ImageURLRequest) (ImageURLAnswer, error) {
 	if s.deps.Accounts == nil || s.deps.Box == nil {
-		return errors.New("image links need the account store and the server key")
-	}
-	var req ImageURLRequest
-	if err := httpx.DecodeJSON(r, &req); err != nil {
-		return err
+		return ImageURLAnswer{}, errors.New("image links need the account store and the server key")
 	}
 	if req.ID == nil || *req.ID == "" {
-		return apierr.New(apierr.InvalidRequest, "id is required: the chart to link to")
+		return ImageURLAnswer{}, apierr.New(apierr.InvalidRequest, "id is required: the chart to link to")
 	}
 	o, err := BodyOptions{Format: req.Format, Scale: req.Scale, Width: req.Width, Height: req.Height, Transparent: req.Transparent}.options()
 	if err != nil {
-		return err
+		return ImageURLAnswer{}, err
 	}
 	link := imagelink.Link{ChartID: *req.ID, Format: o.format, Scale: o.scale, Width: o.width, Height: o.height, Transparent: o.transparent}
 	now := s.deps.Now()
 	var expiresAt *string
 	if req.ExpiresIn != nil {
 		if *req.ExpiresIn < minExpiresIn || *req.ExpiresIn > maxExpiresIn {
-			return apierr.New(apierr.InvalidRequest, "expires_in %d: use %d to %d seconds, or leave it out for a link that lasts until its signing key is rotated", *req.ExpiresIn, minExpiresIn, maxExpiresIn)
+			return ImageURLAnswer{}, apierr.New(apierr.InvalidRequest, "expires_in %d: use %d to %d seconds, or leave it out for a link that lasts until its signing key is rotated", *req.ExpiresIn, minExpiresIn, maxExpiresIn)
 		}
 		exp := now.Add(time.Duration(*req.ExpiresIn) * time.Second).Truncate(time.Second)
 		link.Expires = exp.Unix()
 		at := exp.UTC().Format(aggregate.TimeLayout)
 		expiresAt = &at
 	}
-	c, err := s.charts.Load(r.Context(), p, *req.ID, aggregate.WithTable)
+	c, err := s.charts.Load(ctx, p, *req.ID, aggregate.WithTable)
 	if err != nil {
-		return err
+		return ImageURLAnswer{}, err
 	}
 	format, err := dataset.CheckFormat("data_format", req.DataFormat)
 	if err != nil {
-		return err
+		return ImageURLAnswer{}, err
 	}
 	if httpx.Present(req.Data) {
 		// The link draws this data: check now that it fits the chart.
 		if _, _, err := s.withData(c.Spec, c.Table, req.Data, format); err != nil {
-			return err
+			return ImageURLAnswer{}, err
 		}
 		link.Data, link.DataFormat, err = linkData(req.Data, format)
 		if err != nil {
-			return err
+			return ImageURLAnswer{}, err
 		}
 		if n := encodedLen(len(link.Data)); n > imagelink.MaxDataLen {
-			return apierr.New(apierr.InvalidRequest, "data is %d characters once encoded; a link holds at most %d (about 3,000 characters of CSV): send less data, or save it with set_data and link to the live chart", n, imagelink.MaxDataLen)
+			return ImageURLAnswer{}, apierr.New(apierr.InvalidRequest, "data is %d characters once encoded; a link holds at most %d (about 3,000 characters of CSV): send less data, or save it with set_data and link to the live chart", n, imagelink.MaxDataLen)
 		}
 	} else if req.DataFormat != nil {
-		return apierr.New(apierr.InvalidRequest, "data_format is given without data")
+		return ImageURLAnswer{}, apierr.New(apierr.InvalidRequest, "data_format is given without data")
 	}
-	key, secret, err := s.signingKey(r.Context(), p.AccountID)
+	key, secret, err := s.signingKey(ctx, p.AccountID)
 	if err != nil {
-		return err
+		return ImageURLAnswer{}, err
 	}
 	link.KID = key
 	site, err := url.Parse(s.cfg.PublicURL)
 	if err != nil {
-		return fmt.Errorf("public url: %w", err)
+		return ImageURLAnswer{}, fmt.Errorf("public url: %w", err)
 	}
 	path, err := imagelink.Sign(site.Host, link, secret)
 	if err != nil {
-		return fmt.Errorf("sign image link: %w", err)
+		return ImageURLAnswer{}, fmt.Errorf("sign image link: %w", err)
 	}
 	if len(link.Data) > 0 {
 		// A data link keeps the design it was made with: its picture never
 		// changes, whatever happens to the chart later.
-		if err := s.keepDesign(r.Context(), p, path, link, c); err != nil {
-			return err
+		if err := s.keepDesign(ctx, p, path, link, c); err != nil {
+			return ImageURLAnswer{}, err
 		}
 	}
-	httpx.WriteJSON(w, http.StatusOK, ImageURLAnswer{URL: strings.TrimRight(s.cfg.PublicURL, "/") + path, ExpiresAt: expiresAt,
-		Chart: aggregate.RecordOf(s.cfg.PublicURL, c.Stored)})
-	return nil
+	return ImageURLAnswer{URL: strings.TrimRight(s.cfg.PublicURL, "/") + path, ExpiresAt: expiresAt,
+		Chart: aggregate.RecordOf(s.cfg.PublicURL, c.Stored)}, nil
 }
 
 // linkData is what a link carries of sent data: the text itself for CSV

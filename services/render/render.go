@@ -4,10 +4,12 @@
 package render
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"reflect"
 	"sync"
 	"time"
 
@@ -211,19 +213,19 @@ func New(cfg Config, deps Deps) (*Service, error) {
 func Endpoints() []route.Endpoint[*Service] {
 	const api = route.APIBase
 	return []route.Endpoint[*Service]{
-		{Route: route.Route{Op: "render_chart", Method: http.MethodGet, Path: api + "/charts/{id}/render.{format}"}, Handle: (*Service).renderChart},
-		{Route: route.Route{Op: "render_image", Method: http.MethodPost, Path: api + "/render"}, Handle: (*Service).renderImage},
-		{Route: route.Route{Op: "render_template", Method: http.MethodPost, Path: api + "/charts/{id}/render"}, Handle: (*Service).renderTemplate},
-		{Route: route.Route{Op: "create_image_url", Method: http.MethodPost, Path: api + "/image-urls"}, Handle: (*Service).createImageURL},
-		{Route: route.Route{Op: "fleet_stats", Method: http.MethodGet, Path: "/internal/v1/fleet-stats", Access: route.Internal}, Handle: (*Service).fleetStats},
+		route.Stream(route.Spec{Route: route.Route{Op: "render_chart", Method: http.MethodGet, Path: api + "/charts/{id}/render.{format}"}}, (*Service).renderChart),
+		route.Stream(route.Spec{Route: route.Route{Op: "render_image", Method: http.MethodPost, Path: api + "/render"}, Answers: reflect.TypeFor[ImageJSON]()}, (*Service).renderImage),
+		route.Stream(route.Spec{Route: route.Route{Op: "render_template", Method: http.MethodPost, Path: api + "/charts/{id}/render"}, Answers: reflect.TypeFor[ImageJSON]()}, (*Service).renderTemplate),
+		route.JSON(route.Spec{Route: route.Route{Op: "create_image_url", Method: http.MethodPost, Path: api + "/image-urls"}}, (*Service).createImageURL),
+		route.JSON(route.Spec{Route: route.Route{Op: "fleet_stats", Method: http.MethodGet, Path: "/internal/v1/fleet-stats", Access: route.Internal}, Need: route.Anyone}, (*Service).fleetStats),
 		{Route: route.Route{Op: "get_image", Method: http.MethodGet, Path: imageRoute, Access: route.Direct}, Handle: (*Service).image},
-		{Route: route.Route{Op: "render_usage", Method: http.MethodGet, Path: "/internal/v1/usage", Access: route.Internal}, Handle: (*Service).usage},
-		{Route: route.Route{Op: "render_thumbnail", Method: http.MethodGet, Path: "/internal/v1/charts/{id}/thumbnail", Access: route.Internal}, Handle: (*Service).thumbnail},
-		{Route: route.Route{Op: "render_layout", Method: http.MethodGet, Path: "/internal/v1/charts/{id}/layout", Access: route.Internal}, Handle: (*Service).layout},
-		{Route: route.Route{Op: "render_gallery", Method: http.MethodGet, Path: "/internal/v1/gallery", Access: route.Internal}, Handle: (*Service).gallery},
-		{Route: route.Route{Op: "render_try", Method: http.MethodPost, Path: "/internal/v1/try", Access: route.Internal}, Handle: (*Service).try},
-		{Route: route.Route{Op: "render_sketch", Method: http.MethodPost, Path: "/internal/v1/sketch", Access: route.Internal}, Handle: (*Service).sketch},
-		{Route: route.Route{Op: "render_preview", Method: http.MethodPost, Path: "/internal/v1/charts/{id}/preview", Access: route.Internal}, Handle: (*Service).preview},
+		route.JSON(route.Spec{Route: route.Route{Op: "render_usage", Method: http.MethodGet, Path: "/internal/v1/usage", Access: route.Internal}}, (*Service).usage),
+		route.JSON(route.Spec{Route: route.Route{Op: "render_thumbnail", Method: http.MethodGet, Path: "/internal/v1/charts/{id}/thumbnail", Access: route.Internal}}, (*Service).thumbnail),
+		route.JSON(route.Spec{Route: route.Route{Op: "render_layout", Method: http.MethodGet, Path: "/internal/v1/charts/{id}/layout", Access: route.Internal}}, (*Service).layout),
+		route.Stream(route.Spec{Route: route.Route{Op: "render_gallery", Method: http.MethodGet, Path: "/internal/v1/gallery", Access: route.Internal}, Need: route.Anyone}, (*Service).gallery),
+		route.JSON(route.Spec{Route: route.Route{Op: "render_try", Method: http.MethodPost, Path: "/internal/v1/try", Access: route.Internal}, Need: route.Anyone}, (*Service).try),
+		route.JSON(route.Spec{Route: route.Route{Op: "render_sketch", Method: http.MethodPost, Path: "/internal/v1/sketch", Access: route.Internal}}, (*Service).sketch),
+		route.JSON(route.Spec{Route: route.Route{Op: "render_preview", Method: http.MethodPost, Path: "/internal/v1/charts/{id}/preview", Access: route.Internal}}, (*Service).preview),
 	}
 }
 
@@ -235,19 +237,14 @@ func (s *Service) Handler() http.Handler {
 	return route.Handler(s.cfg.Site, Name, s, Endpoints(), s.deps.Log)
 }
 
-func (s *Service) usage(w http.ResponseWriter, r *http.Request) error {
-	p, err := auth.Require(r.Context())
+func (s *Service) usage(ctx context.Context, p auth.Principal, _ route.None) (clients.Usage, error) {
+	renders, err := s.deps.Counter.Get(ctx, rendersKey(p.AccountID), quota.Day)
 	if err != nil {
-		return err
+		return clients.Usage{}, fmt.Errorf("read render count: %w", err)
 	}
-	renders, err := s.deps.Counter.Get(r.Context(), rendersKey(p.AccountID), quota.Day)
+	images, err := s.deps.Counter.CountUnique(ctx, imagesKey(p.AccountID), quota.Month)
 	if err != nil {
-		return fmt.Errorf("read render count: %w", err)
+		return clients.Usage{}, fmt.Errorf("read image count: %w", err)
 	}
-	images, err := s.deps.Counter.CountUnique(r.Context(), imagesKey(p.AccountID), quota.Month)
-	if err != nil {
-		return fmt.Errorf("read image count: %w", err)
-	}
-	httpx.WriteJSON(w, http.StatusOK, clients.Usage{Renders: renders, ImageRenders: images})
-	return nil
+	return clients.Usage{Renders: renders, ImageRenders: images}, nil
 }

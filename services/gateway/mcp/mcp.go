@@ -1,9 +1,10 @@
 // Package mcp is chartd's MCP server (Streamable HTTP at {site_url}/mcp,
-// served by the gateway). Its tools are generated from one table, the
-// OpenAPI document the API validates with: every operation that needs
-// credentials becomes the tool of its operation name, with the
-// operation's parameters and body as the input schema and the spec's
-// summary as the description. A tool call is dispatched as that
+// served by the gateway). Its tools are generated from the services'
+// route tables (the registry every router is built from) and the OpenAPI
+// document that describes them: every API route that needs credentials
+// becomes the tool of its operation name, with the documented parameters
+// and body as the input schema and the spec's summary as the
+// description. A tool call is dispatched as that
 // operation's REST request through the gateway's own router with the
 // caller's credentials, so authentication, scopes, rate limits and every
 // answer are the API's: there is no second implementation of anything.
@@ -108,9 +109,12 @@ func titleOf(op string) string {
 	return strings.ToUpper(t[:1]) + t[1:]
 }
 
-// Tools builds the tool table from an OpenAPI document: every operation
-// that needs credentials (the document's security), sorted by name.
-func Tools(openapi []byte) ([]Tool, error) {
+// Tools builds the tool table from the route registry and the OpenAPI
+// document: a tool for every API route (Key or Public) the document does
+// not mark as needing no credentials, sorted by name. A route the
+// document lacks, or a documented operation no route serves, is an error:
+// the tools are the routes, as the routers serve them.
+func Tools(openapi []byte, routes []route.Route) ([]Tool, error) {
 	var doc struct {
 		Paths      map[string]map[string]json.RawMessage `json:"paths"`
 		Components struct {
@@ -121,66 +125,58 @@ func Tools(openapi []byte) ([]Tool, error) {
 		return nil, fmt.Errorf("openapi: %w", err)
 	}
 	defs := compactDefs(doc.Components.Schemas)
+	served := map[string]bool{}
 	var tools []Tool
-	for path, item := range doc.Paths {
-		var shared []param
-		if raw, ok := item["parameters"]; ok {
+	for _, rt := range routes {
+		path := rt.APIPath()
+		if path == "" || rt.Access != route.Key && rt.Access != route.Public {
+			continue
+		}
+		method := strings.ToLower(rt.Method)
+		raw, ok := doc.Paths[path][method]
+		if !ok {
+			return nil, fmt.Errorf("openapi: the route %s %s (%s) is not documented", rt.Method, path, rt.Op)
+		}
+		served[method+" "+path] = true
+		var op route.Operation
+		if err := json.Unmarshal(raw, &op); err != nil {
+			return nil, fmt.Errorf("openapi %s %s: %w", method, path, err)
+		}
+		if op.OperationID != rt.Op {
+			return nil, fmt.Errorf("openapi %s %s: operationId %q, the route's operation is %s", method, path, op.OperationID, rt.Op)
+		}
+		if op.Security != nil && len(*op.Security) == 0 {
+			continue
+		}
+		var shared []route.Parameter
+		if raw, ok := doc.Paths[path]["parameters"]; ok {
 			if err := json.Unmarshal(raw, &shared); err != nil {
 				return nil, fmt.Errorf("openapi %s parameters: %w", path, err)
 			}
 		}
+		t, err := buildTool(rt.Method, path, append(slices.Clone(shared), op.Parameters...), op, defs)
+		if err != nil {
+			return nil, err
+		}
+		tools = append(tools, t)
+	}
+	// An operation documented as needing credentials is one no route serves.
+	for path, item := range doc.Paths {
 		for method, raw := range item {
-			switch method {
-			case "get", "put", "post", "patch", "delete":
-			default:
-				// parameters, servers, summary: not operations.
+			var op route.Operation
+			if method == "parameters" || served[method+" "+path] || json.Unmarshal(raw, &op) != nil {
 				continue
 			}
-			var op operation
-			if err := json.Unmarshal(raw, &op); err != nil {
-				return nil, fmt.Errorf("openapi %s %s: %w", method, path, err)
+			if op.Security == nil || len(*op.Security) > 0 {
+				return nil, fmt.Errorf("openapi: %s %s (%s) is documented but no route serves it", method, path, op.OperationID)
 			}
-			if op.OperationID == "" || op.Security != nil && len(*op.Security) == 0 {
-				continue
-			}
-			t, err := buildTool(strings.ToUpper(method), path, append(slices.Clone(shared), op.Parameters...), op, defs)
-			if err != nil {
-				return nil, err
-			}
-			tools = append(tools, t)
 		}
 	}
 	slices.SortFunc(tools, func(a, b Tool) int { return strings.Compare(a.Op, b.Op) })
 	return tools, nil
 }
 
-type param struct {
-	Name        string         `json:"name"`
-	In          string         `json:"in"`
-	Required    bool           `json:"required"`
-	Description string         `json:"description"`
-	Schema      map[string]any `json:"schema"`
-}
-
-type operation struct {
-	OperationID string  `json:"operationId"`
-	Summary     string  `json:"summary"`
-	Description string  `json:"description"`
-	Parameters  []param `json:"parameters"`
-	Security    *[]any  `json:"security"`
-	RequestBody *struct {
-		Content map[string]struct {
-			Schema map[string]any `json:"schema"`
-		} `json:"content"`
-	} `json:"requestBody"`
-	Responses map[string]struct {
-		Content map[string]struct {
-			Schema map[string]any `json:"schema"`
-		} `json:"content"`
-	} `json:"responses"`
-}
-
-func buildTool(method, path string, params []param, op operation, defs map[string]any) (Tool, error) {
+func buildTool(method, path string, params []route.Parameter, op route.Operation, defs map[string]any) (Tool, error) {
 	t := Tool{Op: op.OperationID, Method: method, Path: route.APIBase + path}
 	props := map[string]any{}
 	var required []string
@@ -380,7 +376,7 @@ func strict(v any) any {
 // fields and their types, no deeper, which keeps tools/list small and
 // still tells an assistant what comes back. nil when the answer is not
 // a JSON object (a picture).
-func outputSchema(op operation, defs map[string]any) map[string]any {
+func outputSchema(op route.Operation, defs map[string]any) map[string]any {
 	for _, code := range []string{"200", "201"} {
 		resp, ok := op.Responses[code]
 		if !ok {
@@ -468,15 +464,16 @@ type Server struct {
 	handler  http.Handler
 }
 
-// New builds the MCP server from the OpenAPI document. dispatch answers
+// New builds the MCP server from the route registry and the OpenAPI
+// document (see Tools). dispatch answers
 // the gateway's core router (known only once the gateway is built, which
 // routes to this server). origin is the site's (scheme://host[:port]):
 // a request whose Origin header names another is refused.
-func New(openapi []byte, dispatch func() http.Handler, origin string, log *slog.Logger) (*Server, error) {
+func New(openapi []byte, routes []route.Route, dispatch func() http.Handler, origin string, log *slog.Logger) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	tools, err := Tools(openapi)
+	tools, err := Tools(openapi, routes)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"chartd.dev/libs/route"
 	"chartd.dev/services/gateway"
 )
 
@@ -27,7 +28,7 @@ func listTools(t *testing.T) ([]byte, []map[string]any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(doc, func() http.Handler { return http.NotFoundHandler() }, "https://chartd.example", nil)
+	s, err := New(doc, documented(t, doc), func() http.Handler { return http.NotFoundHandler() }, "https://chartd.example", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +183,7 @@ func TestOriginRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(doc, func() http.Handler { return http.NotFoundHandler() }, "https://chartd.example", nil)
+	s, err := New(doc, documented(t, doc), func() http.Handler { return http.NotFoundHandler() }, "https://chartd.example", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +213,7 @@ func TestNamingTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(doc, func() http.Handler { return http.NotFoundHandler() }, "https://chartd.example", nil)
+	s, err := New(doc, documented(t, doc), func() http.Handler { return http.NotFoundHandler() }, "https://chartd.example", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,5 +227,82 @@ func TestNamingTools(t *testing.T) {
 		if got := s.namingTools(tt.in); got != tt.want {
 			t.Errorf("namingTools(%q)\n = %q\nwant %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// documented answers a route for every operation of the document, as the
+// services' tables declare them (services/chartd's
+// TestEveryOperationHasOneTool builds the tools from the real tables).
+func documented(t *testing.T, doc []byte) []route.Route {
+	t.Helper()
+	var d struct {
+		Paths map[string]map[string]json.RawMessage `json:"paths"`
+	}
+	if err := json.Unmarshal(doc, &d); err != nil {
+		t.Fatal(err)
+	}
+	var routes []route.Route
+	for path, item := range d.Paths {
+		for method, raw := range item {
+			var op struct {
+				OperationID string `json:"operationId"`
+			}
+			if json.Unmarshal(raw, &op) != nil || op.OperationID == "" {
+				continue
+			}
+			routes = append(routes, route.Route{Op: op.OperationID, Method: strings.ToUpper(method), Path: route.APIBase + path})
+		}
+	}
+	return routes
+}
+
+// TestToolsReadTheRegistry: the tools are the registry's API routes; a
+// route the document lacks, or a documented operation no route serves,
+// refuses to build the table, and internal routes are never tools.
+func TestToolsReadTheRegistry(t *testing.T) {
+	doc, err := gateway.OpenAPI("https://chartd.example/api/v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := documented(t, doc)
+	internal := route.Route{Op: "load_chart", Method: http.MethodGet, Path: "/internal/v1/charts/{id}", Access: route.Internal}
+	var withoutLint []route.Route
+	for _, rt := range all {
+		if rt.Op != "lint_chart" {
+			withoutLint = append(withoutLint, rt)
+		}
+	}
+	for _, tt := range []struct {
+		name   string
+		routes []route.Route
+		err    string
+	}{
+		{"every documented route", append(slices.Clone(all), internal), ""},
+		{"a documented operation without a route", withoutLint, "get /charts/{id}/lint (lint_chart) is documented but no route serves it"},
+		{"a route the document lacks", append(slices.Clone(all), route.Route{Op: "made_up", Method: http.MethodGet, Path: route.APIBase + "/made-up"}),
+			"the route GET /made-up (made_up) is not documented"},
+		{"a route under another name", append(slices.Clone(withoutLint), route.Route{Op: "lint", Method: http.MethodGet, Path: route.APIBase + "/charts/{id}/lint"}),
+			`operationId "lint_chart", the route's operation is lint`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tools, err := Tools(doc, tt.routes)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("error %v, want one with %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tool := range tools {
+				if tool.Op == internal.Op || tool.Op == "get_image" || tool.Op == "get_openapi" {
+					t.Errorf("%s is a tool", tool.Op)
+				}
+			}
+			if len(tools) != len(all)-2 {
+				t.Errorf("%d tools of %d documented routes (get_image and get_openapi need no credentials)", len(tools), len(all))
+			}
+		})
 	}
 }
