@@ -215,7 +215,7 @@ type Axis struct {
 	// Scale is "log" or "linear" as the person set it (setAxis scale),
 	// empty when left to the drawing, which turns an axis of positive
 	// values spanning more than three orders of magnitude logarithmic.
-	Scale string `json:"scale,omitempty"`
+	Scale string `json:"scale,omitempty" enum:"log,linear"`
 	// TickFormat is "auto", "number", "compact" (1.2k), "percent" or
 	// "date" (dates labelled by their range).
 	TickFormat string `json:"tickFormat,omitempty" enum:"auto,number,compact,percent,date"`
