@@ -134,6 +134,9 @@ type picture struct {
 	// notices say what the picture simplified (rows aggregated to fit its
 	// pixels); they travel in the X-Chartd-Notices header.
 	notices []dataset.Notice
+	// lint is the ids of the chart's lint warnings, for the Chartd-Lint
+	// header (chartspec.WarnIDs).
+	lint []string
 	// hash is the picture hash (pictureHash), set by the pipeline;
 	// notModified says the caller has the picture already (no body).
 	hash        string
@@ -174,6 +177,9 @@ type ImageJSON struct {
 func writePicture(w http.ResponseWriter, r *http.Request, pic picture, o imageOptions, jsonAllowed bool) {
 	file := o.name + "." + o.format
 	setNotices(w.Header(), pic.notices)
+	if len(pic.lint) > 0 {
+		w.Header().Set(HeaderLint, strings.Join(pic.lint, ", "))
+	}
 	if jsonAllowed && wantsJSON(r) {
 		httpx.WriteJSON(w, http.StatusOK, ImageJSON{Image: base64.StdEncoding.EncodeToString(pic.body), Type: pic.contentType,
 			Width: pic.width, Height: pic.height, Bytes: len(pic.body), Name: file})
@@ -201,6 +207,12 @@ const PictureCSP = "default-src 'none'; style-src 'unsafe-inline'; font-src data
 // in ASCII (\u escapes) since a header holds nothing else. Absent when the
 // picture shows every row.
 const HeaderNotices = "X-Chartd-Notices"
+
+// HeaderLint lists the ids of the chart's lint warnings, comma-separated
+// ("bar-axis-not-zero, needs-room"): a caller who gets only the image
+// still learns what the chart's JSON answer would warn about. Absent when
+// there are none.
+const HeaderLint = "Chartd-Lint"
 
 func setNotices(h http.Header, notices []dataset.Notice) {
 	if len(notices) == 0 {

@@ -146,6 +146,10 @@ func (s *Service) draw(ctx context.Context, p auth.Principal, spec *chartspec.Sp
 	if err != nil {
 		return picture{}, apierr.New(apierr.InvalidRequest, "the chart cannot be drawn: %v", err)
 	}
+	lint, err := chartspec.WarnIDs(ctx, spec, after, chartspec.LintEnv{Catalog: s.deps.Catalog, Transparent: o.transparent}, drawn.Notices)
+	if err != nil {
+		return picture{}, err
+	}
 	svg := drawn.SVG
 	w, h := spec.Style.Dimensions()
 	if o.width != 0 {
@@ -159,5 +163,5 @@ func (s *Service) draw(ctx context.Context, p auth.Principal, spec *chartspec.Sp
 			w*o.scale, h*o.scale, o.scale, MaxPixels)
 	}
 	return picture{body: svg, contentType: "image/svg+xml", width: w * o.scale, height: h * o.scale,
-		svg: svg, cssWidth: w, cssHeight: h, notices: drawn.Notices}, nil
+		svg: svg, cssWidth: w, cssHeight: h, notices: drawn.Notices, lint: lint}, nil
 }

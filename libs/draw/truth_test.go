@@ -1,0 +1,207 @@
+package draw
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+
+	"chartd.dev/libs/chartspec"
+	"chartd.dev/libs/dataset"
+)
+
+// fromCSV parses csv as a request does and maps the roles as a new chart
+// does (chartspec.AutoMapping), with opts set.
+func fromCSV(t testing.TB, typ, csv string, opts map[string]any) (*chartspec.Spec, *dataset.Table) {
+	t.Helper()
+	raw, _ := json.Marshal(csv)
+	tb, _, err := dataset.ParseRequest(raw, "csv")
+	if err != nil {
+		t.Fatalf("parse: %v", err)
+	}
+	cat, err := catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct, _ := cat.Type(typ)
+	return testSpec(typ, opts, chartspec.AutoMapping(ct, tb)), tb
+}
+
+// truth data of issue 32's misstatements, shared by the goldens and the
+// tests that assert on them.
+const (
+	indexCSV = "Date,Index,Benchmark\n2023-01,100,100\n2023-02,103.2,101.1\n2023-03,101.8,101.9\n2023-04,106.4,102.6\n2023-05,104.9,103.0\n2023-06,109.7,104.2\n"
+	pollCSV  = "Question,Yes,No,Undecided\nNew stadium,41,47,12\nLonger opening hours,58,30,12\nCity tram,49,38,13\n"
+	scoreCSV = "Team,Score\nAlpha,982\nBeta,994\nGamma,988\nDelta,975\n"
+)
+
+// truthCases are the goldens of issue 32's misstatements (items 1–4, 15,
+// 16, 19): each drew a chart that said less or other than its data, with
+// no word on the picture, on the code before.
+func truthCases(f *Fonts) []goldenCase {
+	var cases []goldenCase
+	add := caseAdder(f, &cases)
+	must := func(typ, csv string, opts map[string]any) (*chartspec.Spec, *dataset.Table) {
+		return fromCSV(panicTB{}, typ, csv, opts)
+	}
+	title := func(t string) func(*Input) {
+		return style(func(s *chartspec.Style) { s.Title = chartspec.Text{Show: true, Text: t} })
+	}
+	// item 1: a column named Index, Key or No is data unless its values count the rows
+	s, t := must("line", indexCSV, nil)
+	add("truth-index-benchmark", s, t, title("Index vs benchmark"))
+	s, t = must("line", indexCSV, nil)
+	s.Mapping = chartspec.Mapping{"x": chartspec.One("c1"), "values": chartspec.Many("c3")}
+	add("truth-index-left-out", s, t, title("Index vs benchmark"))
+	s, t = must("bar", pollCSV, nil)
+	add("truth-poll-yes-no", s, t, title("Should the city build it?"))
+	// item 4: bars from a set min are cut, and say so
+	s, t = must("bar", scoreCSV, nil)
+	add("truth-bar-axis-970", s, t, title("Scores"), style(func(s *chartspec.Style) { s.YAxis = &chartspec.Axis{Min: ptr(970)} }))
+	s, t = must("bar", scoreCSV, map[string]any{"orientation": "horizontal"})
+	add("truth-bar-axis-970-horizontal", s, t, title("Scores"), style(func(s *chartspec.Style) { s.YAxis = &chartspec.Axis{Min: ptr(970)} }))
+	return cases
+}
+
+// panicTB is the testing.TB of golden case lists, built outside a test:
+// a failure there is a broken test table.
+type panicTB struct{ testing.TB }
+
+func (panicTB) Helper()                        {}
+func (panicTB) Fatalf(format string, a ...any) { panic(format) }
+func (panicTB) Fatal(a ...any)                 { panic(a) }
+
+// TestColumnsNotDrawnSaid: a column the picture leaves out is named in a
+// notice with the reason, and one the values make data is drawn (issue 32
+// item 1: "Index" beside a benchmark vanished without a word).
+func TestColumnsNotDrawnSaid(t *testing.T) {
+	f := fonts(t)
+	for _, tc := range []struct {
+		name, typ, csv string
+		mapping        chartspec.Mapping
+		drawn          []string // series names the legend or labels show
+		notice         string   // in the notices and the description; "" for none
+	}{
+		{"index is data", "line", indexCSV, nil, []string{"Index", "Benchmark"}, ""},
+		{"index mapped out", "line", indexCSV, chartspec.Mapping{"x": chartspec.One("c1"), "values": chartspec.Many("c3")}, []string{"Benchmark"},
+			`c2 ("Index") is not drawn: not in the mapping`},
+		{"poll's No is data", "bar", pollCSV, nil, []string{"Yes", "No", "Undecided"}, ""},
+		{"key is data", "line", "Month,Key,Target\n2024-01,12,10\n2024-02,15,10\n2024-03,9,10\n", nil, []string{"Key", "Target"}, ""},
+		{"row numbers are no measure", "line", "Date,Index,Sales\n2024-01,1,100\n2024-02,2,101\n2024-03,3,104\n", nil, []string{"Sales"},
+			`c2 ("Index") is not drawn: ids of the rows`},
+		{"a column of the wrong kind", "bar", "Country,Sales,Note\nDE,3,a\nFR,4,b\n", chartspec.Mapping{"category": chartspec.One("c1"), "values": chartspec.Many("c2", "c3")}, []string{"Sales"},
+			`c3 ("Note") is not drawn: the values takes number columns, not text`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, tb := fromCSV(t, tc.typ, tc.csv, nil)
+			if tc.mapping != nil {
+				s.Mapping = tc.mapping
+			}
+			res, err := Render(Input{Spec: s, Table: tb, Fonts: f})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var said []string
+			for _, n := range res.Notices {
+				if n.Code == NoticeColumnNotDrawn {
+					said = append(said, n.Message)
+				}
+			}
+			if tc.notice == "" && len(said) > 0 || tc.notice != "" && (len(said) != 1 || !strings.Contains(said[0], tc.notice)) {
+				t.Fatalf("column notices %q, want %q", said, tc.notice)
+			}
+			if tc.notice != "" && !containsText(t, res.SVG, said[0]) {
+				t.Errorf("the description does not repeat %q", said[0])
+			}
+			_, desc := descOf(t, res.SVG)
+			for _, name := range tc.drawn {
+				if !strings.Contains(desc, name) {
+					t.Errorf("%s is not drawn: %s", name, desc)
+				}
+			}
+		})
+	}
+}
+
+var descRE = regexp.MustCompile(`<title id="[^"]*">([^<]*)</title><desc id="[^"]*">([^<]*)</desc>`)
+
+// descOf answers a picture's title and description, as written.
+func descOf(t *testing.T, svg []byte) (title, desc string) {
+	t.Helper()
+	m := descRE.FindSubmatch(svg)
+	if m == nil {
+		t.Fatal("no title and desc")
+	}
+	return string(m[1]), string(m[2])
+}
+
+// TestBarAxisBreak: bars on an axis the person starts above zero are cut
+// with a zigzag and the break sign, and a notice says so; bars from zero
+// have neither (issue 32 item 4: 982 drawn as half of 994 in silence).
+func TestBarAxisBreak(t *testing.T) {
+	f := fonts(t)
+	for _, tc := range []struct {
+		name       string
+		min        *float64
+		horizontal bool
+		broken     bool
+	}{
+		{"from zero", nil, false, false},
+		{"min 970", ptr(970), false, true},
+		{"min 970 horizontal", ptr(970), true, true},
+		{"min below zero", ptr(-100), false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := map[string]any{}
+			if tc.horizontal {
+				opts["orientation"] = "horizontal"
+			}
+			s, tb := fromCSV(t, "bar", scoreCSV, opts)
+			s.Style.YAxis = &chartspec.Axis{Min: tc.min}
+			res, err := Render(Input{Spec: s, Table: tb, Fonts: f})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cut := strings.Contains(string(res.SVG), `class="axis-break"`)
+			said := false
+			for _, n := range res.Notices {
+				said = said || n.Code == NoticeAxisBreak && strings.Contains(n.Message, "starts at 970, not 0")
+			}
+			if cut != tc.broken || said != tc.broken {
+				t.Errorf("break drawn %v, notice %v; want %v (%v)", cut, said, tc.broken, res.Notices)
+			}
+		})
+	}
+}
+
+// TestDescriptionPunctuation: the description joins its parts without
+// stray marks: "…of 10 kg. Source: …", never "…10 kg.; Source: …" (issue
+// 32 item 19).
+func TestDescriptionPunctuation(t *testing.T) {
+	for _, tc := range []struct{ desc, s, want string }{
+		{"Bar chart of Sales", "Source: X", "Bar chart of Sales; Source: X"},
+		{"Prices are for crates of 10 kg.", "Source: X", "Prices are for crates of 10 kg. Source: X"},
+		{"Is it so?", "Source: X", "Is it so? Source: X"},
+		{"Wait…", "Source: X", "Wait… Source: X"},
+		{"A list;", "Source: X", "A list; Source: X"},
+		{"A list: ", "Source: X", "A list; Source: X"},
+		{"2023年末常住人口。", "来源：国家统计局", "2023年末常住人口。来源：国家统计局"},
+		{"Bar chart", "", "Bar chart"},
+		{"", "Source: X", "Source: X"},
+	} {
+		if got := clause(tc.desc, tc.s); got != tc.want {
+			t.Errorf("clause(%q, %q) = %q, want %q", tc.desc, tc.s, got, tc.want)
+		}
+	}
+	f := fonts(t)
+	s, tb := fromCSV(t, "bar", "Fruit,Price\nApples,12\nPears,14\n", nil)
+	s.Style.Footer = &chartspec.Footer{Notes: "Prices are for crates of 10 kg.", Source: "Market report"}
+	svg, err := SVG(Input{Spec: s, Table: tb, Fonts: f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, desc := descOf(t, svg)
+	if strings.Contains(desc, ".;") || !strings.Contains(desc, "crates of 10 kg. Source: Market report") {
+		t.Errorf("description %q", desc)
+	}
+}

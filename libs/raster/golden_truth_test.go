@@ -1,0 +1,12 @@
+package raster
+
+// truthGoldens are issue 32's misstatements fixed (items 1–4, 15, 16,
+// 19), one SVG golden of libs/draw each, drawn to PNG as the render
+// service does (testdata/png/issue32/key-golden.png).
+var truthGoldens = []itemGolden{
+	{"item01a", "a column named Index is data: both lines drawn", "truth-index-benchmark"},
+	{"item01b", "a column the mapping leaves out is said on the picture", "truth-index-left-out"},
+	{"item01c", "a poll's No beside Yes and Undecided is drawn", "truth-poll-yes-no"},
+	{"item04a", "bars from a set min are cut and the axis marks the break", "truth-bar-axis-970"},
+	{"item04b", "the same for horizontal bars", "truth-bar-axis-970-horizontal"},
+}
