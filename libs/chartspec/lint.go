@@ -101,6 +101,7 @@ func Checks() []Check {
 		{CheckNeedsRoom, Warn, "text the chart is too small for: a title cut after its lines, or categories named in smaller type or only every nth; the message names the size that holds it (setSize). Found by drawing the chart, so it is left out while the render service is away"},
 		{CheckUnsortedLineX, Info, "line rows not in x order"},
 		{CheckDuplicateLineX, Warn, "a line whose x values repeat, so it zigzags; aggregate per x"},
+		{CheckLineUnordered, Warn, unorderedAbout},
 		{CheckOverplotting, Warn, "a scatter plot whose points hide each other; lower opacity and point size"},
 		{CheckRadarAxes, Warn, fmt.Sprintf("a radar with more than %d spokes", MaxRadarAxes)},
 		{CheckSankeyCycle, Warn, "sankey flows that loop back, which a sankey cannot draw"},
@@ -182,7 +183,7 @@ func LintContext(ctx context.Context, spec *Spec, t *dataset.Table, env LintEnv)
 			c.add(CheckNoData, Warn, "The chart has no data rows; send data with set_data.")
 		}
 	} else {
-		for _, check := range []func(){c.pie, c.colors, c.axes, c.seriesCount, c.categories, c.line, c.scatter, c.radar, c.sankey, c.histogram,
+		for _, check := range []func(){c.pie, c.colors, c.axes, c.seriesCount, c.categories, c.line, c.lineCategories, c.scatter, c.radar, c.sankey, c.histogram,
 			c.histogramOutlier, c.percentNegative, c.heatmapWide} {
 			if err := ctx.Err(); err != nil {
 				return nil, fmt.Errorf("lint: %w", err)

@@ -2,6 +2,7 @@ package draw
 
 import (
 	"encoding/json"
+	"math"
 	"regexp"
 	"strings"
 	"testing"
@@ -60,6 +61,15 @@ func truthCases(f *Fonts) []goldenCase {
 	add("truth-bar-axis-970", s, t, title("Scores"), style(func(s *chartspec.Style) { s.YAxis = &chartspec.Axis{Min: ptr(970)} }))
 	s, t = must("bar", scoreCSV, map[string]any{"orientation": "horizontal"})
 	add("truth-bar-axis-970-horizontal", s, t, title("Scores"), style(func(s *chartspec.Style) { s.YAxis = &chartspec.Axis{Min: ptr(970)} }))
+	// item 15: the bins asked are drawn, or the notice says which
+	r := rng()
+	spread := make([]float64, 60)
+	for i := range spread {
+		spread[i] = math.Round(r.Float64()*1000) / 10
+	}
+	add("truth-histogram-7-bins", testSpec("histogram", map[string]any{"bins": 7.0}, nil), table(num("c1", "Delivery time (min)", spread...)), title("Delivery times"))
+	add("truth-histogram-20-bins-children", testSpec("histogram", map[string]any{"bins": 20.0}, nil),
+		table(num("c1", "Children", 0, 1, 1, 2, 2, 2, 3, 3, 4, 5, 6)), title("Children per household"))
 	return cases
 }
 
@@ -203,5 +213,55 @@ func TestDescriptionPunctuation(t *testing.T) {
 	_, desc := descOf(t, svg)
 	if strings.Contains(desc, ".;") || !strings.Contains(desc, "crates of 10 kg. Source: Market report") {
 		t.Errorf("description %q", desc)
+	}
+}
+
+// TestHistogramBinsAsked: a histogram asked for n bins draws n on round
+// edges, or a notice says which bins it drew and why (issue 32 item 15:
+// 7 asked, 10 drawn in silence).
+func TestHistogramBinsAsked(t *testing.T) {
+	f := fonts(t)
+	r := rng()
+	spread := make([]float64, 60)
+	for i := range spread {
+		spread[i] = math.Round(r.Float64()*1000) / 10 // 0.0 to 100.0
+	}
+	kids := []float64{0, 1, 1, 2, 2, 2, 3, 3, 4, 5, 6}
+	for _, tc := range []struct {
+		name   string
+		vals   []float64
+		asked  float64
+		drawn  int
+		notice string // "" when the bins asked are drawn
+	}{
+		{"7 of 0–100", spread, 7, 7, ""},
+		{"10 of 0–100", spread, 10, 10, ""},
+		{"8 of 0–100", spread, 8, 7, "8 bins were asked; 7 are drawn, 15 wide from 0 to 105, since no round bin width gives 8"},
+		{"12 of 0–100", spread, 12, 13, "12 bins were asked; 13 are drawn, 8 wide from 0 to 104, since no round bin width gives 12"},
+		{"3 of 0–100", spread, 3, 3, ""},
+		{"20 of children 0–6", kids, 20, 7, "20 bins were asked; 7 are drawn, 1 wide from −0.5 to 6.5, since whole numbers are not split into parts"},
+		{"1 of 0–100", spread, 1, 2, "1 bin was asked; 2 are drawn"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := testSpec("histogram", map[string]any{"bins": tc.asked}, nil)
+			res, err := Render(Input{Spec: s, Table: table(num("c1", "Value", tc.vals...)), Fonts: f})
+			if err != nil {
+				t.Fatal(err)
+			}
+			bars := strings.Count(string(res.SVG), `<rect class="bin"`)
+			_, desc := descOf(t, res.SVG)
+			if !strings.Contains(desc, " in "+itoa(tc.drawn)+" bins") {
+				t.Errorf("want %d bins: %s (%d bars)", tc.drawn, desc, bars)
+			}
+			var said string
+			for _, n := range res.Notices {
+				if n.Code == NoticeBins {
+					said = n.Message
+				}
+			}
+			if tc.notice == "" && said != "" || !strings.HasPrefix(said, tc.notice) {
+				t.Errorf("notice %q, want %q", said, tc.notice)
+			}
+		})
 	}
 }

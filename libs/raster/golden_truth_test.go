@@ -9,4 +9,6 @@ var truthGoldens = []itemGolden{
 	{"item01c", "a poll's No beside Yes and Undecided is drawn", "truth-poll-yes-no"},
 	{"item04a", "bars from a set min are cut and the axis marks the break", "truth-bar-axis-970"},
 	{"item04b", "the same for horizontal bars", "truth-bar-axis-970-horizontal"},
+	{"item15a", "7 bins asked, 7 drawn, 15 wide", "truth-histogram-7-bins"},
+	{"item15b", "20 bins asked of whole numbers 0–6: 7 drawn, said in the notice", "truth-histogram-20-bins-children"},
 }
