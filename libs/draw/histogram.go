@@ -95,6 +95,9 @@ func (h *histogramChart) draw(c *canvas, area rect) {
 	x := newValueAxis(c, st.XAxis, h.format)
 	x.exact = true
 	x.integer = x.integer || wholeNumbers(h.sorted) // bins centred on whole numbers: ticks on them
+	if h.rule == ruleSet {
+		x.edgeStep = h.edges[1] - h.edges[0] // the bins asked, ticked at their edges
+	}
 	lo, hi := h.edges[0], h.edges[len(h.edges)-1]
 	if h.rule == ruleOne {
 		// one distinct value: its bin is one of seven slots, not a slab
