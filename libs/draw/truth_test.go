@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -34,6 +35,7 @@ const (
 	indexCSV = "Date,Index,Benchmark\n2023-01,100,100\n2023-02,103.2,101.1\n2023-03,101.8,101.9\n2023-04,106.4,102.6\n2023-05,104.9,103.0\n2023-06,109.7,104.2\n"
 	pollCSV  = "Question,Yes,No,Undecided\nNew stadium,41,47,12\nLonger opening hours,58,30,12\nCity tram,49,38,13\n"
 	scoreCSV = "Team,Score\nAlpha,982\nBeta,994\nGamma,988\nDelta,975\n"
+	teamsCSV = "Team,2023,2024\nLions,41,41\nHawks,38,44\nBears,35,35.1\nWolves,47,39\nFoxes,30,33\n"
 )
 
 // truthCases are the goldens of issue 32's misstatements (items 1–4, 15,
@@ -61,6 +63,9 @@ func truthCases(f *Fonts) []goldenCase {
 	add("truth-bar-axis-970", s, t, title("Scores"), style(func(s *chartspec.Style) { s.YAxis = &chartspec.Axis{Min: ptr(970)} }))
 	s, t = must("bar", scoreCSV, map[string]any{"orientation": "horizontal"})
 	add("truth-bar-axis-970-horizontal", s, t, title("Scores"), style(func(s *chartspec.Style) { s.YAxis = &chartspec.Axis{Min: ptr(970)} }))
+	// item 3: tied dots side by side
+	s, t = must("dotplot", teamsCSV, nil)
+	add("truth-dotplot-ties", s, t, title("Points per game"))
 	// item 15: the bins asked are drawn, or the notice says which
 	r := rng()
 	spread := make([]float64, 60)
@@ -264,4 +269,68 @@ func TestHistogramBinsAsked(t *testing.T) {
 			}
 		})
 	}
+}
+
+var circleRE = regexp.MustCompile(`<circle cx="([^"]+)" cy="([^"]+)" r="[^"]+"/>`)
+
+// TestDotplotTies: dots of equal values in a row are set side by side, so
+// neither hides the other, and a notice names them (issue 32 item 3: a
+// team's equal 2023 and 2024 read as one year missing).
+func TestDotplotTies(t *testing.T) {
+	f := fonts(t)
+	for _, tc := range []struct {
+		name       string
+		csv        string
+		horizontal bool
+		ties       bool
+	}{
+		{"ties across rows", teamsCSV, true, true},
+		{"ties, vertical", teamsCSV, false, true},
+		{"no ties", "Team,2023,2024\nLions,41,30\nHawks,38,44\nBears,25,35\n", true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := map[string]any{}
+			if !tc.horizontal {
+				opts["orientation"] = "vertical"
+			}
+			s, tb := fromCSV(t, "dotplot", tc.csv, opts)
+			res, err := Render(Input{Spec: s, Table: tb, Fonts: f})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// no two dots closer than a radius: each is seen
+			var pts [][2]float64
+			for _, m := range circleRE.FindAllStringSubmatch(string(res.SVG), -1) {
+				pts = append(pts, [2]float64{atof(t, m[1]), atof(t, m[2])})
+			}
+			if len(pts) != 2*tb.Rows {
+				t.Fatalf("%d dots for %d rows of 2 series", len(pts), tb.Rows)
+			}
+			for i := range pts {
+				for j := i + 1; j < len(pts); j++ {
+					if d := math.Hypot(pts[i][0]-pts[j][0], pts[i][1]-pts[j][1]); d < 5 {
+						t.Errorf("dots %v and %v are %.1f px apart: one hides the other", pts[i], pts[j], d)
+					}
+				}
+			}
+			said := ""
+			for _, n := range res.Notices {
+				if n.Code == NoticeTies {
+					said = n.Message
+				}
+			}
+			if tc.ties != (said != "") || tc.ties && !strings.HasPrefix(said, "2 rows hold dots of equal or nearly equal values (such as Lions: 2023 and 2024)") {
+				t.Errorf("notice %q", said)
+			}
+		})
+	}
+}
+
+func atof(t *testing.T, s string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }
