@@ -50,8 +50,10 @@ func TestDenseDataIsAggregated(t *testing.T) {
 			if len(res.SVG) > tc.maxSVG {
 				t.Errorf("%d rows make a %d-byte document, more than %d", n, len(res.SVG), tc.maxSVG)
 			}
-			// the columns the chart has no role for are said apart
-			notices := slices.DeleteFunc(slices.Clone(res.Notices), func(n dataset.Notice) bool { return n.Code == NoticeColumnNotDrawn })
+			// the columns the chart has no role for, and dots set apart, are said apart
+			notices := slices.DeleteFunc(slices.Clone(res.Notices), func(n dataset.Notice) bool {
+				return n.Code == NoticeColumnNotDrawn || n.Code == NoticeTies
+			})
 			if got := len(notices) > 0; got != tc.notice {
 				t.Fatalf("notices %v, want some: %v", notices, tc.notice)
 			}

@@ -2,6 +2,7 @@ package draw
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"regexp"
 	"strconv"
@@ -63,6 +64,8 @@ func truthCases(f *Fonts) []goldenCase {
 	add("truth-bar-axis-970", s, t, title("Scores"), style(func(s *chartspec.Style) { s.YAxis = &chartspec.Axis{Min: ptr(970)} }))
 	s, t = must("bar", scoreCSV, map[string]any{"orientation": "horizontal"})
 	add("truth-bar-axis-970-horizontal", s, t, title("Scores"), style(func(s *chartspec.Style) { s.YAxis = &chartspec.Axis{Min: ptr(970)} }))
+	// item 2: missing quarters break the line as a blank cell does
+	add("truth-line-missing-quarters", testSpec("line", nil, nil), quarterTable(), title("Orders per quarter"))
 	// item 3: tied dots side by side
 	s, t = must("dotplot", teamsCSV, nil)
 	add("truth-dotplot-ties", s, t, title("Points per game"))
@@ -333,4 +336,73 @@ func atof(t *testing.T, s string) float64 {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// quarterTable is quarterly data from 2020 to 2023 with four quarters
+// absent (Q2 2021 to Q1 2022) and, in the second series, a blank cell
+// (Q3 2020).
+func quarterTable() *dataset.Table {
+	var qs []string
+	var a, b []float64
+	for y := 2020; y <= 2023; y++ {
+		for q := 0; q < 4; q++ {
+			if y == 2021 && q >= 1 || y == 2022 && q == 0 {
+				continue
+			}
+			qs = append(qs, fmt.Sprintf("%d-%02d", y, 1+3*q))
+			a = append(a, float64(100+len(qs)*4+q*7))
+			v := float64(80 + len(qs)*3)
+			if y == 2020 && q == 2 {
+				v = nan
+			}
+			b = append(b, v)
+		}
+	}
+	return table(dates("c1", "Quarter", dataset.UnitQuarter, qs...), num("c2", "Online", a...), num("c3", "In store", b...))
+}
+
+var linePathRE = regexp.MustCompile(`<path fill="none" stroke="(#[0-9A-Fa-f]{6})" stroke-width="[^"]+" stroke-linejoin="round" stroke-linecap="round" d="([^"]*)"`)
+
+// TestMissingPeriodsBreakTheLine: one gap rule — a regular date series
+// breaks where periods are missing, as it does at a blank cell, and says
+// so (issue 32 item 2: four absent quarters were bridged by a straight
+// segment while a blank cell broke the line).
+func TestMissingPeriodsBreakTheLine(t *testing.T) {
+	f := fonts(t)
+	daily := table(dates("c1", "Day", dataset.UnitDay, "2024-03-01", "2024-03-04", "2024-03-05", "2024-03-06", "2024-03-07", "2024-03-08", "2024-03-11"),
+		num("c2", "Close", 10, 11, 12, 11, 13, 12, 14))
+	yearly := table(dates("c1", "Year", dataset.UnitYear, "2015", "2016", "2017", "2020", "2021", "2022"), num("c2", "Visitors", 5, 6, 7, 2, 4, 6))
+	for _, tc := range []struct {
+		name   string
+		t      *dataset.Table
+		runs   []int // subpaths of each series' line
+		notice string
+	}{
+		{"quarters missing and a blank cell", quarterTable(), []int{2, 3}, "the line breaks where 4 quarters are missing from the data (1 gap, the first between Q1 2021 and Q2 2022)"},
+		{"years missing", yearly, []int{2}, "the line breaks where 2 years are missing from the data (1 gap, the first between 2017 and 2020)"},
+		{"trading days: weekends are no gap", daily, []int{1}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Render(Input{Spec: testSpec("line", nil, nil), Table: tc.t, Fonts: f})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var runs []int
+			for _, m := range linePathRE.FindAllStringSubmatch(string(res.SVG), -1) {
+				runs = append(runs, strings.Count(m[2], "M"))
+			}
+			if fmt.Sprint(runs) != fmt.Sprint(tc.runs) {
+				t.Errorf("line runs %v, want %v", runs, tc.runs)
+			}
+			said := ""
+			for _, n := range res.Notices {
+				if n.Code == NoticePeriodGaps {
+					said = n.Message
+				}
+			}
+			if tc.notice == "" && said != "" || !strings.HasPrefix(said, tc.notice) {
+				t.Errorf("notice %q, want %q", said, tc.notice)
+			}
+		})
+	}
 }

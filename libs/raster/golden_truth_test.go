@@ -7,6 +7,7 @@ var truthGoldens = []itemGolden{
 	{"item01a", "a column named Index is data: both lines drawn", "truth-index-benchmark"},
 	{"item01b", "a column the mapping leaves out is said on the picture", "truth-index-left-out"},
 	{"item01c", "a poll's No beside Yes and Undecided is drawn", "truth-poll-yes-no"},
+	{"item02a", "four missing quarters break the line as a blank cell does", "truth-line-missing-quarters"},
 	{"item03a", "tied dots side by side across the row", "truth-dotplot-ties"},
 	{"item04a", "bars from a set min are cut and the axis marks the break", "truth-bar-axis-970"},
 	{"item04b", "the same for horizontal bars", "truth-bar-axis-970-horizontal"},
