@@ -349,21 +349,30 @@ const maxNamedPoints = 100
 // ids (chartspec.Identifier, chartspec.RowCount), left out by the mapping, or no role left.
 // A scatter's point names (scatterNames) are drawn when labels are on.
 func notDrawn(chartType string, given chartspec.Mapping, st *chartspec.Style, t *dataset.Table, roles roleColumns) []dataset.Notice {
-	drawn := make(map[*dataset.Column]bool, len(t.Columns))
+	var named *dataset.Column
 	if chartType == "scatter" && st.Labels.Show && t.Rows <= maxNamedPoints {
-		drawn[scatterNames(t, roles.one("group"))] = true
+		named = scatterNames(t, roles.one("group"))
 	}
-	for _, cs := range roles {
-		for _, c := range cs {
-			drawn[c] = true
+	drawn := func(c *dataset.Column) bool {
+		if c == named {
+			return true
 		}
+		for _, cs := range roles {
+			if slices.Contains(cs, c) {
+				return true
+			}
+		}
+		return false
 	}
-	rules := roleRules(chartType)
+	var rules []roleRule
 	var reasons []string
-	left := map[string][]string{}
+	var left map[string][]string
 	for _, c := range t.Columns {
-		if drawn[c] {
+		if drawn(c) {
 			continue
+		}
+		if left == nil {
+			rules, left = roleRules(chartType), map[string][]string{}
 		}
 		why := ""
 		for _, rule := range rules {
@@ -391,7 +400,7 @@ func notDrawn(chartType string, given chartspec.Mapping, st *chartspec.Style, t 
 		}
 		left[why] = append(left[why], fmt.Sprintf("%s (%q)", c.ID, c.Name))
 	}
-	out := make([]dataset.Notice, 0, len(reasons))
+	var out []dataset.Notice
 	for _, why := range reasons {
 		cols := left[why]
 		names := strings.Join(cols[:min(len(cols), maxNamed)], ", ")
