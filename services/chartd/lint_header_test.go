@@ -6,7 +6,7 @@ import (
 )
 
 // TestPictureLintHeader: a picture goes out with the ids of its chart's
-// lint warnings in the Chartd-Lint header, on every image endpoint, so a
+// lint warnings in the Chartd-Lint header, on every image endpoint and public image link, so a
 // /render caller who gets only the image learns that its bar axis does
 // not start at zero; a chart without warnings sends no header.
 func TestPictureLintHeader(t *testing.T) {
@@ -16,6 +16,17 @@ func TestPictureLintHeader(t *testing.T) {
 	notZero := []any{map[string]any{"op": "setTitle", "title": map[string]any{"text": "Scores"}}, map[string]any{"op": "setAxis", "axis": "y", "min": 970}}
 	ch, _ := createChart(t, c, map[string]any{"type": "bar", "data": scores, "ops": notZero})
 	plain, _ := createChart(t, c, map[string]any{"type": "bar", "data": scores, "ops": notZero[:1]})
+	web := newLinkClient(t, "")
+	for _, tc := range []struct {
+		name, chart, want string
+	}{{"image link", ch.ID, "bar-axis-not-zero"}, {"image link at zero", plain.ID, ""}} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := web.open(t, createLink(t, c, map[string]any{"id": tc.chart, "format": "svg"}).URL)
+			if a.status != 200 || a.header.Get("Chartd-Lint") != tc.want {
+				t.Errorf("%d, Chartd-Lint %q, want %q", a.status, a.header.Get("Chartd-Lint"), tc.want)
+			}
+		})
+	}
 	for _, tc := range []struct {
 		name, method, path string
 		body               any

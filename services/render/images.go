@@ -176,10 +176,7 @@ type ImageJSON struct {
 // writePicture answers the image itself, or JSON when asked and allowed.
 func writePicture(w http.ResponseWriter, r *http.Request, pic picture, o imageOptions, jsonAllowed bool) {
 	file := o.name + "." + o.format
-	setNotices(w.Header(), pic.notices)
-	if len(pic.lint) > 0 {
-		w.Header().Set(HeaderLint, strings.Join(pic.lint, ", "))
-	}
+	setNotices(w.Header(), pic)
 	if jsonAllowed && wantsJSON(r) {
 		httpx.WriteJSON(w, http.StatusOK, ImageJSON{Image: base64.StdEncoding.EncodeToString(pic.body), Type: pic.contentType,
 			Width: pic.width, Height: pic.height, Bytes: len(pic.body), Name: file})
@@ -214,11 +211,16 @@ const HeaderNotices = "X-Chartd-Notices"
 // there are none.
 const HeaderLint = "Chartd-Lint"
 
-func setNotices(h http.Header, notices []dataset.Notice) {
-	if len(notices) == 0 {
+// setNotices writes what a picture tells besides the image: its notices
+// (HeaderNotices) and its lint warnings (HeaderLint).
+func setNotices(h http.Header, pic picture) {
+	if len(pic.lint) > 0 {
+		h.Set(HeaderLint, strings.Join(pic.lint, ", "))
+	}
+	if len(pic.notices) == 0 {
 		return
 	}
-	raw, err := json.Marshal(notices)
+	raw, err := json.Marshal(pic.notices)
 	if err != nil {
 		return
 	}
