@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"math"
 	"slices"
-	"strings"
 
 	"chartd.dev/libs/dataset"
 )
@@ -303,7 +302,7 @@ func (d *dotplotChart) tieOffsets(c *canvas, val *axis, r, rowSpace float64) [][
 	}
 	if rows > 0 {
 		c.notice(NoticeTies, plural(rows, "row holds", "rows hold")+" dots of equal or nearly equal values (such as "+d.labels[first]+": "+
-			strings.Join(firstNames, " and ")+"); they are set side by side across the row so that none hides another")
+			joinNames(firstNames)+"); they are set side by side across the row so that none hides another")
 	}
 	return off
 }
