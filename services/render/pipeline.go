@@ -142,11 +142,13 @@ func (s *Service) draw(ctx context.Context, p auth.Principal, spec *chartspec.Sp
 	}
 	drawn, err := draw.Render(draw.Input{Spec: spec, Table: after, Width: o.width, Height: o.height,
 		Transparent: o.transparent, Watermark: p.Plan != plan.Pro, Fonts: s.deps.Fonts})
-	release()
 	if err != nil {
+		release()
 		return picture{}, apierr.New(apierr.InvalidRequest, "the chart cannot be drawn: %v", err)
 	}
+	// the Chartd-Lint ids, linted inside the admission: lint is linear in the data as drawing is
 	lint, err := chartspec.WarnIDs(ctx, spec, after, chartspec.LintEnv{Catalog: s.deps.Catalog, Transparent: o.transparent}, drawn.Notices)
+	release()
 	if err != nil {
 		return picture{}, err
 	}
