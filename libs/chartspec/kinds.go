@@ -1,6 +1,7 @@
 package chartspec
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"unicode"
@@ -39,15 +40,27 @@ var idWords = [...]string{"id", "ids", "identifier", "uuid", "guid", "no", "nr",
 // is a row number, "Price index" a measure.
 var idNames = [...]string{"index", "idx", "key", "row", "rownum", "#"}
 
+// rowWords are names that, standing alone, are a measure as often as an
+// id: a poll's "No" beside "Yes", a stock "Index", a "Key" figure. Such a
+// column is an id only when its values count the rows (RowCount).
+var rowWords = [...]string{"index", "idx", "key", "row", "rownum", "#", "no", "nr", "nº", "code"}
+
 // IDLike reports a column name that names identifiers rather than a
 // measure: "ID", "Customer ID", "user_id", "userId", "No.", "#", "Index".
 // It allocates nothing: drawing asks it of every column.
 func IDLike(name string) bool {
+	id, _ := idName(name)
+	return id
+}
+
+// idName reports whether name names identifiers, and whether it is one
+// of rowWords standing alone, a name that is as often a measure.
+func idName(name string) (id, rowWord bool) {
 	name = strings.TrimSpace(name)
 	// camel case: "userId", "customerID"
 	if n := len(name); n > 2 && (strings.HasSuffix(name, "Id") || strings.HasSuffix(name, "ID")) {
 		if r, _ := utf8.DecodeLastRuneInString(name[:n-2]); unicode.IsLower(r) {
-			return true
+			return true, false
 		}
 	}
 	words, last := 0, ""
@@ -67,20 +80,54 @@ func IDLike(name string) bool {
 		last = name[start:]
 	}
 	if words == 0 {
-		return false
+		return false, false
 	}
 	equal := func(w string) bool { return strings.EqualFold(last, w) }
+	alone := words == 1 && slices.ContainsFunc(rowWords[:], equal)
 	if words == 1 && slices.ContainsFunc(idNames[:], equal) {
-		return true
+		return true, alone
 	}
-	return slices.ContainsFunc(idWords[:], equal)
+	return slices.ContainsFunc(idWords[:], equal), alone
 }
 
 // Identifier reports a number column that names rows rather than
 // measuring them ("ID", "Customer no."): automatic picks take it as a
 // category, never as a measure, while another number column is left.
+// The name alone never decides: the values must be whole numbers, and a
+// name that is as often a measure ("Index", "Key", "No") must count the
+// rows (RowCount), so a poll's "No" or a stock index is data.
 func Identifier(c *dataset.Column) bool {
-	return c.Kind == dataset.Number && IDLike(c.Name)
+	if c.Kind != dataset.Number {
+		return false
+	}
+	id, rowWord := idName(c.Name)
+	switch {
+	case !id:
+		return false
+	case rowWord:
+		return RowCount(c)
+	}
+	for _, v := range c.Num {
+		if !math.IsNaN(v) && v != math.Trunc(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// RowCount reports a number column whose values count the rows: whole
+// numbers, none blank, each one more than the row before (1, 2, 3 … or
+// 0, 1, 2 …), at least two of them.
+func RowCount(c *dataset.Column) bool {
+	if c.Kind != dataset.Number || len(c.Num) < 2 {
+		return false
+	}
+	for i, v := range c.Num {
+		if math.IsNaN(v) || v != math.Trunc(v) || (i > 0 && v != c.Num[i-1]+1) {
+			return false
+		}
+	}
+	return true
 }
 
 // HeatmapMapping picks a heatmap's roles from t by the shape of the data.

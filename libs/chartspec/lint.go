@@ -102,6 +102,7 @@ func Checks() []Check {
 		{CheckLabelsHidden, Info, "value labels the drawing left out where they would overlap others (or, past 4 lines, all but each line's last value, highest and lowest): how many, out of how many. Found by drawing the chart, like needs-room"},
 		{CheckUnsortedLineX, Info, "line rows not in x order"},
 		{CheckDuplicateLineX, Warn, "a line whose x values repeat, so it zigzags; aggregate per x"},
+		{CheckLineUnordered, Warn, unorderedAbout},
 		{CheckOverplotting, Warn, "a scatter plot whose points hide each other; lower opacity and point size"},
 		{CheckRadarAxes, Warn, fmt.Sprintf("a radar with more than %d spokes", MaxRadarAxes)},
 		{CheckSankeyCycle, Warn, "sankey flows that loop back, which a sankey cannot draw"},
@@ -183,7 +184,7 @@ func LintContext(ctx context.Context, spec *Spec, t *dataset.Table, env LintEnv)
 			c.add(CheckNoData, Warn, "The chart has no data rows; send data with set_data.")
 		}
 	} else {
-		for _, check := range []func(){c.pie, c.colors, c.axes, c.seriesCount, c.categories, c.line, c.scatter, c.radar, c.sankey, c.histogram,
+		for _, check := range []func(){c.pie, c.colors, c.axes, c.seriesCount, c.categories, c.line, c.lineCategories, c.scatter, c.radar, c.sankey, c.histogram,
 			c.histogramOutlier, c.percentNegative, c.heatmapWide} {
 			if err := ctx.Err(); err != nil {
 				return nil, fmt.Errorf("lint: %w", err)

@@ -84,6 +84,12 @@ func TestLintChecksFireAndStayQuiet(t *testing.T) {
 			ops: []string{`{"op":"setPalette","colors":["#E15759","#9C755F"]}`}, id: CheckSimilarColors, level: Info, contains: "protanopia"},
 		{name: "similar colours quiet with okabe-ito", typ: "bar", csv: wideCSV(3, 7),
 			ops: []string{`{"op":"setPalette","palette":"okabe-ito"}`}, id: CheckSimilarColors},
+		{name: "line across unordered products fires", typ: "line", csv: rowsCSV("Product,Sales", 25, func(i int) string { return fmt.Sprintf("%s,%d", products[i], 10+i%7) }),
+			id: CheckLineUnordered, level: Warn, contains: `{"op":"setType","type":"bar"}`},
+		{name: "line across weekdays quiet", typ: "line", csv: "Day,Visits\nMonday,3\nTuesday,4\nWednesday,2\nThursday,5\nFriday,6\nSaturday,1\n", id: CheckLineUnordered},
+		{name: "line across a rating scale quiet", typ: "line", csv: "Answer,Share\nStrongly disagree,3\nDisagree,4\nNeutral,2\nAgree,5\nStrongly agree,6\n", id: CheckLineUnordered},
+		{name: "line across numbered stages quiet", typ: "line", csv: "Stage,Share\nQ1,3\nQ2,4\nQ3,2\nQ4,5\nQ5,6\n", id: CheckLineUnordered},
+		{name: "line across four names quiet", typ: "line", csv: "Fruit,Sales\nApples,3\nPears,4\nPlums,2\nFigs,5\n", id: CheckLineUnordered},
 		{name: "bar axis not zero fires", typ: "bar", csv: salesCSV, ops: []string{`{"op":"setAxis","axis":"y","min":4}`},
 			id: CheckBarAxisNotZero, level: Warn, contains: `{"op":"setAxis","axis":"y","min":null}`},
 		{name: "bar log axis fires", typ: "bar", csv: salesCSV, ops: []string{`{"op":"setAxis","axis":"y","log":true}`},
@@ -321,3 +327,8 @@ func TestFindCycle(t *testing.T) {
 		}
 	}
 }
+
+// products are 25 unrelated product names, a text x with no order.
+var products = [...]string{"Kettle", "Toaster", "Blender", "Juicer", "Mixer", "Grill", "Fryer", "Oven", "Scale", "Lamp",
+	"Fan", "Heater", "Iron", "Vacuum", "Radio", "Speaker", "Router", "Camera", "Drone", "Tablet", "Monitor", "Printer",
+	"Scanner", "Keyboard", "Mouse"}

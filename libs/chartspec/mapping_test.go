@@ -46,6 +46,14 @@ func TestAutoMapping(t *testing.T) {
 		{"bar", "Company,Founded\nSiemens,1847\nBayer,1863\n", "map[category:[c1] values:[c2]]"},
 		{"bar", "Height,ID,Weight\n170,1,60\n180,2,80\n", "map[category:[c2] values:[c1 c3]]"},
 		{"dotplot", "Company,Founded\nSiemens,1847\nBayer,1863\n", "map[category:[c1] values:[c2]]"},
+		// issue 32: a name alone makes no id; the values must count the rows
+		{"line", "Date,Index,Benchmark\n2024-01,100,100\n2024-02,103.5,101.2\n2024-03,98.7,102.9\n", "map[values:[c2 c3] x:[c1]]"},
+		{"line", "Date,Key,Target\n2024-01,12,10\n2024-02,15,10\n2024-03,9,10\n", "map[values:[c2 c3] x:[c1]]"},
+		{"bar", "Question,Yes,No,Undecided\nQ1,45,38,17\nQ2,52,40,8\nQ3,30,61,9\n", "map[category:[c1] values:[c2 c3 c4]]"},
+		{"bar", "Question,No,Yes\nQ1,38,45\nQ2,40,52\n", "map[category:[c1] values:[c2 c3]]"},
+		{"line", "Date,Index,Sales\n2024-01,1,100\n2024-02,2,101.2\n2024-03,3,102.9\n", "map[values:[c3] x:[c1]]"},
+		{"scatter", "Customer ID,Age,Spend\n5512,30,20\n1203,41,35\n9981,25,12\n", "map[x:[c2] y:[c3]]"},
+		{"scatter", "Customer ID,Age,Spend\n5512.5,30,20\n1203,41,35\n9981,25,12\n", "map[x:[c1] y:[c2]]"},
 		// heatmaps: a wide table is rows × columns; long names go down the side
 		{"heatmap", "Var,A,B,C\nR0,1,0.42,-0.9\nR1,0.42,1,-0.5\nR2,-0.9,-0.5,1\nR3,0.1,0.3,-0.2\n", "map[value:[c2 c3 c4] y:[c1]]"},
 		{"heatmap", "Country,2019,2020\nDE,1,2\nFR,3,4\n", "map[value:[c2 c3] y:[c1]]"},

@@ -45,6 +45,9 @@ type axis struct {
 	zero bool
 	// exact uses lo..hi as the domain without rounding out (histogram edges).
 	exact bool
+	// edgeStep, on an exact axis, puts the ticks on multiples of it (a
+	// histogram's bins of 15 ticked 0, 15, 30) while they are few enough.
+	edgeStep float64
 	// headroom widens the data extent by this fraction (room for labels).
 	headroom float64
 	// margin widens the data extent by this fraction on both sides, so
@@ -315,6 +318,9 @@ func (a *axis) computeTicks(length, spacing float64) {
 		lo, hi = widen(lo, hi)
 		a.d0, a.d1 = lo, hi
 		a.ticks, step = fixedTicks(lo, hi, target)
+		if e := a.edgeStep; e > 0 && spanPer(lo, hi, e) <= float64(target)*1.5 {
+			a.ticks, step = stepTicks(math.Ceil(lo/e-1e-9)*e, hi, e), e
+		}
 	default:
 		a.ticks, step, a.d0, a.d1 = hugTicks(lo, hi, target, hug)
 		// an axis with room for three ticks names three: its top on the

@@ -216,6 +216,7 @@ func (b *barChart) draw(c *canvas, area rect) {
 	}
 	c.endClip(clip)
 	c.drawBaselines(f)
+	c.axisBreak(f, val, b.horizontal)
 	c.drawAxisLabels(f)
 }
 

@@ -70,7 +70,7 @@ func TestDescriptions(t *testing.T) {
 		{"scatter", testSpec("scatter", nil, nil), table(num("c1", "H", 1, 2, 3, 4), num("c2", "W", 2, 4, 6, 8.5)),
 			"Scatter plot of W against H", "Scatter plot of W against H, 4 points, correlation 1.00"},
 		{"histogram", testSpec("histogram", map[string]any{"bins": 2.0}, nil), table(num("c1", "Age", 10, 20, 30, 40, 40)),
-			"Histogram of Age", "Histogram of Age, 5 values in 2 bins (set count, rounded) from 0 to 40, most in 20–40 (4 values)"},
+			"Histogram of Age", "Histogram of Age, 5 values in 2 bins (set count) from 0 to 40, most in 20–40 (4 values)"},
 		{"boxplot", testSpec("boxplot", nil, nil), table(txt("c1", "Team", "A", "A", "B", "B"), num("c2", "Score", 1, 3, 10, 20)),
 			"Box plot of Score by Team", "Box plot of Score by Team, 4 values in 2 groups, highest median B 15"},
 		{"dotplot", testSpec("dotplot", nil, nil), table(txt("c1", "Team", "A", "B"), num("c2", "Score", 4, 9)),

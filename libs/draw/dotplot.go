@@ -1,7 +1,9 @@
 package draw
 
 import (
+	"cmp"
 	"math"
+	"slices"
 
 	"chartd.dev/libs/dataset"
 )
@@ -153,6 +155,7 @@ func (d *dotplotChart) draw(c *canvas, area rect) {
 	if rowSpace < 2*r+2 {
 		r = math.Max(rowSpace/2-1, 1.5)
 	}
+	off := d.tieOffsets(c, val, r, rowSpace)
 	for si, s := range d.series {
 		w.s(`<g fill="`)
 		w.s(d.colors[si])
@@ -162,7 +165,11 @@ func (d *dotplotChart) draw(c *canvas, area rect) {
 			if isBlank(v) {
 				continue
 			}
-			x, y := at(cat.center(i), v)
+			m := cat.center(i)
+			if off != nil {
+				m += off[si][i]
+			}
+			x, y := at(m, v)
 			w.s(`<circle`)
 			w.af("cx", x)
 			w.af("cy", y)
@@ -231,4 +238,71 @@ func (d *dotplotChart) drawLabels(c *canvas, cat, val *axis, r float64, format n
 		}
 	}
 	w.s(`</g>`)
+}
+
+// NoticeTies is the code of the notice saying dots of equal (or nearly
+// equal) values were set side by side so none hides another.
+const NoticeTies = "dots_side_by_side"
+
+// tieOffsets answers, per series and row, how far across its row a dot
+// moves so that dots of one row whose values sit within a dot of each
+// other (a team's equal 2023 and 2024) are side by side instead of one
+// exactly under the other, which reads as a missing value; nil when no
+// dots meet. A notice says which rows hold such dots.
+func (d *dotplotChart) tieOffsets(c *canvas, val *axis, r, rowSpace float64) [][]float64 {
+	if len(d.series) < 2 {
+		return nil
+	}
+	var off [][]float64
+	type dot struct {
+		si  int
+		pos float64
+	}
+	dots := make([]dot, 0, len(d.series))
+	rows, first := 0, -1
+	var firstNames []string
+	for i := 0; i < d.n; i++ {
+		dots = dots[:0]
+		for si, s := range d.series {
+			if v := s.Num[i]; !isBlank(v) {
+				dots = append(dots, dot{si, val.pos(v)})
+			}
+		}
+		slices.SortStableFunc(dots, func(a, b dot) int { return cmp.Compare(a.pos, b.pos) })
+		met := false
+		for j := 0; j < len(dots); {
+			k := j + 1
+			for k < len(dots) && dots[k].pos-dots[k-1].pos < r {
+				k++
+			}
+			if n := k - j; n > 1 {
+				if off == nil {
+					off = make([][]float64, len(d.series))
+					for si := range off {
+						off[si] = make([]float64, d.n)
+					}
+				}
+				step := math.Min(2*r+1.5*c.k, (rowSpace-2*r)*0.8/float64(n-1)) // apart, within the row
+				for q := j; q < k; q++ {
+					off[dots[q].si][i] = (float64(q-j) - float64(n-1)/2) * math.Max(step, r/2)
+				}
+				if first < 0 {
+					first = i
+					for q := j; q < k; q++ {
+						firstNames = append(firstNames, d.series[dots[q].si].Name)
+					}
+				}
+				met = true
+			}
+			j = k
+		}
+		if met {
+			rows++
+		}
+	}
+	if rows > 0 {
+		c.notice(NoticeTies, plural(rows, "row holds", "rows hold")+" dots of equal or nearly equal values (such as "+d.labels[first]+": "+
+			joinNames(firstNames)+"); they are set side by side across the row so that none hides another")
+	}
+	return off
 }

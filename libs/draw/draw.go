@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"chartd.dev/libs/chartspec"
 	"chartd.dev/libs/dataset"
@@ -144,6 +145,7 @@ func drawOnce(in Input, w, h int, note string) (*canvas, error) {
 		return nil, fmt.Errorf("draw %s chart: %w", in.Spec.Type, err)
 	}
 	horizontal := optString(in.Spec.Options, "orientation", "vertical", "vertical", "horizontal") == "horizontal"
+	left := notDrawn(in.Spec.Type, in.Spec.Mapping, &in.Spec.Style, in.Table, roles)
 	var notices []dataset.Notice
 	in.Table, roles, notices = reduce(in.Spec.Type, in.Table, roles, w, h, horizontal)
 	roles.asNumbers(in.Spec.Type)
@@ -153,7 +155,7 @@ func drawOnce(in Input, w, h int, note string) (*canvas, error) {
 	if err != nil {
 		return nil, fmt.Errorf("draw %s chart: %w", in.Spec.Type, err)
 	}
-	c.notices = append(notices, c.notices...) // reduce's first, then the chart's own
+	c.notices = slices.Concat(notices, left, c.notices) // reduce's first, the columns left out, then the chart's own
 	c.render(ch, in.Watermark)
 	return c, nil
 }
@@ -325,9 +327,9 @@ func textSize(v float64) float64 { return math.Max(minText, round1(v)) }
 func (c *canvas) render(ch chart, watermark bool) {
 	name, desc := ch.summary()
 	for _, n := range c.notices {
-		desc += "; " + n.Message
+		desc = clause(desc, n.Message)
 	}
-	desc += c.footerDesc()
+	desc = c.footerDesc(desc)
 	title := name
 	if shown(c.style.Title) {
 		title = c.style.Title.Text
@@ -382,11 +384,39 @@ func (c *canvas) render(ch chart, watermark bool) {
 		// layout found more to say (names that need a taller chart): the
 		// description says it too
 		var more svgWriter
+		longer := desc
 		for _, n := range c.notices[known:] {
-			more.esc("; " + n.Message)
+			longer = clause(longer, n.Message)
 		}
+		more.esc(longer[len(desc):])
 		w.b = slices.Insert(w.b, descEnd, more.b...)
 	}
+}
+
+// clause adds s to the description desc: after "; " as a clause of its
+// own, or after a space where desc already ends a sentence ("…crates of
+// 10 kg. Source: …", never "…10 kg.; Source: …"); a clause mark or space
+// desc ends with is not doubled.
+func clause(desc, s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return desc
+	}
+	desc = strings.TrimRightFunc(desc, unicode.IsSpace)
+	if desc == "" {
+		return s
+	}
+	r, _ := utf8.DecodeLastRuneInString(desc)
+	switch r {
+	case '。', '！', '？':
+		return desc + s // full-width marks hold their own space
+	case '.', '!', '?', '…', '؟', '।':
+		return desc + " " + s
+	case ';', ',', ':', '；', '，', '：', '、':
+		_, n := utf8.DecodeLastRuneInString(desc)
+		desc = strings.TrimRightFunc(desc[:len(desc)-n], unicode.IsSpace)
+	}
+	return desc + "; " + s
 }
 
 // titles draws title and subtitle at the top left, each wrapped to as

@@ -88,18 +88,11 @@ func labelled(s string) bool {
 	return true
 }
 
-// footerDesc is what the description adds for screen readers: the
-// footer's text as the picture shows it; "" without a footer.
-func (c *canvas) footerDesc() string {
+// footerDesc is the description desc with what it adds for screen
+// readers: the footer's text as the picture shows it, each part a clause.
+func (c *canvas) footerDesc(desc string) string {
 	notes, credit := footerText(c.style.Footer)
-	var b strings.Builder
-	for _, s := range []string{notes, credit} {
-		if s != "" {
-			b.WriteString("; ")
-			b.WriteString(s)
-		}
-	}
-	return b.String()
+	return clause(clause(desc, notes), credit)
 }
 
 // footer draws the footer at the bottom of area and answers the area above

@@ -335,6 +335,7 @@ func goldenCases(f *Fonts) []goldenCase {
 	cases = append(cases, paletteCases(f)...)
 	cases = append(cases, kindCases(f)...)
 	cases = append(cases, layoutCases(f)...)
+	cases = append(cases, truthCases(f)...)
 	return cases
 }
 

@@ -41,14 +41,40 @@ func newHistogram(c *canvas, r roleColumns) *histogramChart {
 	}
 	h.color = c.colors.of(h.value.ID, 0)
 	if len(h.sorted) > 0 {
-		bins := int(optNumber(c.spec.Options, "bins", 0, 0, 100))
-		if bins == 1 {
-			bins = 2
+		asked := int(optNumber(c.spec.Options, "bins", 0, 0, 100))
+		count := asked
+		if count == 1 {
+			count = 2 // one bin shows no spread; the notice says so
 		}
-		h.edges, h.rule = histogramBins(h.sorted, bins)
+		h.edges, h.rule = histogramBins(h.sorted, count)
 		h.counts = binCounts(h.sorted, h.edges)
+		if drawn := len(h.counts); asked > 0 && drawn != asked {
+			c.notice(NoticeBins, h.binsSaid(asked))
+		}
 	}
 	return h
+}
+
+// NoticeBins is the code of the notice saying a histogram draws another
+// number of bins than was asked, which ones and why.
+const NoticeBins = "histogram_bins_changed"
+
+// binsSaid says which bins are drawn instead of the asked number, and why.
+func (h *histogramChart) binsSaid(asked int) string {
+	drawn := len(h.counts)
+	width := h.edges[1] - h.edges[0]
+	why := "no round bin width gives " + itoa(asked)
+	switch {
+	case h.rule == ruleOne:
+		why = "all values are equal"
+	case asked == 1:
+		why = "one bin would show no spread"
+	case wholeNumbers(h.sorted) && width == 1:
+		why = "whole numbers are not split into parts"
+	}
+	return plural(asked, "bin was", "bins were") + " asked; " + plural(drawn, "is", "are") + " drawn, " +
+		formatValue(width, h.format) + " wide from " + formatValue(h.edges[0], h.format) + " to " +
+		formatValue(h.edges[drawn], h.format) + ", since " + why
 }
 
 func (h *histogramChart) empty() bool { return len(h.sorted) == 0 }
@@ -83,6 +109,9 @@ func (h *histogramChart) draw(c *canvas, area rect) {
 	x := newValueAxis(c, st.XAxis, h.format)
 	x.exact = true
 	x.integer = x.integer || wholeNumbers(h.sorted) // bins centred on whole numbers: ticks on them
+	if h.rule == ruleSet {
+		x.edgeStep = h.edges[1] - h.edges[0] // the bins asked, ticked at their edges
+	}
 	lo, hi := h.edges[0], h.edges[len(h.edges)-1]
 	if h.rule == ruleOne {
 		// one distinct value: its bin is one of seven slots, not a slab

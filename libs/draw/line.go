@@ -23,6 +23,9 @@ type lineChart struct {
 	// band is set when x is text: evenly spaced points, labelled.
 	band   bool
 	labels []string
+	// breaks marks the positions of order the line breaks before, where
+	// a regular date series misses periods (periodBreaks); nil for none.
+	breaks []bool
 }
 
 func newLine(c *canvas, r roleColumns) *lineChart {
@@ -66,7 +69,26 @@ func newLine(c *canvas, r roleColumns) *lineChart {
 			return 0
 		})
 	}
+	l.periodGaps(c)
 	return l
+}
+
+// periodGaps breaks the line where its regular date series misses
+// periods and says so in a notice naming the first gap.
+func (l *lineChart) periodGaps(c *canvas) {
+	breaks, gaps, missing, from, to := periodBreaks(l.x, l.order)
+	if gaps == 0 {
+		return
+	}
+	l.breaks = breaks
+	noun := map[string][2]string{dataset.UnitMonth: {"month", "months"}, dataset.UnitQuarter: {"quarter", "quarters"}, dataset.UnitYear: {"year", "years"}}[l.x.DateUnit]
+	verb := " are"
+	if missing == 1 {
+		verb = " is"
+	}
+	c.notice(NoticePeriodGaps, "the line breaks where "+plural(missing, noun[0], noun[1])+verb+" missing from the data ("+
+		plural(gaps, "gap", "gaps")+", the first between "+formatDate(from, l.x.DateUnit)+" and "+formatDate(to, l.x.DateUnit)+
+		"), as at a blank cell: no value is drawn where none was measured")
 }
 
 func (l *lineChart) empty() bool {
@@ -215,8 +237,11 @@ func (l *lineChart) draw(c *canvas, area rect) {
 			l.appendRun(&c.w, pts)
 			pts = pts[:0]
 		}
-		for _, i := range l.order {
+		for k, i := range l.order {
 			v := s.Num[i]
+			if l.breaks != nil && l.breaks[k] {
+				flush()
+			}
 			if isBlank(v) || (y.log && v <= 0) {
 				flush()
 				continue

@@ -332,3 +332,98 @@ func missingRole(chartType string, rule roleRule, t *dataset.Table) error {
 	return fmt.Errorf("a %s chart needs a %s column for its %s role (%s); %s: add such a column or change the chart type",
 		chartType, strings.Join(kinds, " or "), rule.label, rule.name, data)
 }
+
+// NoticeColumnNotDrawn is the code of the notice naming the columns of the
+// data the picture leaves out, and why: a column that vanishes without a
+// word reads as drawn (an "Index" beside a benchmark, a poll's "No").
+const NoticeColumnNotDrawn = "column_not_drawn"
+
+// maxNamed is the most columns one notDrawn notice names one by one.
+const maxNamed = 5
+
+// maxNamedPoints is the most scatter points drawLabels names.
+const maxNamedPoints = 100
+
+// notDrawn says which columns of t the resolved roles leave out and why,
+// one notice per reason: mapped to a role that does not take them, row
+// ids (chartspec.Identifier, chartspec.RowCount), left out by the mapping, or no role left.
+// A scatter's point names (scatterNames) are drawn when labels are on.
+func notDrawn(chartType string, given chartspec.Mapping, st *chartspec.Style, t *dataset.Table, roles roleColumns) []dataset.Notice {
+	var named *dataset.Column
+	if chartType == "scatter" && st.Labels.Show && t.Rows <= maxNamedPoints {
+		named = scatterNames(t, roles.one("group"))
+	}
+	drawn := func(c *dataset.Column) bool {
+		if c == named {
+			return true
+		}
+		for _, cs := range roles {
+			if slices.Contains(cs, c) {
+				return true
+			}
+		}
+		return false
+	}
+	var rules []roleRule
+	var reasons []string
+	var left map[string][]string
+	for _, c := range t.Columns {
+		if drawn(c) {
+			continue
+		}
+		if left == nil {
+			rules, left = roleRules(chartType), map[string][]string{}
+		}
+		why := ""
+		for _, rule := range rules {
+			if !slices.Contains(given.Cols(rule.name), c.ID) {
+				continue
+			}
+			if !slices.Contains(rule.kinds, c.Kind) {
+				why = fmt.Sprintf("the %s takes %s columns, not %s", rule.label, kindList(rule.kinds), c.Kind)
+			} else {
+				why = fmt.Sprintf("the %s takes one column", rule.label)
+			}
+			break
+		}
+		switch {
+		case why != "":
+		case chartspec.Identifier(c) || chartspec.RowCount(c):
+			why = "ids of the rows, not measures; setMapping maps any column"
+		case len(given) > 0:
+			why = "not in the mapping; setMapping adds columns"
+		default:
+			why = fmt.Sprintf("this chart has no role left for another %s column; setMapping chooses the columns", c.Kind)
+		}
+		if _, ok := left[why]; !ok {
+			reasons = append(reasons, why)
+		}
+		left[why] = append(left[why], fmt.Sprintf("%s (%q)", c.ID, c.Name))
+	}
+	var out []dataset.Notice
+	for _, why := range reasons {
+		cols := left[why]
+		names := strings.Join(cols[:min(len(cols), maxNamed)], ", ")
+		if len(cols) > maxNamed {
+			names += fmt.Sprintf(" and %d more", len(cols)-maxNamed)
+		}
+		verb := "is"
+		if len(cols) > 1 {
+			verb = "are"
+		}
+		out = append(out, dataset.Notice{Code: NoticeColumnNotDrawn, Message: fmt.Sprintf("%s %s not drawn: %s", names, verb, why)})
+	}
+	return out
+}
+
+// kindList names column kinds for a sentence: "text, date or number".
+func kindList(kinds []dataset.Kind) string {
+	s := make([]string, len(kinds))
+	for i, k := range kinds {
+		s[i] = string(k)
+	}
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
+}

@@ -334,7 +334,7 @@ func (s *scatterChart) draw(c *canvas, area rect) {
 	}
 	c.endClip(clip)
 	s.drawSizeKey(c, f.plot)
-	if st.Labels.Show && s.n <= 100 {
+	if st.Labels.Show && s.n <= maxNamedPoints {
 		radius := func(int) float64 { return r }
 		if s.size != nil {
 			radius = s.bubbleRadius(c, f.plot, maxSize)
@@ -464,9 +464,18 @@ func (s *scatterChart) drawLabels(c *canvas, x, y *axis, plot rect, radius func(
 // first text column that no role of the chart uses (a scatter of countries
 // names its points by country), or nil when there is none.
 func (s *scatterChart) nameColumn(c *canvas) []string {
-	for _, col := range c.table.Columns {
-		if col.Kind == dataset.Text && col != s.group {
-			return col.Text
+	if col := scatterNames(c.table, s.group); col != nil {
+		return col.Text
+	}
+	return nil
+}
+
+// scatterNames is the column whose text names a scatter's points: the
+// first text column that is not the group, or nil.
+func scatterNames(t *dataset.Table, group *dataset.Column) *dataset.Column {
+	for _, col := range t.Columns {
+		if col.Kind == dataset.Text && col != group {
+			return col
 		}
 	}
 	return nil

@@ -49,7 +49,7 @@ type binRule string
 const (
 	ruleFD      binRule = "Freedman–Diaconis"
 	ruleSturges binRule = "Sturges"
-	ruleSet     binRule = "set count, rounded"
+	ruleSet     binRule = "set count"
 	ruleOne     binRule = "one distinct value"
 	ruleUnit    binRule = "one bin per whole number"
 )
@@ -60,9 +60,10 @@ const (
 const unitSlots = 25
 
 // histogramBins chooses bin edges for sorted values, always on multiples
-// of a 1-2-5 step (as Observable Plot's nice bins): with count ≥ 2 the
-// step is the round one nearest span/count, so about count bins, never
-// edges like 0.313…; with count 0 the width comes from the
+// of a round step (as Observable Plot's nice bins): with count ≥ 2 the
+// roundest step that gives count bins (setWidth), else the one giving the
+// nearest count, never edges like 0.313…; with count 0 a 1-2-5 step
+// whose width comes from the
 // Freedman–Diaconis rule (2·IQR·n^(−1/3)), falling back to Sturges
 // (⌈log2 n⌉+1 bins) when the IQR is zero. At most 100 bins; the last bin
 // holds its upper edge, so a maximum on an edge adds no bin of its own
@@ -88,7 +89,7 @@ func histogramBins(sorted []float64, count int) ([]float64, binRule) {
 	switch {
 	case count >= 2:
 		rule = ruleSet
-		width = niceStep(spanPer(lo, hi, float64(count)))
+		width = setWidth(lo, hi, count, wholeNumbers(sorted) && hi-lo < 1e15)
 	default:
 		rule = ruleFD
 		width = 2 * spanPer(quantile(sorted, 0.25), quantile(sorted, 0.75), math.Cbrt(float64(n)))
@@ -100,7 +101,7 @@ func histogramBins(sorted []float64, count int) ([]float64, binRule) {
 	}
 	whole := wholeNumbers(sorted) && hi-lo < 1e15
 	if whole {
-		if rule != ruleSet && (width <= 1 || (hi-lo+1 <= unitSlots && float64(n) >= hi-lo+1)) {
+		if width <= 1 || rule != ruleSet && hi-lo+1 <= unitSlots && float64(n) >= hi-lo+1 {
 			width, rule = 1, ruleUnit
 		}
 		width = math.Max(width, 1)
@@ -132,6 +133,53 @@ func histogramBins(sorted []float64, count int) ([]float64, binRule) {
 		edges[k] = hi
 	}
 	return edges, rule
+}
+
+// setMantissas are the leading digits of bin widths, roundest first: 1, 2
+// and 5 times a power of ten, then 2.5, 4, 3, 1.5, 6 and 8 (bins of 15 or
+// 40 still start on numbers a reader counts in); setWidth takes the
+// roundest that gives the bins asked.
+var setMantissas = [...]float64{1, 2, 5, 2.5, 4, 3, 1.5, 6, 8}
+
+// setWidth is the width of bins for values from lo to hi when count bins
+// are asked: the roundest (setMantissas) whose bins, starting on a
+// multiple of it, number exactly count, else the one nearest count. Whole
+// numbers (whole) take whole widths of one or more.
+func setWidth(lo, hi float64, count int, whole bool) float64 {
+	target := spanPer(lo, hi, float64(count))
+	if target <= 0 || math.IsInf(target, 0) || math.IsNaN(target) || target >= maxNiceStep {
+		return niceStep(target)
+	}
+	e := math.Floor(math.Log10(target))
+	best, off := 0.0, math.MaxInt
+	for _, m := range setMantissas {
+		for _, de := range [...]float64{0, -1, 1} {
+			w := m * math.Pow(10, e+de)
+			if whole && (w < 1 || w != math.Trunc(w)) {
+				continue
+			}
+			start := math.Floor(lo/w) * w
+			k := max(1, int(math.Ceil(spanPer(start, hi, w)-1e-9)))
+			if d := abs(k - count); d < off {
+				best, off = w, d
+			}
+			if off == 0 {
+				return best
+			}
+		}
+	}
+	if best == 0 {
+		return 1 // whole numbers asked finer than one
+	}
+	return best
+}
+
+// abs is the absolute value of an int.
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
 
 // binCounts counts sorted values into bins; each bin holds [edge, next

@@ -189,7 +189,7 @@ func goldenPNGs(d *drawing) []goldenPNG {
 	for _, set := range []struct {
 		dir   string
 		items []itemGolden
-	}{{"issue13", itemGoldens}, {"issue22", issue22Goldens}, {"issue22", paletteGoldens}, {"issue22", kindGoldens}, {"issue32", layoutGoldens}} {
+	}{{"issue13", itemGoldens}, {"issue22", issue22Goldens}, {"issue22", paletteGoldens}, {"issue22", kindGoldens}, {"issue32", layoutGoldens}, {"issue32", truthGoldens}} {
 		for _, it := range set.items {
 			out = append(out, itemPNG(set.dir, it))
 		}

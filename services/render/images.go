@@ -133,6 +133,9 @@ type picture struct {
 	// notices say what the picture simplified (rows aggregated to fit its
 	// pixels); they travel in the X-Chartd-Notices header.
 	notices []dataset.Notice
+	// lint is the ids of the chart's lint warnings, for the Chartd-Lint
+	// header (chartspec.WarnIDs).
+	lint []string
 	// hash is the picture hash (pictureHash), set by the pipeline;
 	// notModified says the caller has the picture already (no body).
 	hash        string
@@ -172,7 +175,7 @@ type ImageJSON struct {
 // writePicture answers the image itself, or JSON when asked and allowed.
 func writePicture(w http.ResponseWriter, r *http.Request, pic picture, o imageOptions, jsonAllowed bool) {
 	file := o.name + "." + o.format
-	setNotices(w.Header(), pic.notices)
+	setNotices(w.Header(), pic)
 	if jsonAllowed && wantsJSON(r) {
 		httpx.WriteJSON(w, http.StatusOK, ImageJSON{Image: base64.StdEncoding.EncodeToString(pic.body), Type: pic.contentType,
 			Width: pic.width, Height: pic.height, Bytes: len(pic.body), Name: file})
@@ -201,11 +204,22 @@ const PictureCSP = "default-src 'none'; style-src 'unsafe-inline'; font-src data
 // picture shows every row.
 const HeaderNotices = "X-Chartd-Notices"
 
-func setNotices(h http.Header, notices []dataset.Notice) {
-	if len(notices) == 0 {
+// HeaderLint lists the ids of the chart's lint warnings, comma-separated
+// ("bar-axis-not-zero, needs-room"): a caller who gets only the image
+// still learns what the chart's JSON answer would warn about. Absent when
+// there are none.
+const HeaderLint = "Chartd-Lint"
+
+// setNotices writes what a picture tells besides the image: its notices
+// (HeaderNotices) and its lint warnings (HeaderLint).
+func setNotices(h http.Header, pic picture) {
+	if len(pic.lint) > 0 {
+		h.Set(HeaderLint, strings.Join(pic.lint, ", "))
+	}
+	if len(pic.notices) == 0 {
 		return
 	}
-	raw, err := json.Marshal(notices)
+	raw, err := json.Marshal(pic.notices)
 	if err != nil {
 		return
 	}

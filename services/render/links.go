@@ -406,6 +406,7 @@ func (s *Service) image(w http.ResponseWriter, r *http.Request) error {
 	}
 	h := w.Header()
 	h.Set("ETag", pictureETag(pic.hash))
+	setNotices(h, pic)
 	if len(l.Data) > 0 {
 		// A data link never changes: cache it until it expires.
 		age := int64(dataLinkMaxAge / time.Second)

@@ -142,9 +142,15 @@ func (s *Service) draw(ctx context.Context, p auth.Principal, spec *chartspec.Sp
 	}
 	drawn, err := draw.Render(draw.Input{Spec: spec, Table: after, Width: o.width, Height: o.height,
 		Transparent: o.transparent, Watermark: p.Plan != plan.Pro, Fonts: s.deps.Fonts})
+	if err != nil {
+		release()
+		return picture{}, apierr.New(apierr.InvalidRequest, "the chart cannot be drawn: %v", err)
+	}
+	// the Chartd-Lint ids, linted inside the admission: lint is linear in the data as drawing is
+	lint, err := chartspec.WarnIDs(ctx, spec, after, chartspec.LintEnv{Catalog: s.deps.Catalog, Transparent: o.transparent}, drawn.Notices)
 	release()
 	if err != nil {
-		return picture{}, apierr.New(apierr.InvalidRequest, "the chart cannot be drawn: %v", err)
+		return picture{}, err
 	}
 	svg := drawn.SVG
 	// the size drawn: a chart with no height given may grow to name every row
@@ -154,5 +160,5 @@ func (s *Service) draw(ctx context.Context, p auth.Principal, spec *chartspec.Sp
 			w*o.scale, h*o.scale, o.scale, MaxPixels)
 	}
 	return picture{body: svg, contentType: "image/svg+xml", width: w * o.scale, height: h * o.scale,
-		svg: svg, cssWidth: w, cssHeight: h, notices: drawn.Notices}, nil
+		svg: svg, cssWidth: w, cssHeight: h, notices: drawn.Notices, lint: lint}, nil
 }

@@ -23,6 +23,7 @@ window.chartdWords = (function () {
     "long-category-labels": { say: "Long category labels crowd or tilt under vertical bars.", todo: "Draw the bars across, so the labels have room." },
     "unsorted-line-x": { say: "The rows are not in the order of the x axis.", todo: "Sort the rows, so that labels follow the line." },
     "line-duplicate-x": { say: "Some x values occur more than once, so the line jumps up and down.", todo: "Add the values up for each x, or put each series in its own column." },
+    "line-unordered-categories": { say: "The line joins categories that follow no order, so its ups and downs between them mean nothing.", todo: "Draw the values as bars." },
     "scatter-overplotting": { keep: true, todo: "Make the points smaller and see-through." },
     "radar-too-many-axes": { keep: true, todo: "Keep the largest spokes, or compare the values as bars." },
     "needs-room": { keep: true, todo: "Shorten the text or show fewer rows, or draw the chart at the size named." },
