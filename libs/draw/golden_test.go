@@ -334,6 +334,7 @@ func goldenCases(f *Fonts) []goldenCase {
 	cases = append(cases, scriptCases(f)...)
 	cases = append(cases, paletteCases(f)...)
 	cases = append(cases, kindCases(f)...)
+	cases = append(cases, issue32NumberCases(f)...)
 	return cases
 }
 

@@ -189,7 +189,8 @@ func goldenPNGs(d *drawing) []goldenPNG {
 	for _, set := range []struct {
 		dir   string
 		items []itemGolden
-	}{{"issue13", itemGoldens}, {"issue22", issue22Goldens}, {"issue22", paletteGoldens}, {"issue22", kindGoldens}} {
+	}{{"issue13", itemGoldens}, {"issue22", issue22Goldens}, {"issue22", paletteGoldens}, {"issue22", kindGoldens},
+		{"issue32", issue32NumberGoldens}} {
 		for _, it := range set.items {
 			out = append(out, itemPNG(set.dir, it))
 		}
