@@ -1,7 +1,13 @@
 package draw
 
 import (
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
 	"chartd.dev/libs/chartspec"
+	"chartd.dev/libs/dataset"
 )
 
 // issue32NumberCases are the goldens of issue 32's number, direction,
@@ -18,5 +24,94 @@ func issue32NumberCases(f *Fonts) []goldenCase {
 	add("emoji-colour-everywhere", testSpec("bar", nil, nil),
 		table(txt("c1", "Mood", "😀 Happy", "😐 Neutral", "😢 Sad", "😡 Angry", "🤷 Unsure"), num("c2", "Staff", 42, 31, 12, 6, 9)),
 		title("How staff feel"), style(func(s *chartspec.Style) { s.Subtitle = chartspec.Text{Show: true, Text: "😀 😐 😢 😡 🤷"} }))
+	labels := style(func(s *chartspec.Style) { s.Labels.Show = true })
+	// item 9: one unit and one precision per label set and per axis
+	add("numbers32-labels-axis-unit", testSpec("bar", nil, nil),
+		table(txt("c1", "Region", "North", "East", "South", "West"), num("c2", "Households", 1050000, 800000, 420000, 215000)),
+		labels, title("Labels in the axis's unit: 0.80M beside 1.05M, never 800k"))
+	add("numbers32-labels-one-precision", testSpec("bar", nil, nil),
+		table(txt("c1", "Store", "Leeds", "York", "Hull", "Bath"), num("c2", "Visitors", 12780, 12830, 11400, 6308)),
+		labels, title("One precision: never 11.4k beside 12.78k and 6.308k"))
+	add("numbers32-axis-top-unit", testSpec("line", nil, nil),
+		table(dates("c1", "Year", dataset.UnitYear, "2019", "2020", "2021", "2022", "2023", "2024"),
+			num("c2", "Streams", 0, 150e6, 340e6, 610e6, 820e6, 980e6)),
+		labels, title("One unit on the axis: 0 … 800M, 1,000M, never 1B at the top"))
 	return cases
+}
+
+// compactNumber reads a label or tick written in English marks: its
+// decimals and its compact unit ("0.80M" → 2, "M").
+var compactNumber = regexp.MustCompile(`^[−$€£]*[\d,]+(?:\.(\d+))?([kMBT]?)%?$`)
+
+// TestOneNumberStyle: every value label of a chart, and every tick of its
+// value axis, is written in one unit with one number of decimals (zero,
+// written "0", aside), and the labels use the axis's unit (issue 32
+// item 9): never "0.2M … 0.8M" ticks with an "800k" label, never "11.4k"
+// beside "12.78k", never "800M, 1B" on one axis.
+func TestOneNumberStyle(t *testing.T) {
+	f := fonts(t)
+	byName := map[string]goldenCase{}
+	for _, c := range issue32NumberCases(f) {
+		byName[c.name] = c
+	}
+	for _, tc := range []struct {
+		golden string
+		labels []string // all present among the value labels
+		ticks  []string // all present among the axis texts
+		never  []string
+	}{
+		{"numbers32-labels-axis-unit", []string{"1.05M", "0.80M", "0.42M", "0.22M"}, []string{"1.2M"}, []string{"800k", "420k"}},
+		{"numbers32-labels-one-precision", []string{"12.78k", "12.83k", "11.40k", "6.31k"}, nil, []string{"11.4k", "6.308k"}},
+		{"numbers32-axis-top-unit", []string{"980M", "150M"}, []string{"1,000M", "800M"}, []string{"1B"}},
+	} {
+		t.Run(tc.golden, func(t *testing.T) {
+			svg, err := SVG(byName[tc.golden].in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			labels, axes, all := texts(t, svg, "labels"), texts(t, svg, "axes"), texts(t, svg, "")
+			for _, w := range tc.labels {
+				if !slices.Contains(labels, w) {
+					t.Errorf("label %q missing; labels: %q", w, labels)
+				}
+			}
+			for _, w := range tc.ticks {
+				if !slices.Contains(axes, w) {
+					t.Errorf("tick %q missing; axis texts: %q", w, axes)
+				}
+			}
+			for _, w := range tc.never {
+				if slices.Contains(all, w) {
+					t.Errorf("%q is drawn; texts: %q", w, all)
+				}
+			}
+			// one style: the labels' decimals and units, and the value
+			// ticks' units, one each; the labels' unit the ticks'
+			style := func(set []string) (decimals map[int]bool, units map[string]bool) {
+				decimals, units = map[int]bool{}, map[string]bool{}
+				for _, s := range set {
+					m := compactNumber.FindStringSubmatch(s)
+					if m == nil || s == "0" || strings.HasPrefix(s, "20") && len(s) == 4 {
+						continue // zero, a year, a name
+					}
+					decimals[len(m[1])] = true
+					units[m[2]] = true
+				}
+				return decimals, units
+			}
+			ld, lu := style(labels)
+			if len(ld) > 1 {
+				t.Errorf("labels with different decimals: %q", labels)
+			}
+			_, au := style(axes)
+			if len(lu) > 1 || len(au) > 1 {
+				t.Errorf("more than one unit: labels %q, ticks %q", labels, axes)
+			}
+			for u := range lu {
+				if !au[u] {
+					t.Errorf("labels in unit %q, ticks in %v: labels %q, ticks %q", u, au, labels, axes)
+				}
+			}
+		})
+	}
 }

@@ -14,6 +14,9 @@ import (
 // items (9, 10, 11, 12, 17), drawn to PNG like itemGoldens
 // (testdata/png/issue32/key-golden.png).
 var issue32NumberGoldens = []itemGolden{
+	{"item9-labels-axis-unit", "labels in the axis's unit: 0.80M beside 1.05M, never 800k", "numbers32-labels-axis-unit"},
+	{"item9-one-precision", "one precision: 12.78k, 11.40k, 6.31k, never 11.4k or 6.308k", "numbers32-labels-one-precision"},
+	{"item9-axis-top-unit", "one unit on the axis: 800M, 1,000M, never 1B at the top", "numbers32-axis-top-unit"},
 	{"item17-emoji", "😀😐😢😡 in colour beside 🤷, in the subtitle and on the axis", "emoji-colour-everywhere"},
 }
 

@@ -151,7 +151,7 @@ var issue22Goldens = []itemGolden{
 	{"item1-plain", "compact:false and decimals:0 govern labels and ticks", "numbers-plain-decimals-0"},
 	{"item1-fixed-decimals", "fixed decimals on labels, not on whole ticks", "numbers-fixed-decimals-ticks"},
 	{"item1-magnitudes", "450B, 140k and 0.4 in one label set (was 0.5T, 0M)", "numbers-mixed-magnitudes"},
-	{"item1-billion-tick", "the top tick reads 1B, not 1,000M", "numbers-line-billion-top"},
+	{"item1-billion-tick", "one unit on the axis: the top tick reads 1,000M (issue 32 item 9; issue 22 had 1B)", "numbers-line-billion-top"},
 	{"item1-locale-de", "German marks from CLDR", "numbers-locale-de"},
 	{"item1-locale-hi", "Indian grouping from CLDR", "numbers-locale-hi"},
 	{"item1-locale-zh", "万 and 亿 for Chinese", "numbers-locale-zh"},
