@@ -79,6 +79,8 @@ func Render(in Input) (Result, error) {
 	if err := checkTable(in.Table); err != nil {
 		return Result{}, fmt.Errorf("draw: %w", err)
 	}
+	var localeNotices []dataset.Notice
+	in.Spec, localeNotices = withTextLocale(in.Spec, in.Table)
 	roles, err := resolveRoles(in.Spec.Type, in.Spec.Mapping, in.Table)
 	if err != nil {
 		return Result{}, fmt.Errorf("draw %s chart: %w", in.Spec.Type, err)
@@ -92,7 +94,7 @@ func Render(in Input) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("draw %s chart: %w", in.Spec.Type, err)
 	}
-	c.notices = append(notices, c.notices...) // reduce's first, then the chart's own
+	c.notices = append(append(localeNotices, notices...), c.notices...) // the locale's and reduce's first, then the chart's own
 	c.render(ch, in.Watermark)
 	return Result{SVG: c.w.b, Notices: c.notices}, nil
 }

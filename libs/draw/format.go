@@ -21,7 +21,7 @@ type numFormat struct {
 	prefix   string
 	suffix   string
 	// compact forces 1.2k/3.4M; plain forbids it; neither is automatic
-	// (compact from 10,000 up).
+	// (compact from ten of the locale's smallest unit up: 10,000 in English).
 	compact bool
 	plain   bool
 	// scale multiplies values first (100 for fractions shown as percent).
@@ -47,7 +47,7 @@ type numFormat struct {
 // value of its data, so the ticks never mix 877M with 1.2B below the top.
 func (f numFormat) sharedUnit(maxAbs float64) numFormat {
 	a := math.Abs(maxAbs * f.scale)
-	if f.plain || !(f.compact || a >= 10000) || a >= sciLarge || math.IsNaN(a) {
+	if f.plain || !(f.compact || a >= f.loc.compactFrom()) || a >= sciLarge || math.IsNaN(a) {
 		return f
 	}
 	f.compact = true
@@ -92,12 +92,13 @@ func baseFormat(st *chartspec.Style, cols []*dataset.Column) numFormat {
 		f.years, f.plain, f.compact = true, true, false
 		return f
 	}
-	// one chart, one style: from 10,000 up every label is compact (8.2k
-	// next to 10.3k, not 8,200)
+	// one chart, one style: from ten of the locale's smallest compact
+	// unit up (10,000 in English, 10万 in Chinese) every label is compact
+	// (8.2k next to 10.3k, not 8,200)
 	if !f.compact && !f.plain {
 		for _, c := range cols {
 			for _, v := range c.Num {
-				if math.Abs(v) >= 10000 && !math.IsInf(v, 0) {
+				if math.Abs(v) >= f.loc.compactFrom() && !math.IsInf(v, 0) {
 					f.compact = true
 					break
 				}
@@ -140,8 +141,9 @@ func (f numFormat) withTickMode(mode string) numFormat {
 	return f
 }
 
-// compactUnit picks the compact unit for a magnitude: k/M/B/T, or 万/亿 in
-// the locales that count in ten thousands; 1 and "" below the smallest.
+// compactUnit picks the compact unit for a magnitude: the locale's from
+// CLDR (k/M/B/T in English, " Mio."/" Mrd." in German, 万/亿 in Chinese);
+// 1 and "" below the smallest.
 func compactUnit(a float64, loc *numLocale) (float64, string) {
 	units := loc.compactUnits()
 	for i := len(units) - 1; i >= 0; i-- {
@@ -205,7 +207,7 @@ func newTickFormat(base numFormat, ticks []float64, step float64) tickFormat {
 	switch {
 	case base.unit > 0:
 		tf.unit, tf.unitName = base.unit, base.unitName
-	case base.compact || (!base.plain && maxAbs >= 10000):
+	case base.compact || (!base.plain && maxAbs >= base.loc.compactFrom()):
 		tf.unit, tf.unitName = compactUnit(maxAbs, base.loc)
 	}
 	s := step * base.scale / tf.unit
@@ -296,7 +298,7 @@ func (f numFormat) labelStyle(vals []float64) *labelStyle {
 		return nil
 	}
 	st := &labelStyle{unit: 1}
-	if f.compact || (!f.plain && maxAbs >= 10000) {
+	if f.compact || (!f.plain && maxAbs >= f.loc.compactFrom()) {
 		st.unit, st.unitName = compactUnit(maxAbs, f.loc)
 	}
 	d := labelDecimals(maxAbs/st.unit, f, st.unitName != "")
@@ -341,11 +343,12 @@ func (st *labelStyle) shared(a float64) bool {
 // English groups), from five digits where they step by ten thousand
 // (2487万, CLDR's minimum grouping for the myriad forms).
 func groupCompact(u float64, loc *numLocale) bool {
-	a := math.Abs(u)
-	if units := loc.compactUnits(); len(units) > 1 && units[1].size/units[0].size < 10000 {
-		return a >= 1000
+	for _, unit := range loc.compactUnits() {
+		if unit.size == 1e4 {
+			return math.Abs(u) >= 10000
+		}
 	}
-	return a >= 10000
+	return math.Abs(u) >= 1000
 }
 
 // appendValue formats a data value for a label, in its own compact unit
@@ -376,7 +379,7 @@ func appendValue(b []byte, v float64, f numFormat) []byte {
 		return appendNum(b, u, st.decimals, st.decimals, group, f.prefix, st.unitName+f.suffix, loc)
 	}
 	unit, name := 1.0, ""
-	if f.compact || (!f.plain && a >= 10000) {
+	if f.compact || (!f.plain && a >= f.loc.compactFrom()) {
 		unit, name = compactUnit(a, loc)
 	}
 	d := labelDecimals(a/unit, f, name != "")

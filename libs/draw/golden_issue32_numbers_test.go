@@ -36,6 +36,17 @@ func issue32NumberCases(f *Fonts) []goldenCase {
 		table(dates("c1", "Year", dataset.UnitYear, "2019", "2020", "2021", "2022", "2023", "2024"),
 			num("c2", "Streams", 0, 150e6, 340e6, 610e6, 820e6, 980e6)),
 		labels, title("One unit on the axis: 0 … 800M, 1,000M, never 1B at the top"))
+	// item 10: compact numbers as the locale writes them, and the locale
+	// the chart's script implies when none is set
+	add("numbers32-locale-de-compact", testSpec("bar", nil, nil),
+		table(txt("c1", "Land", "Deutschland", "Österreich", "Schweiz", "Liechtenstein"), num("c2", "Einwohner", 84482267, 9104772, 8815385, 39584)),
+		labels, style(func(s *chartspec.Style) { s.NumberFormat = &chartspec.NumberFormat{Locale: "de"} }), title("Einwohner: Mio. statt M"))
+	add("numbers32-inferred-zh", testSpec("bar", nil, nil),
+		table(txt("c1", "城市", "上海", "北京", "深圳", "广州"), num("c2", "常住人口", 24870895, 21893095, 17560061, 18676605)),
+		labels, title("四城常住人口"))
+	add("numbers32-inferred-ja", testSpec("bar", nil, nil),
+		table(txt("c1", "都道府県", "東京都", "神奈川県", "大阪府", "愛知県"), num("c2", "人口", 14047594, 9237337, 8837685, 7542415)),
+		labels, title("都道府県の人口（ランキング）"))
 	return cases
 }
 
@@ -111,6 +122,80 @@ func TestOneNumberStyle(t *testing.T) {
 				if !au[u] {
 					t.Errorf("labels in unit %q, ticks in %v: labels %q, ticks %q", u, au, labels, axes)
 				}
+			}
+		})
+	}
+}
+
+// TestCompactPerLocale: compact numbers follow the locale's CLDR short
+// decimal formats (issue 32 item 10): German Mio./Mrd. after a space and
+// no thousands form, French k/M/Md, Japanese 万/億, Korean 천/만, Chinese
+// 万/亿, Hindi लाख; English keeps k/M/B.
+func TestCompactPerLocale(t *testing.T) {
+	auto := numFormat{decimals: -1, scale: 1}
+	compact := numFormat{decimals: -1, scale: 1, compact: true}
+	for _, tc := range []struct {
+		tag  string
+		v    float64
+		f    numFormat
+		want string
+	}{
+		{"en", 84.5e6, auto, "84.5M"},
+		{"de", 84.5e6, auto, "84,5\u00a0Mio."},
+		{"de", 2.5e9, auto, "2,5\u00a0Mrd."},
+		{"de", 39584, auto, "39.584"},
+		{"de-AT", 7.1e9, auto, "7,1\u00a0Mrd."},
+		{"fr", 2.5e9, auto, "2,5\u00a0Md"},
+		{"es", 45000, auto, "45\u00a0mil"},
+		{"ja", 123456789, auto, "1.23億"},
+		{"ko", 5400, compact, "5.4천"},
+		{"zh", 24870895, auto, "2487万"},
+		{"zh-TW", 24870895, auto, "2487萬"},
+		{"hi", 2.5e6, auto, "25\u00a0लाख"},
+		{"ru", 3.2e6, auto, "3,2\u00a0млн"},
+	} {
+		f := tc.f
+		f.loc = newNumLocale(tc.tag)
+		if got := formatValue(tc.v, f); got != tc.want {
+			t.Errorf("%s: %v reads %q, want %q", tc.tag, tc.v, got, tc.want)
+		}
+	}
+}
+
+// TestLocaleFromScript: with no locale set, a chart whose words are Han
+// writes 万/亿, with kana 万/億, and the answer's notices say so; a
+// chart in Latin script, or with its locale set, gets no such notice
+// (issue 32 item 10).
+func TestLocaleFromScript(t *testing.T) {
+	f := fonts(t)
+	byName := map[string]goldenCase{}
+	for _, c := range issue32NumberCases(f) {
+		byName[c.name] = c
+	}
+	for _, tc := range []struct {
+		golden string
+		labels []string
+		notice bool
+	}{
+		{"numbers32-inferred-zh", []string{"2487万", "2189万", "1756万", "1868万"}, true},
+		{"numbers32-inferred-ja", []string{"1405万", "924万", "884万", "754万"}, true},
+		{"numbers32-locale-de-compact", []string{"84,5\u00a0Mio.", "9,1\u00a0Mio.", "8,8\u00a0Mio.", "39.584"}, false},
+		{"numbers32-labels-axis-unit", []string{"1.05M"}, false},
+	} {
+		t.Run(tc.golden, func(t *testing.T) {
+			res, err := Render(byName[tc.golden].in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			labels := texts(t, res.SVG, "labels")
+			for _, w := range tc.labels {
+				if !slices.Contains(labels, w) {
+					t.Errorf("label %q missing; labels: %q", w, labels)
+				}
+			}
+			said := slices.ContainsFunc(res.Notices, func(n dataset.Notice) bool { return n.Code == NoticeNumberLocale })
+			if said != tc.notice {
+				t.Errorf("notice %s given: %v, want %v; notices %v", NoticeNumberLocale, said, tc.notice, res.Notices)
 			}
 		})
 	}

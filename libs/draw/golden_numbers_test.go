@@ -196,7 +196,7 @@ func TestNumberLocales(t *testing.T) {
 		{tag: "fr", v: -1234.25, f: numFormat{decimals: 2, scale: 1}, want: "−1\u00a0234,25"},
 		{tag: "hi", v: 123456789, f: numFormat{decimals: -1, scale: 1, plain: true}, want: "12,34,56,789"},
 		{tag: "zh", v: 123456789, f: numFormat{decimals: -1, scale: 1}, want: "1.23亿"},
-		{tag: "zh-TW", v: 54321, f: numFormat{decimals: -1, scale: 1}, want: "5.43萬"},
+		{tag: "zh-TW", v: 543210, f: numFormat{decimals: -1, scale: 1}, want: "54.3萬"}, // compact from 10萬 (issue 32 item 10)
 		{tag: "ja", v: 2.5e12, f: numFormat{decimals: -1, scale: 1}, want: "2.5兆"},
 		{tag: "ko", v: 35000, f: numFormat{decimals: -1, scale: 1}, want: "3.5만"},
 		{tag: "ar", v: 1234.5, f: numFormat{decimals: 1, scale: 1}, want: "١٬٢٣٤٫٥"},

@@ -17,6 +17,9 @@ var issue32NumberGoldens = []itemGolden{
 	{"item9-labels-axis-unit", "labels in the axis's unit: 0.80M beside 1.05M, never 800k", "numbers32-labels-axis-unit"},
 	{"item9-one-precision", "one precision: 12.78k, 11.40k, 6.31k, never 11.4k or 6.308k", "numbers32-labels-one-precision"},
 	{"item9-axis-top-unit", "one unit on the axis: 800M, 1,000M, never 1B at the top", "numbers32-axis-top-unit"},
+	{"item10-locale-de", "German compact units from CLDR: 84,5 Mio., 39.584 (no thousands form)", "numbers32-locale-de-compact"},
+	{"item10-inferred-zh", "no locale set, Chinese words: 2487万, with a notice", "numbers32-inferred-zh"},
+	{"item10-inferred-ja", "no locale set, Japanese words (kana): 1405万, with a notice", "numbers32-inferred-ja"},
 	{"item17-emoji", "😀😐😢😡 in colour beside 🤷, in the subtitle and on the axis", "emoji-colour-everywhere"},
 }
 
