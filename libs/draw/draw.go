@@ -90,6 +90,8 @@ func Render(in Input) (Result, error) {
 	in.Table, roles, notices = reduce(in.Spec.Type, in.Table, roles, w, h, horizontal)
 	roles.asNumbers(in.Spec.Type)
 	c := newCanvas(in, float64(w), float64(h))
+	c.rtl = rightToLeft(in.Spec, in.Table)
+	c.numLoc = baseFormat(&in.Spec.Style, nil).loc
 	ch, err := newChart(c, roles)
 	if err != nil {
 		return Result{}, fmt.Errorf("draw %s chart: %w", in.Spec.Type, err)
@@ -196,6 +198,12 @@ type canvas struct {
 	id string
 	// scratch formats numbers without allocating.
 	scratch []byte
+	// rtl mirrors the chart for a right-to-left language: the value axis
+	// on the right, the footer anchored right (rightToLeft).
+	rtl bool
+	// numLoc is the chart's number locale, whose digits dates on a time
+	// axis are written in too (nil: 0-9).
+	numLoc *numLocale
 	// notices say what was simplified; the description repeats them, so a
 	// screen reader hears the same as an API caller.
 	notices []dataset.Notice

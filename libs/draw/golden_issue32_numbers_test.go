@@ -47,6 +47,20 @@ func issue32NumberCases(f *Fonts) []goldenCase {
 	add("numbers32-inferred-ja", testSpec("bar", nil, nil),
 		table(txt("c1", "都道府県", "東京都", "神奈川県", "大阪府", "愛知県"), num("c2", "人口", 14047594, 9237337, 8837685, 7542415)),
 		labels, title("都道府県の人口（ランキング）"))
+	// item 11: a right-to-left chart mirrored as a whole: the value axis
+	// on the right, legend and footer anchored right, the locale's digits
+	footer := style(func(s *chartspec.Style) {
+		s.Footer = &chartspec.Footer{Source: "المصدر: البنك الدولي", Notes: "الأرقام بالمليار دولار"}
+	})
+	add("rtl32-arabic-line-footer", testSpec("line", nil, nil),
+		table(dates("c1", "السنة", dataset.UnitYear, "2018", "2019", "2020", "2021", "2022", "2023"),
+			num("c2", "الصادرات", 294, 262, 174, 276, 411, 322), num("c3", "الواردات", 137, 153, 138, 152, 190, 207)),
+		title("صادرات المملكة وواردتها"), footer)
+	add("rtl32-hebrew-bar-footer", testSpec("bar", nil, nil),
+		table(txt("c1", "עיר", "ירושלים", "תל אביב", "חיפה", "באר שבע"), num("c2", "תושבים", 981711, 474530, 285316, 214162)),
+		labels, title("תושבים לפי עיר"), style(func(s *chartspec.Style) {
+			s.Footer = &chartspec.Footer{Source: "מקור: הלמ\"ס", Notes: "2023"}
+		}))
 	return cases
 }
 
@@ -196,6 +210,65 @@ func TestLocaleFromScript(t *testing.T) {
 			said := slices.ContainsFunc(res.Notices, func(n dataset.Notice) bool { return n.Code == NoticeNumberLocale })
 			if said != tc.notice {
 				t.Errorf("notice %s given: %v, want %v; notices %v", NoticeNumberLocale, said, tc.notice, res.Notices)
+			}
+		})
+	}
+}
+
+// TestRightToLeftMirrored: a chart in Arabic or Hebrew is mirrored as a
+// whole (issue 32 item 11): its value ticks stand right of the plot's
+// middle, starting at the plot's right edge; its footer is anchored at the
+// right; an Arabic chart writes every number and year of its axes in
+// Arabic-Indic digits, as CLDR's "ar" numbering system says. A chart in
+// Latin script keeps its value axis on the left.
+func TestRightToLeftMirrored(t *testing.T) {
+	f := fonts(t)
+	byName := map[string]goldenCase{}
+	for _, c := range issue32NumberCases(f) {
+		byName[c.name] = c
+	}
+	for _, tc := range []struct {
+		golden       string
+		mirrored     bool
+		arabicDigits bool
+	}{
+		{"rtl32-arabic-line-footer", true, true},
+		{"rtl32-hebrew-bar-footer", true, false},
+		{"numbers32-labels-axis-unit", false, false},
+	} {
+		t.Run(tc.golden, func(t *testing.T) {
+			in := byName[tc.golden].in
+			svg, err := SVG(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, _ := in.Spec.Style.Dimensions()
+			mid := float64(w) / 2
+			ticks := 0
+			for _, e := range textsOf(t, svg) {
+				switch {
+				case e.group == "axes" && !e.rotate:
+					if e.anchor == "middle" {
+						if tc.arabicDigits && strings.ContainsAny(e.text, "0123456789") {
+							t.Errorf("axis label %q in ASCII digits", e.text)
+						}
+						continue // along the bottom
+					}
+					ticks++
+					if right := e.x > mid; right != tc.mirrored {
+						t.Errorf("value tick %q at x %.0f of %d: on the right %v, want %v", e.text, e.x, w, right, tc.mirrored)
+					}
+					if tc.arabicDigits && strings.ContainsAny(e.text, "0123456789") {
+						t.Errorf("value tick %q in ASCII digits", e.text)
+					}
+				case e.group == "footer":
+					if right := e.x > mid; right != tc.mirrored {
+						t.Errorf("footer %q at x %.0f of %d: on the right %v, want %v", e.text, e.x, w, right, tc.mirrored)
+					}
+				}
+			}
+			if ticks < 3 {
+				t.Errorf("%d value ticks found", ticks)
 			}
 		})
 	}

@@ -168,6 +168,24 @@ func (l *numLocale) appendDigits(b []byte, digits []byte) []byte {
 	return b
 }
 
+// localDigits rewrites the ASCII digits of b in place of the locale's
+// own (٢٠٢٣ for 2023 in Arabic), for the years and dates an axis writes;
+// b itself when the locale writes 0-9.
+func (l *numLocale) localDigits(b []byte) []byte {
+	if l == nil || l.zero == 0 {
+		return b
+	}
+	out := make([]byte, 0, len(b)*2)
+	for _, c := range b {
+		if c >= '0' && c <= '9' {
+			out = utf8.AppendRune(out, l.zero+rune(c-'0'))
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
 // ungrouped is the locale without group marks (nil stays English marks).
 func (l *numLocale) ungrouped() *numLocale {
 	u := numLocale{decimal: ".", units: englishUnits}
@@ -199,6 +217,30 @@ func textLocale(sp *chartspec.Spec, t *dataset.Table) string {
 	if nf := sp.Style.NumberFormat; nf != nil && nf.Locale != "" {
 		return ""
 	}
+	n := countScripts(sp, t)
+	return n.locale()
+}
+
+// rightToLeft reports a chart read right to left as a whole (issue 32
+// item 11): its number locale is written right to left (Arabic, Hebrew,
+// Persian, Urdu), or most of its letters are Arabic or Hebrew.
+func rightToLeft(sp *chartspec.Spec, t *dataset.Table) bool {
+	if nf := sp.Style.NumberFormat; nf != nil && nf.Locale != "" {
+		if tag, err := language.Parse(nf.Locale); err == nil {
+			b, _ := tag.Base()
+			switch b.String() {
+			case "ar", "he", "fa", "ur", "ps", "yi", "sd", "ug", "ckb":
+				return true
+			}
+		}
+	}
+	n := countScripts(sp, t)
+	return n.arabic+n.hebrew > 0 && 2*(n.arabic+n.hebrew) > n.letters
+}
+
+// countScripts counts the letters of a chart's words by script: its
+// title, subtitle, column names and text cells (up to textLocaleCells).
+func countScripts(sp *chartspec.Spec, t *dataset.Table) scriptCount {
 	var n scriptCount
 	if sp.Style.Title.Show {
 		n.add(sp.Style.Title.Text)
@@ -217,7 +259,7 @@ func textLocale(sp *chartspec.Spec, t *dataset.Table) string {
 		}
 		cells += min(len(c.Text), textLocaleCells-cells)
 	}
-	return n.locale()
+	return n
 }
 
 // scriptCount counts the letters of a chart's words by script.

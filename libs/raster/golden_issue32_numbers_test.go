@@ -20,6 +20,8 @@ var issue32NumberGoldens = []itemGolden{
 	{"item10-locale-de", "German compact units from CLDR: 84,5 Mio., 39.584 (no thousands form)", "numbers32-locale-de-compact"},
 	{"item10-inferred-zh", "no locale set, Chinese words: 2487万, with a notice", "numbers32-inferred-zh"},
 	{"item10-inferred-ja", "no locale set, Japanese words (kana): 1405万, with a notice", "numbers32-inferred-ja"},
+	{"item11-arabic-line", "Arabic: value axis on the right, legend and footer right, Arabic-Indic digits on both axes", "rtl32-arabic-line-footer"},
+	{"item11-hebrew-bar", "Hebrew: value axis on the right, footer right", "rtl32-hebrew-bar-footer"},
 	{"item17-emoji", "😀😐😢😡 in colour beside 🤷, in the subtitle and on the axis", "emoji-colour-everywhere"},
 }
 
