@@ -80,7 +80,8 @@ func Render(in Input) (Result, error) {
 		return Result{}, fmt.Errorf("draw: %w", err)
 	}
 	var localeNotices []dataset.Notice
-	in.Spec, localeNotices = withTextLocale(in.Spec, in.Table)
+	scripts := countScripts(in.Spec, in.Table)
+	in.Spec, localeNotices = withTextLocale(in.Spec, &scripts)
 	roles, err := resolveRoles(in.Spec.Type, in.Spec.Mapping, in.Table)
 	if err != nil {
 		return Result{}, fmt.Errorf("draw %s chart: %w", in.Spec.Type, err)
@@ -90,7 +91,7 @@ func Render(in Input) (Result, error) {
 	in.Table, roles, notices = reduce(in.Spec.Type, in.Table, roles, w, h, horizontal)
 	roles.asNumbers(in.Spec.Type)
 	c := newCanvas(in, float64(w), float64(h))
-	c.rtl = rightToLeft(in.Spec, in.Table)
+	c.rtl = rightToLeft(in.Spec, &scripts)
 	c.numLoc = baseFormat(&in.Spec.Style, nil).loc
 	ch, err := newChart(c, roles)
 	if err != nil {

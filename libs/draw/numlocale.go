@@ -212,19 +212,19 @@ const textLocaleCells = 500
 // with kana → ja, Hangul (with or without Han) → ko, Arabic → ar (fa or
 // ur when letters only Persian or Urdu use appear), Hebrew → he. The
 // words are the title, subtitle, column names and text cells; "" when
-// no script holds textLocaleShare of their letters, or a locale is set.
-func textLocale(sp *chartspec.Spec, t *dataset.Table) string {
+// no script holds textLocaleShare of their letters (n, countScripts), or
+// a locale is set.
+func textLocale(sp *chartspec.Spec, n *scriptCount) string {
 	if nf := sp.Style.NumberFormat; nf != nil && nf.Locale != "" {
 		return ""
 	}
-	n := countScripts(sp, t)
 	return n.locale()
 }
 
 // rightToLeft reports a chart read right to left as a whole (issue 32
 // item 11): its number locale is written right to left (Arabic, Hebrew,
 // Persian, Urdu), or most of its letters are Arabic or Hebrew.
-func rightToLeft(sp *chartspec.Spec, t *dataset.Table) bool {
+func rightToLeft(sp *chartspec.Spec, n *scriptCount) bool {
 	if nf := sp.Style.NumberFormat; nf != nil && nf.Locale != "" {
 		if tag, err := language.Parse(nf.Locale); err == nil {
 			b, _ := tag.Base()
@@ -234,7 +234,6 @@ func rightToLeft(sp *chartspec.Spec, t *dataset.Table) bool {
 			}
 		}
 	}
-	n := countScripts(sp, t)
 	return n.arabic+n.hebrew > 0 && 2*(n.arabic+n.hebrew) > n.letters
 }
 
@@ -271,6 +270,12 @@ type scriptCount struct {
 // add counts the letters of s.
 func (n *scriptCount) add(s string) {
 	for _, r := range s {
+		if r < utf8.RuneSelf {
+			if r|0x20 >= 'a' && r|0x20 <= 'z' {
+				n.letters++
+			}
+			continue
+		}
 		if !unicode.IsLetter(r) {
 			continue
 		}
@@ -317,8 +322,8 @@ func (n *scriptCount) locale() string {
 // withTextLocale is the spec with the locale its words imply as its
 // number locale, and the notice that says so; the spec itself when they
 // imply none or a locale is set.
-func withTextLocale(sp *chartspec.Spec, t *dataset.Table) (*chartspec.Spec, []dataset.Notice) {
-	loc := textLocale(sp, t)
+func withTextLocale(sp *chartspec.Spec, n *scriptCount) (*chartspec.Spec, []dataset.Notice) {
+	loc := textLocale(sp, n)
 	if loc == "" {
 		return sp, nil
 	}
