@@ -25,7 +25,7 @@ func NumberLocale(s string) (string, error) {
 
 // localeSchema is the JSON Schema of setNumberFormat's locale.
 func localeSchema() *schema {
-	s := nullable(str("a BCP 47 language tag whose number marks to use, such as \"de\" (1.234,5), \"fr\" (1 234,5), \"hi\" (12,34,567) or \"zh\" (1.2万); null is English"))
+	s := nullable(str("a BCP 47 language tag whose number marks and compact units (CLDR) to use, such as \"de\" (1.234,5; 84,5 Mio.), \"fr\" (1 234,5), \"hi\" (12,34,567; 25 लाख) or \"zh\" (2487万); null is English, or the language a chart's text implies by its script alone (Han zh, kana ja, Hangul ko, Arabic ar, Hebrew he), which the answer's notices then name"))
 	s.maxLen = 35
 	return s
 }

@@ -415,7 +415,7 @@ func (c *canvas) tickLabel(a *axis, i int) []byte {
 			prev = a.ticks[i-1]
 		}
 		c.scratch = appendTimeTick(c.scratch[:0], a.ticks[i], a.tu, prev, i == 0)
-		return c.scratch
+		return c.numLoc.localDigits(c.scratch)
 	}
 	tf := a.tf
 	tf.base.prefix, tf.base.suffix = a.tickUnit(i)
@@ -501,6 +501,21 @@ func (c *canvas) layoutFrame(area rect, bottom, left *axis) *frame {
 	plot.h = area.bottom() - plot.y - titleB - c.fsTick*1.3 - gap
 	for pass := 0; pass < 3; pass++ {
 		leftW := c.sizeLeft(left, plot.h, area.w)
+		if c.rtl {
+			// mirrored: the "left" axis stands on the right
+			plot.x = area.x
+			plot.w = math.Max(area.w-titleL-leftW, 10)
+			bottomH, overL, overR := c.sizeBottom(bottom, plot.w, area.h)
+			if overL > 0 || overR > titleL+leftW {
+				shiftR := math.Max(0, overR-(titleL+leftW))
+				plot.x += overL
+				plot.w -= overL + shiftR
+				bottomH, _, _ = c.sizeBottom(bottom, plot.w, area.h)
+			}
+			plot.h = math.Max(area.bottom()-plot.y-titleB-bottomH, 10)
+			plot.w = math.Max(plot.w, 10)
+			continue
+		}
 		plot.x = area.x + titleL + leftW
 		plot.w = math.Max(area.right()-plot.x, 10)
 		bottomH, overL, overR := c.sizeBottom(bottom, plot.w, area.h)
@@ -1023,28 +1038,32 @@ func (c *canvas) drawAxisLabels(f *frame) {
 	mid := c.mid(c.fsTick)
 	tick := textStyle{size: c.fsTick, fill: inkTick}
 	c.w.s(`<g class="axes">`)
-	// left
+	// left (on the right when mirrored)
 	l := f.left
+	lx, anchor := p.x-gap, "end"
+	if c.rtl {
+		lx, anchor = p.right()+gap, "start"
+	}
 	if l.kind == axisBand {
 		st := tick
-		st.anchor, st.size = "end", l.fs
+		st.anchor, st.size = anchor, l.fs
 		lm := c.mid(l.fs)
 		for i, s := range l.shown {
 			if i%l.every != 0 {
 				continue
 			}
 			if l.lines != nil && l.lines[i] != nil {
-				c.textLines(p.x-gap, l.center(i)+lm-float64(len(l.lines[i])-1)*l.fs*1.15/2, l.lines[i], l.fs*1.15, st)
+				c.textLines(lx, l.center(i)+lm-float64(len(l.lines[i])-1)*l.fs*1.15/2, l.lines[i], l.fs*1.15, st)
 				continue
 			}
-			c.text(p.x-gap, l.center(i)+lm, s, st)
+			c.text(lx, l.center(i)+lm, s, st)
 		}
 		c.roomNotice(l, "tall", p.h)
 	} else {
 		st := tick
-		st.anchor = "end"
+		st.anchor = anchor
 		for i, t := range l.ticks {
-			c.textBytes(p.x-gap, l.pos(t)+mid, c.tickLabel(l, i), st)
+			c.textBytes(lx, l.pos(t)+mid, c.tickLabel(l, i), st)
 		}
 	}
 	// bottom
@@ -1094,7 +1113,11 @@ func (c *canvas) drawAxisLabels(f *frame) {
 		s := c.fonts.Truncate(l.title, c.fsAxisTitle, false, p.h+p.y-f.area.y)
 		st := ts
 		st.rotate = -90
-		c.text(f.area.x+c.fonts.CapHeight(c.fsAxisTitle), p.y+p.h/2, s, st)
+		x := f.area.x + c.fonts.CapHeight(c.fsAxisTitle)
+		if c.rtl {
+			x = f.area.right() - c.fsAxisTitle*0.3
+		}
+		c.text(x, p.y+p.h/2, s, st)
 	}
 	if b.title != "" {
 		s := c.fonts.Truncate(b.title, c.fsAxisTitle, false, f.area.w)

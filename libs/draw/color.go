@@ -11,7 +11,7 @@ import (
 // defaultPalette is the catalog's "default" palette, used when a spec
 // carries no valid palette colour (a test keeps the two in step).
 func defaultPalette() []string {
-	return []string{"#2F6FDB", "#C8610C", "#17875F", "#D9415B", "#2490B0", "#B8448F", "#8C6D4F", "#6A4FC4", "#947500", "#0F6E75"}
+	return []string{"#2F6FDB", "#C8610C", "#17875F", "#D9415B", "#720183", "#534805", "#17A0B7", "#6C3435", "#026373", "#86659B", "#9D7FFC", "#0736C2"}
 }
 
 // parseColor reads #RRGGBB or #RGB and answers it as upper-case #RRGGBB,

@@ -58,8 +58,8 @@ func TestDefaultPaletteContrast(t *testing.T) {
 			t.Errorf("%s: as text %s has only %.2f:1 on white", hex, tc, contrastRatio(mustColor(tc), mustColor(background)))
 		}
 	}
-	if got := strings.Join(defaultPalette(), ","); strings.Count(got, "#") != 10 {
-		t.Errorf("default palette has %d colours, want 10", strings.Count(got, "#"))
+	if got := strings.Join(defaultPalette(), ","); strings.Count(got, "#") != 12 { // twelve, each pair apart (issue 32 item 12)
+		t.Errorf("default palette has %d colours, want 12", strings.Count(got, "#"))
 	}
 }
 

@@ -81,7 +81,12 @@ func Render(in Input) (Result, error) {
 	if err := checkTable(in.Table); err != nil {
 		return Result{}, fmt.Errorf("draw: %w", err)
 	}
-	c, err := drawOnce(in, w, h, "")
+	// the chart's letters are counted once: they pick the number locale
+	// when none is set and whether the picture runs right to left
+	scripts := countScripts(in.Spec, in.Table)
+	var localeNotices []dataset.Notice
+	in.Spec, localeNotices = withTextLocale(in.Spec, &scripts)
+	c, err := drawOnce(in, &scripts, w, h, "")
 	if err != nil {
 		return Result{}, err
 	}
@@ -92,7 +97,7 @@ func Render(in Input) (Result, error) {
 		spec.Options = maps.Clone(spec.Options)
 		spec.Options["orientation"] = "horizontal"
 		in.Spec = &spec
-		if c, err = drawOnce(in, w, h, ""); err != nil {
+		if c, err = drawOnce(in, &scripts, w, h, ""); err != nil {
 			return Result{}, err
 		}
 		c.notice(NoticeTurned, "the long names are drawn across as horizontal bars, where they read flat; setVariants with orientation vertical keeps columns")
@@ -101,7 +106,7 @@ func Render(in Input) (Result, error) {
 		// no height was asked for: the chart grows to name every row, as
 		// Datawrapper's does, and says how tall it came out
 		grown := min(int(math.Ceil(float64(h)+c.wantTaller)), MaxSide)
-		if c, err = drawOnce(in, w, grown, ""); err != nil {
+		if c, err = drawOnce(in, &scripts, w, grown, ""); err != nil {
 			return Result{}, err
 		}
 		c.notice(NoticeGrown, "the chart is drawn "+itoa(grown)+" px tall instead of "+itoa(h)+" to name every row; setSize fixes its height")
@@ -111,14 +116,14 @@ func Render(in Input) (Result, error) {
 	// a note under the chart, whose room may thin them further
 	for pass := 0; pass < 3 && c.thinned != ""; pass++ {
 		note := c.thinned
-		if c, err = drawOnce(in, w, h, note); err != nil {
+		if c, err = drawOnce(in, &scripts, w, h, note); err != nil {
 			return Result{}, err
 		}
 		if c.thinned == note || c.thinned == "" {
 			break
 		}
 	}
-	return Result{SVG: c.w.b, Notices: c.notices, Width: w, Height: h}, nil
+	return Result{SVG: c.w.b, Notices: slices.Concat(localeNotices, c.notices), Width: w, Height: h}, nil
 }
 
 // autoOrientation reports a bar chart or box plot whose orientation the
@@ -137,9 +142,9 @@ func heightUnset(st chartspec.Style) bool {
 	return st.Size == "" || st.Size == chartspec.FormatSize(chartspec.DefaultWidth, chartspec.DefaultHeight)
 }
 
-// drawOnce draws the chart on a w×h canvas; note, when set, is a line the
-// footer adds to its notes.
-func drawOnce(in Input, w, h int, note string) (*canvas, error) {
+// drawOnce draws the chart on a w×h canvas; scripts are the chart's letters
+// by script, and note, when set, is a line the footer adds to its notes.
+func drawOnce(in Input, scripts *scriptCount, w, h int, note string) (*canvas, error) {
 	roles, err := resolveRoles(in.Spec.Type, in.Spec.Mapping, in.Table)
 	if err != nil {
 		return nil, fmt.Errorf("draw %s chart: %w", in.Spec.Type, err)
@@ -151,6 +156,8 @@ func drawOnce(in Input, w, h int, note string) (*canvas, error) {
 	roles.asNumbers(in.Spec.Type)
 	c := newCanvas(in, float64(w), float64(h))
 	c.layoutNote = note
+	c.rtl = rightToLeft(in.Spec, scripts)
+	c.numLoc = baseFormat(&in.Spec.Style, nil).loc
 	ch, err := newChart(c, roles)
 	if err != nil {
 		return nil, fmt.Errorf("draw %s chart: %w", in.Spec.Type, err)
@@ -257,6 +264,12 @@ type canvas struct {
 	id string
 	// scratch formats numbers without allocating.
 	scratch []byte
+	// rtl mirrors the chart for a right-to-left language: the value axis
+	// on the right, the footer anchored right (rightToLeft).
+	rtl bool
+	// numLoc is the chart's number locale, whose digits dates on a time
+	// axis are written in too (nil: 0-9).
+	numLoc *numLocale
 	// notices say what was simplified; the description repeats them, so a
 	// screen reader hears the same as an API caller.
 	notices []dataset.Notice

@@ -459,6 +459,29 @@ func newMetrics(faces []*face) *metrics {
 			m.astral[r] = astralRune{em: float32(float64(adv) / fc.upem), first: uint16(i)}
 		}
 	}
+	// An emoji drawn in colour by default is drawn with the colour face,
+	// even where an earlier face has an outline of it (DejaVu Sans has
+	// 😀): the SVG asks for its colour form (asksEmojiSelector).
+	for i, fc := range faces {
+		if !fc.color {
+			continue
+		}
+		for _, rg := range emojiPresentation.R16 {
+			for r := rune(rg.Lo); r <= rune(rg.Hi); r++ {
+				if fc.has(r) && m.first[r] < uint16(i) {
+					m.em[r], m.first[r] = float32(float64(fc.bmp(r))/fc.upem), uint16(i)
+				}
+			}
+		}
+		for _, rg := range emojiPresentation.R32 {
+			for r := rune(rg.Lo); r <= rune(rg.Hi); r++ {
+				if a, ok := m.astral[r]; ok && fc.has(r) && a.first < uint16(i) {
+					m.astral[r] = astralRune{em: float32(float64(fc.astral[r]) / fc.upem), first: uint16(i)}
+				}
+			}
+		}
+		break
+	}
 	for r := range rune(0x10000) {
 		if needsCluster(r) {
 			m.em[r] = slowEm
@@ -930,11 +953,14 @@ func pictographic(r rune) bool {
 // clusterFace is the index of the face that draws a grapheme cluster, -1
 // when no face has its base character.
 func (m *metrics) clusterFace(text []rune) int {
+	// an emoji drawn in colour by default is written with U+FE0F after
+	// it (asksEmojiSelector), and is measured so
 	emoji, notEmoji := false, false
 	for _, r := range text {
 		emoji = emoji || r == 0xFE0F
 		notEmoji = notEmoji || r == 0xFE0E
 	}
+	emoji = emoji || (!notEmoji && text[0] >= 0x231A && unicode.Is(emojiPresentation, text[0]))
 	if emoji {
 		for i, fc := range m.faces {
 			if fc.color && fc.hasAll(text) {

@@ -148,15 +148,20 @@ fit:
 	}
 	top := y - c.fonts.CapHeight(size)
 	st := textStyle{size: size, fill: inkSubtitle}
+	x := area.x
+	if c.rtl {
+		// anchored right, as the title is, and clear of the service mark
+		x, st.rtl = area.x+maxW, true // direction rtl: its start is its right end
+	}
 	for _, line := range noteLines {
-		c.text(area.x, y, line, st)
+		c.text(x, y, line, st)
 		y += lineH
 	}
 	if len(noteLines) > 0 {
 		y += between
 	}
 	for _, line := range creditLines {
-		c.text(area.x, y, line, st)
+		c.text(x, y, line, st)
 		y += lineH
 	}
 	w.s(`</g>`)

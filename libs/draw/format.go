@@ -21,7 +21,7 @@ type numFormat struct {
 	prefix   string
 	suffix   string
 	// compact forces 1.2k/3.4M; plain forbids it; neither is automatic
-	// (compact from 10,000 up).
+	// (compact from ten of the locale's smallest unit up: 10,000 in English).
 	compact bool
 	plain   bool
 	// scale multiplies values first (100 for fractions shown as percent).
@@ -34,6 +34,9 @@ type numFormat struct {
 	// extra is the number of digits a label set needs beyond the usual to
 	// tell its values apart (forLabels).
 	extra int
+	// set is the one style of a label set (forLabels): its unit and
+	// decimals; nil outside a label set (descriptions).
+	set *labelStyle
 	// loc is the number locale (style.numberFormat.locale); nil is English.
 	loc *numLocale
 	// years writes values as calendar years, without grouping (appendYear).
@@ -44,12 +47,24 @@ type numFormat struct {
 // value of its data, so the ticks never mix 877M with 1.2B below the top.
 func (f numFormat) sharedUnit(maxAbs float64) numFormat {
 	a := math.Abs(maxAbs * f.scale)
-	if f.plain || !(f.compact || a >= 10000) || a >= sciLarge || math.IsNaN(a) {
+	if f.plain || !(f.compact || a >= f.loc.compactFrom()) || a >= sciLarge || math.IsNaN(a) {
 		return f
 	}
 	f.compact = true
 	f.unit, f.unitName = compactUnit(a, f.loc)
 	return f
+}
+
+// labelStyle is how every label of one set is written (issue 32 item 9):
+// in one compact unit, the one of its largest value (so 0.8M beside
+// 1.05M, never 800k, as the axis writes it), with one number of decimals
+// (11.4k, 12.8k and 6.3k, never 11.4k beside 12.78k and 6.308k). A value
+// under a tenth of the unit keeps its own (37.4M, 39k, 800: "0.04M"
+// would hide it), and so does a value the decimals would round to 0.
+type labelStyle struct {
+	unit     float64 // 1 when plain
+	unitName string
+	decimals int
 }
 
 // minus is the typographic minus sign, as wide as a plus and easier to read than a hyphen.
@@ -77,12 +92,13 @@ func baseFormat(st *chartspec.Style, cols []*dataset.Column) numFormat {
 		f.years, f.plain, f.compact = true, true, false
 		return f
 	}
-	// one chart, one style: from 10,000 up every label is compact (8.2k
-	// next to 10.3k, not 8,200)
+	// one chart, one style: from ten of the locale's smallest compact
+	// unit up (10,000 in English, 10万 in Chinese) every label is compact
+	// (8.2k next to 10.3k, not 8,200)
 	if !f.compact && !f.plain {
 		for _, c := range cols {
 			for _, v := range c.Num {
-				if math.Abs(v) >= 10000 && !math.IsInf(v, 0) {
+				if math.Abs(v) >= f.loc.compactFrom() && !math.IsInf(v, 0) {
 					f.compact = true
 					break
 				}
@@ -125,8 +141,9 @@ func (f numFormat) withTickMode(mode string) numFormat {
 	return f
 }
 
-// compactUnit picks the compact unit for a magnitude: k/M/B/T, or 万/亿 in
-// the locales that count in ten thousands; 1 and "" below the smallest.
+// compactUnit picks the compact unit for a magnitude: the locale's from
+// CLDR (k/M/B/T in English, " Mio."/" Mrd." in German, 万/亿 in Chinese);
+// 1 and "" below the smallest.
 func compactUnit(a float64, loc *numLocale) (float64, string) {
 	units := loc.compactUnits()
 	for i := len(units) - 1; i >= 0; i-- {
@@ -190,7 +207,7 @@ func newTickFormat(base numFormat, ticks []float64, step float64) tickFormat {
 	switch {
 	case base.unit > 0:
 		tf.unit, tf.unitName = base.unit, base.unitName
-	case base.compact || (!base.plain && maxAbs >= 10000):
+	case base.compact || (!base.plain && maxAbs >= base.loc.compactFrom()):
 		tf.unit, tf.unitName = compactUnit(maxAbs, base.loc)
 	}
 	s := step * base.scale / tf.unit
@@ -204,9 +221,8 @@ func newTickFormat(base numFormat, ticks []float64, step float64) tickFormat {
 }
 
 // appendTick formats one tick value.
-// Zero is always plain "0"; compact ticks drop trailing zeros (0.5M, 1M),
-// and a tick that reaches the next unit is written in it: "800M, 1B", not
-// "1,000M".
+// Zero is always plain "0"; compact ticks drop trailing zeros (0.5M, 1M)
+// and stay in the axis's one unit: "800M, 1,000M", never "800M, 1B".
 func (tf tickFormat) appendTick(b []byte, v float64) []byte {
 	if tf.base.years {
 		return appendYear(b, v, tf.base.prefix, tf.base.suffix)
@@ -222,12 +238,8 @@ func (tf tickFormat) appendTick(b []byte, v float64) []byte {
 	case tf.sci:
 		return appendSci(b, v, min(max(decade(v)-tf.stepExp, 0), 15), true, tf.base.prefix, tf.base.suffix, loc)
 	case tf.unitName != "":
-		unit, name, d := tf.unit, tf.unitName, tf.decimals
-		if next, nextName := nextUnit(unit, loc); next > 0 && math.Abs(v) >= next*(1-1e-9) {
-			d += int(math.Round(math.Log10(next / unit)))
-			unit, name = next, nextName
-		}
-		return appendNum(b, v/unit, d, 0, math.Abs(v/unit) >= 10000, tf.base.prefix, name+tf.base.suffix, loc)
+		u := v / tf.unit
+		return appendNum(b, u, tf.decimals, 0, groupCompact(u, loc), tf.base.prefix, tf.unitName+tf.base.suffix, loc)
 	}
 	return appendNumber(b, v/tf.unit, tf.decimals, tf.base.prefix, tf.unitName+tf.base.suffix, loc)
 }
@@ -254,6 +266,7 @@ func (f numFormat) forLabels(sets ...[]float64) numFormat {
 	vals = slices.Compact(vals)
 	var ba, bb [64]byte
 	for f.extra = 0; f.extra < 12; f.extra++ {
+		f.set = f.labelStyle(vals)
 		clash := false
 		for i := 1; i < len(vals) && !clash; i++ {
 			a, b := vals[i-1], vals[i]
@@ -269,6 +282,73 @@ func (f numFormat) forLabels(sets ...[]float64) numFormat {
 		}
 	}
 	return f
+}
+
+// labelStyle is the one style of a label set of vals (sorted, finite):
+// the unit of its largest magnitude, and the decimals that writes it with
+// three significant digits (plus the set's extra), fewer when no value
+// needs them all (1M, 2M, not 1.00M). nil with fixed decimals, which
+// are one style already, and for years.
+func (f numFormat) labelStyle(vals []float64) *labelStyle {
+	if f.decimals >= 0 || f.years || len(vals) == 0 {
+		return nil
+	}
+	maxAbs := math.Max(math.Abs(vals[0]), math.Abs(vals[len(vals)-1])) * f.scale
+	if maxAbs >= sciLarge || maxAbs == 0 {
+		return nil
+	}
+	st := &labelStyle{unit: 1}
+	if f.compact || (!f.plain && maxAbs >= f.loc.compactFrom()) {
+		st.unit, st.unitName = compactUnit(maxAbs, f.loc)
+	}
+	d := labelDecimals(maxAbs/st.unit, f, st.unitName != "")
+	if st.unitName != "" || f.compact {
+		if next, nextName := nextUnit(st.unit, f.loc); next > 0 && roundTo(maxAbs/st.unit, d)*st.unit >= next {
+			st.unit, st.unitName = next, nextName
+			d = labelDecimals(maxAbs/st.unit, f, true)
+		}
+	}
+	for _, v := range vals {
+		a := math.Abs(v * f.scale)
+		x := roundTo(a/st.unit, d)
+		if x == 0 || (st.unitName != "" && a < 0.1*st.unit) {
+			continue
+		}
+		k := 0
+		for k < d && math.Abs(roundTo(x, k)-x) > 1e-9*math.Max(1, x) {
+			k++
+		}
+		st.decimals = max(st.decimals, k)
+		if st.decimals == d {
+			break
+		}
+	}
+	return st
+}
+
+// shared reports whether a label of magnitude a is written in the set's
+// style: not under a tenth of a compact unit, and not rounded to 0.
+func (st *labelStyle) shared(a float64) bool {
+	if a == 0 {
+		return true
+	}
+	if st.unitName != "" && a < 0.1*st.unit {
+		return false
+	}
+	return roundTo(a/st.unit, st.decimals) != 0
+}
+
+// groupCompact reports whether a number written in a compact unit is
+// grouped: from 1,000 where units step by a thousand (1,000M, as CLDR's
+// English groups), from five digits where they step by ten thousand
+// (2487万, CLDR's minimum grouping for the myriad forms).
+func groupCompact(u float64, loc *numLocale) bool {
+	for _, unit := range loc.compactUnits() {
+		if unit.size == 1e4 {
+			return math.Abs(u) >= 10000
+		}
+	}
+	return math.Abs(u) >= 1000
 }
 
 // appendValue formats a data value for a label, in its own compact unit
@@ -290,8 +370,16 @@ func appendValue(b []byte, v float64, f numFormat) []byte {
 		}
 		return appendSci(b, v, 2+f.extra, true, f.prefix, f.suffix, loc)
 	}
+	if st := f.set; st != nil && st.shared(a) {
+		if a == 0 {
+			return appendNum(b, 0, 0, 0, true, f.prefix, f.suffix, loc) // 0, as on the axis
+		}
+		u := v / st.unit
+		group := st.unitName == "" || groupCompact(u, loc)
+		return appendNum(b, u, st.decimals, st.decimals, group, f.prefix, st.unitName+f.suffix, loc)
+	}
 	unit, name := 1.0, ""
-	if f.compact || (!f.plain && a >= 10000) {
+	if f.compact || (!f.plain && a >= f.loc.compactFrom()) {
 		unit, name = compactUnit(a, loc)
 	}
 	d := labelDecimals(a/unit, f, name != "")

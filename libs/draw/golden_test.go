@@ -336,6 +336,7 @@ func goldenCases(f *Fonts) []goldenCase {
 	cases = append(cases, kindCases(f)...)
 	cases = append(cases, layoutCases(f)...)
 	cases = append(cases, truthCases(f)...)
+	cases = append(cases, issue32NumberCases(f)...)
 	return cases
 }
 

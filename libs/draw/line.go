@@ -146,7 +146,9 @@ const maxDirect = 8
 // (name and last value) instead of in a legend: for two to maxDirect
 // series when the legend is left automatic.
 func (l *lineChart) direct(c *canvas) bool {
-	return len(l.series) > 1 && len(l.series) <= maxDirect && c.style.Legend.Show != chartspec.On && c.style.Legend.Show != chartspec.Off
+	// a mirrored chart has its value axis where the lines end: a legend,
+	// anchored right, names them instead
+	return !c.rtl && len(l.series) > 1 && len(l.series) <= maxDirect && c.style.Legend.Show != chartspec.On && c.style.Legend.Show != chartspec.Off
 }
 
 func (l *lineChart) legend(c *canvas, area rect) rect {

@@ -5,6 +5,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"chartd.dev/libs/chartspec"
+	"chartd.dev/libs/dataset"
+
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 	"golang.org/x/text/number"
@@ -33,16 +36,24 @@ type compactDef struct {
 // has no myriad units: thousand, million, billion, trillion.
 var englishUnits = []compactDef{{1e3, "k"}, {1e6, "M"}, {1e9, "B"}, {1e12, "T"}}
 
-// myriadUnits are the compact units of the languages that count in ten
-// thousands, as CLDR's short decimal formats write them (1.2万, 3.4亿).
-// golang.org/x/text carries CLDR's marks and digits but not its compact
-// patterns, so these four rows are the only number data kept here
-// (docs/decisions/rendering.md, "Locale").
-var myriadUnits = map[string][]compactDef{
-	"zh":      {{1e4, "万"}, {1e8, "亿"}, {1e12, "万亿"}},
-	"zh-Hant": {{1e4, "萬"}, {1e8, "億"}, {1e12, "兆"}},
-	"ja":      {{1e4, "万"}, {1e8, "億"}, {1e12, "兆"}},
-	"ko":      {{1e4, "만"}, {1e8, "억"}, {1e12, "조"}},
+//go:generate node ../../tools/cldr/compact.js compactunits.go
+
+// compactUnitsOf are the compact units CLDR's short decimal formats give a
+// locale (cldrCompact, generated from cldr-numbers-full: golang.org/x/text
+// carries CLDR's marks and digits but not its compact patterns): the tag
+// itself, then its language with its script and region, with its script,
+// with its region, and alone; English's k/M/B/T when none is listed.
+func compactUnitsOf(t language.Tag) []compactDef {
+	base, _ := t.Base()
+	script, _ := t.Script()
+	region, _ := t.Region()
+	b, s, r := base.String(), script.String(), region.String()
+	for _, k := range [...]string{t.String(), b + "-" + s + "-" + r, b + "-" + s, b + "-" + r, b} {
+		if u, ok := cldrCompact[k]; ok {
+			return u
+		}
+	}
+	return englishUnits
 }
 
 // newNumLocale reads a locale's number marks from CLDR (through
@@ -98,18 +109,8 @@ func newNumLocale(tag string) *numLocale {
 	if z := digits[9]; z != '0' {
 		l.zero = z
 	}
-	l.units = englishUnits
-	base, _ := t.Base()
-	key := base.String()
-	if key == "zh" {
-		if s, _ := t.Script(); s.String() == "Hant" {
-			key = "zh-Hant"
-		}
-	}
-	if u, ok := myriadUnits[key]; ok {
-		l.units = u
-	}
-	if l.group == "," && l.decimal == "." && l.primary == 3 && l.secondary == 3 && l.zero == 0 && key != "zh" && key != "zh-Hant" && key != "ja" && key != "ko" {
+	l.units = compactUnitsOf(t)
+	if l.group == "," && l.decimal == "." && l.primary == 3 && l.secondary == 3 && l.zero == 0 && &l.units[0] == &englishUnits[0] {
 		return nil // written as English
 	}
 	return l
@@ -121,6 +122,13 @@ func (l *numLocale) compactUnits() []compactDef {
 		return englishUnits
 	}
 	return l.units
+}
+
+// compactFrom is the magnitude from which numbers are written compact
+// unless told: ten of the locale's smallest compact unit (10k in English,
+// 10万 in Chinese, 10 Mio. in German), where the full digits grow long.
+func (l *numLocale) compactFrom() float64 {
+	return 10 * l.compactUnits()[0].size
 }
 
 // appendDigits writes ASCII digits with an optional '.' fraction in the
@@ -160,6 +168,24 @@ func (l *numLocale) appendDigits(b []byte, digits []byte) []byte {
 	return b
 }
 
+// localDigits rewrites the ASCII digits of b in place of the locale's
+// own (٢٠٢٣ for 2023 in Arabic), for the years and dates an axis writes;
+// b itself when the locale writes 0-9.
+func (l *numLocale) localDigits(b []byte) []byte {
+	if l == nil || l.zero == 0 {
+		return b
+	}
+	out := make([]byte, 0, len(b)*2)
+	for _, c := range b {
+		if c >= '0' && c <= '9' {
+			out = utf8.AppendRune(out, l.zero+rune(c-'0'))
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
 // ungrouped is the locale without group marks (nil stays English marks).
 func (l *numLocale) ungrouped() *numLocale {
 	u := numLocale{decimal: ".", units: englishUnits}
@@ -168,4 +194,148 @@ func (l *numLocale) ungrouped() *numLocale {
 	}
 	u.group = ""
 	return &u
+}
+
+// NoticeNumberLocale is the code of the notice saying the numbers are
+// written in the locale the chart's text implies (no locale was set).
+const NoticeNumberLocale = "number_locale_from_text"
+
+// textLocaleShare is the share of a chart's letters one script must hold
+// for its words to imply a locale: a Chinese chart may name "GDP".
+const textLocaleShare = 0.8
+
+// textLocaleCells caps the text cells read for the chart's script.
+const textLocaleCells = 500
+
+// textLocale is the locale a chart's words imply by their script, for
+// its numbers when no locale is set (issue 32 item 10): Han alone → zh,
+// with kana → ja, Hangul (with or without Han) → ko, Arabic → ar (fa or
+// ur when letters only Persian or Urdu use appear), Hebrew → he. The
+// words are the title, subtitle, column names and text cells; "" when
+// no script holds textLocaleShare of their letters (n, countScripts), or
+// a locale is set.
+func textLocale(sp *chartspec.Spec, n *scriptCount) string {
+	if nf := sp.Style.NumberFormat; nf != nil && nf.Locale != "" {
+		return ""
+	}
+	return n.locale()
+}
+
+// rightToLeft reports a chart read right to left as a whole (issue 32
+// item 11): its number locale is written right to left (Arabic, Hebrew,
+// Persian, Urdu), or most of its letters are Arabic or Hebrew.
+func rightToLeft(sp *chartspec.Spec, n *scriptCount) bool {
+	if nf := sp.Style.NumberFormat; nf != nil && nf.Locale != "" {
+		if tag, err := language.Parse(nf.Locale); err == nil {
+			b, _ := tag.Base()
+			switch b.String() {
+			case "ar", "he", "fa", "ur", "ps", "yi", "sd", "ug", "ckb":
+				return true
+			}
+		}
+	}
+	return n.arabic+n.hebrew > 0 && 2*(n.arabic+n.hebrew) > n.letters
+}
+
+// countScripts counts the letters of a chart's words by script: its
+// title, subtitle, column names and text cells (up to textLocaleCells).
+func countScripts(sp *chartspec.Spec, t *dataset.Table) scriptCount {
+	var n scriptCount
+	if sp.Style.Title.Show {
+		n.add(sp.Style.Title.Text)
+	}
+	if sp.Style.Subtitle.Show {
+		n.add(sp.Style.Subtitle.Text)
+	}
+	cells := 0
+	for _, c := range t.Columns {
+		n.add(c.Name)
+		if c.Kind != dataset.Text {
+			continue
+		}
+		for _, s := range c.Text[:min(len(c.Text), textLocaleCells-cells)] {
+			n.add(s)
+		}
+		cells += min(len(c.Text), textLocaleCells-cells)
+	}
+	return n
+}
+
+// scriptCount counts the letters of a chart's words by script.
+type scriptCount struct {
+	letters, han, kana, hangul, arabic, hebrew int
+	persian, urdu                              bool
+}
+
+// add counts the letters of s.
+func (n *scriptCount) add(s string) {
+	for _, r := range s {
+		if r < utf8.RuneSelf {
+			if r|0x20 >= 'a' && r|0x20 <= 'z' {
+				n.letters++
+			}
+			continue
+		}
+		if !unicode.IsLetter(r) {
+			continue
+		}
+		n.letters++
+		switch {
+		case unicode.Is(unicode.Han, r):
+			n.han++
+		case unicode.In(r, unicode.Hiragana, unicode.Katakana):
+			n.kana++
+		case unicode.Is(unicode.Hangul, r):
+			n.hangul++
+		case unicode.Is(unicode.Arabic, r):
+			n.arabic++
+			n.persian = n.persian || strings.ContainsRune("پچژگ", r)
+			n.urdu = n.urdu || strings.ContainsRune("ٹڈڑںےھ", r)
+		case unicode.Is(unicode.Hebrew, r):
+			n.hebrew++
+		}
+	}
+}
+
+// locale is the locale the counted letters imply, "" for none.
+func (n *scriptCount) locale() string {
+	holds := func(k int) bool { return k > 0 && float64(k) >= textLocaleShare*float64(n.letters) }
+	switch {
+	case n.hangul > 0 && holds(n.hangul+n.han):
+		return "ko"
+	case n.kana > 0 && holds(n.kana+n.han):
+		return "ja"
+	case holds(n.han):
+		return "zh"
+	case holds(n.arabic) && n.urdu:
+		return "ur"
+	case holds(n.arabic) && n.persian:
+		return "fa"
+	case holds(n.arabic):
+		return "ar"
+	case holds(n.hebrew):
+		return "he"
+	}
+	return ""
+}
+
+// withTextLocale is the spec with the locale its words imply as its
+// number locale, and the notice that says so; the spec itself when they
+// imply none or a locale is set.
+func withTextLocale(sp *chartspec.Spec, n *scriptCount) (*chartspec.Spec, []dataset.Notice) {
+	loc := textLocale(sp, n)
+	if loc == "" {
+		return sp, nil
+	}
+	out := *sp
+	nf := chartspec.NumberFormat{}
+	if sp.Style.NumberFormat != nil {
+		nf = *sp.Style.NumberFormat
+	}
+	nf.Locale = loc
+	out.Style.NumberFormat = &nf
+	msg := "numbers are written as the chart's language writes them (" + loc + ", from the script of its text): " +
+		string(appendValue(nil, 2.5e6, numFormat{decimals: -1, scale: 1, loc: newNumLocale(loc)})) +
+		" for 2,500,000; set setNumberFormat's locale to choose another"
+	return &out, []dataset.Notice{{Code: NoticeNumberLocale, Message: msg}}
 }

@@ -239,8 +239,15 @@ func TestEscapeTable(t *testing.T) {
 		{"a\tb\nc", "a b c"},
 		{"nul\x00bel\x07", "nulbel"},
 		{"bad\xffbyte", "bad\uFFFDbyte"},
-		{"東京 🚀", "東京 🚀"},
+		{"東京 🚀", "東京 🚀\uFE0F"},
 		{"\uFFFE\uFFFFok", "ok"},
+		// issue 32 item 17: a lone emoji asks for its colour form, one
+		// that picks its form or belongs to a sequence is kept whole
+		{"😀😐😢😡🤷", "😀\uFE0F😐\uFE0F😢\uFE0F😡\uFE0F🤷\uFE0F"},
+		{"Mood: 😀 up", "Mood: 😀\uFE0F up"},
+		{"😀\uFE0F 😀\uFE0E ⭐", "😀\uFE0F 😀\uFE0E ⭐\uFE0F"},
+		{"❤ ☺ 1", "❤ ☺ 1"}, // text presentation by default
+		{"👍🏽 🇩🇪 👨\u200d👩\u200d👧 🏴\U000E0067\U000E0062\U000E0065\U000E006E\U000E0067\U000E007F", "👍🏽 🇩🇪 👨\u200d👩\u200d👧 🏴\U000E0067\U000E0062\U000E0065\U000E006E\U000E0067\U000E007F"},
 	} {
 		if got := string(appendEscaped(nil, tc.in)); got != tc.want {
 			t.Errorf("appendEscaped(%q) = %q, want %q", tc.in, got, tc.want)

@@ -112,7 +112,9 @@ func TestRTLAlignsRight(t *testing.T) {
 		t.Fatalf("%d right-to-left goldens, want 4", len(cases))
 	}
 	textAt := regexp.MustCompile(`<text x="([\d.]+)" y="[\d.]+" font-size="([\d.]+)"( font-weight="bold")?[^>]*?( direction="rtl")?>([^<]*)</text>`)
-	keyAt := regexp.MustCompile(`<rect x="([\d.]+)" y="[\d.]+" width="([\d.]+)"[^>]*/>`)
+	// a key is a swatch, or a line's stroke (a mirrored line chart names
+	// its lines in a legend, issue 32 item 11)
+	keyAt := regexp.MustCompile(`<(?:rect x|line x1)="([\d.]+)" [^>]*/>`)
 	for _, c := range cases {
 		svg := string(mustSVG(t, c.in))
 		w, h := float64(c.in.Width), float64(c.in.Height)

@@ -3,8 +3,11 @@ package draw
 import (
 	"math"
 	"strconv"
+	"unicode"
 	"unicode/utf8"
 )
+
+//go:generate node ../../tools/unicode/emojipresentation.js emojipresentation.go
 
 // svgWriter appends SVG markup to one growing buffer without fmt, so a
 // chart costs a handful of allocations whatever its size.
@@ -141,7 +144,8 @@ func appendSmall(b []byte, n int64) []byte {
 // appendEscaped writes text safe for XML 1.0 content and quoted attributes:
 // markup characters become entities, invalid UTF-8 becomes U+FFFD and
 // characters XML forbids (most C0 controls, U+FFFE/U+FFFF) are dropped, so
-// no input can produce markup or a document that fails to parse.
+// no input can produce markup or a document that fails to parse. A lone
+// emoji gets the selector that asks for its colour form (asksEmojiSelector).
 func appendEscaped[S ~string | ~[]byte](b []byte, s S) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -176,8 +180,41 @@ func appendEscaped[S ~string | ~[]byte](b []byte, s S) []byte {
 			// not allowed (or discouraged) in XML 1.0: drop
 		default:
 			b = append(b, s[i:i+n]...)
+			if r >= 0x231A && !(i >= 3 && string(s[i-3:i]) == "\u200d") && asksEmojiSelector(r, s[i+n:]) {
+				b = append(b, "\uFE0F"...)
+			}
 		}
 		i += n
 	}
 	return b
+}
+
+// AppendText writes text as this package writes it into an SVG: escaped
+// for XML, a lone emoji followed by the selector that asks for its colour
+// form. Whatever draws text measured with Fonts next to these SVGs (the
+// glyph tests of libs/raster) writes it so, or its widths differ.
+func AppendText(b []byte, text string) []byte { return appendEscaped(b, text) }
+
+// asksEmojiSelector reports an emoji that draws in colour by default
+// (Emoji_Presentation) standing alone, with nothing after it that picks a
+// presentation or joins it to a sequence. Chromium draws such an emoji
+// with the first family of the SVG's list that has it, and DejaVu Sans
+// has outlines of 😀😐😢😡: a U+FE0F written after it sends Chromium to
+// the colour emoji face, as the measurement assumes (clusterFace).
+// Modifiers, regional indicators (flags) and ZWJ sequences are left as
+// they are: a selector inside them would break the sequence.
+func asksEmojiSelector[S ~string | ~[]byte](r rune, rest S) bool {
+	if r >= 0x1F1E6 && r <= 0x1F1FF || r >= 0x1F3FB && r <= 0x1F3FF || !unicode.Is(emojiPresentation, r) {
+		return false
+	}
+	if len(rest) == 0 {
+		return true
+	}
+	next, _ := utf8.DecodeRuneInString(string(rest[:min(utf8.UTFMax, len(rest))]))
+	switch {
+	case next == 0xFE0E, next == 0xFE0F, next == 0x200D, next == 0x20E3,
+		next >= 0x1F3FB && next <= 0x1F3FF, next >= 0xE0020 && next <= 0xE007F:
+		return false
+	}
+	return true
 }

@@ -92,20 +92,8 @@ func glyphSVG(family, text string, clusters []string, bold bool, size int) ([]by
 		label = fmt.Sprintf(` font-size="%d"`, size)
 	}
 	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="#fff"/>`)
-	esc := func(s string) string {
-		var e strings.Builder
-		for _, r := range s {
-			switch r {
-			case '<':
-				e.WriteString("&lt;")
-			case '&':
-				e.WriteString("&amp;")
-			default:
-				e.WriteRune(r)
-			}
-		}
-		return e.String()
-	}
+	// text written as libs/draw writes it, lone emoji asking for colour
+	esc := func(s string) string { return string(draw.AppendText(nil, s)) }
 	fmt.Fprintf(&b, `<text x="%d" y="%d"%s>%s<tspan dy="%d" font-size="%d" fill="#f00">|</tspan></text>`, labelX, labelBase, label, esc(text), markerDy, glyphSize)
 	for i, c := range cells {
 		x := (i % cellsInRow) * cellW

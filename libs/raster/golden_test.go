@@ -151,7 +151,7 @@ var issue22Goldens = []itemGolden{
 	{"item1-plain", "compact:false and decimals:0 govern labels and ticks", "numbers-plain-decimals-0"},
 	{"item1-fixed-decimals", "fixed decimals on labels, not on whole ticks", "numbers-fixed-decimals-ticks"},
 	{"item1-magnitudes", "450B, 140k and 0.4 in one label set (was 0.5T, 0M)", "numbers-mixed-magnitudes"},
-	{"item1-billion-tick", "the top tick reads 1B, not 1,000M", "numbers-line-billion-top"},
+	{"item1-billion-tick", "one unit on the axis: the top tick reads 1,000M (issue 32 item 9; issue 22 had 1B)", "numbers-line-billion-top"},
 	{"item1-locale-de", "German marks from CLDR", "numbers-locale-de"},
 	{"item1-locale-hi", "Indian grouping from CLDR", "numbers-locale-hi"},
 	{"item1-locale-zh", "万 and 亿 for Chinese", "numbers-locale-zh"},
@@ -189,7 +189,8 @@ func goldenPNGs(d *drawing) []goldenPNG {
 	for _, set := range []struct {
 		dir   string
 		items []itemGolden
-	}{{"issue13", itemGoldens}, {"issue22", issue22Goldens}, {"issue22", paletteGoldens}, {"issue22", kindGoldens}, {"issue32", layoutGoldens}, {"issue32", truthGoldens}} {
+	}{{"issue13", itemGoldens}, {"issue22", issue22Goldens}, {"issue22", paletteGoldens}, {"issue22", kindGoldens}, {"issue32", layoutGoldens}, {"issue32", truthGoldens},
+		{"issue32", issue32NumberGoldens}} {
 		for _, it := range set.items {
 			out = append(out, itemPNG(set.dir, it))
 		}
