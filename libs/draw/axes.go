@@ -83,6 +83,9 @@ type axis struct {
 	// needLength is the plot length the labels need at the usual type
 	// size, when they had to be set smaller (0: they did not).
 	needLength float64
+	// mirror runs the categories from the right (a right-to-left chart's
+	// text categories): slot i is drawn where slot n-1-i would be.
+	mirror bool
 
 	// layout results
 	d0, d1 float64
@@ -216,9 +219,22 @@ func (a *axis) slots() float64 {
 
 // bandStart is where slot i begins.
 func (a *axis) bandStart(i int) float64 {
+	if a.mirror {
+		i = len(a.labels) - 1 - i
+	}
 	s := a.step()
 	off := math.Round((a.r1 - a.r0 - s*a.slots()) / 2) // what whole steps leave over
 	return a.r0 + off + s*(a.padOuter+float64(i))
+}
+
+// within is where the k-th of n marks side by side in one slot goes: from
+// the right on a mirrored axis, as the legend of a right-to-left chart
+// reads.
+func (a *axis) within(k, n int) int {
+	if a.mirror {
+		return n - 1 - k
+	}
+	return k
 }
 
 // bandWidth is the width of one slot.
@@ -531,6 +547,11 @@ func (c *canvas) layoutFrame(area rect, bottom, left *axis) *frame {
 	f.plot = plot
 	// final ranges
 	bottom.r0, bottom.r1 = plot.x, plot.right()
+	// a right-to-left chart reads its text categories from the right;
+	// dates and numbers keep time running left to right (as Arabic
+	// newsrooms draw it). Sizing above saw them unmirrored, which is the
+	// same layout reflected.
+	bottom.mirror = c.rtl && bottom.kind == axisBand && bottom.order == nil
 	if left.kind == axisBand {
 		left.r0, left.r1 = plot.y, plot.bottom()
 	} else {

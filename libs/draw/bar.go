@@ -308,7 +308,7 @@ func (b *barChart) drawGrouped(c *canvas, cat, val *axis, labels bool) {
 			if isBlank(v) {
 				continue
 			}
-			b.rect(c, cat, cat.bandStart(i)+inset+float64(si)*(sub+gap), sub, base, val.pos(v))
+			b.rect(c, cat, cat.bandStart(i)+inset+float64(cat.within(si, m))*(sub+gap), sub, base, val.pos(v))
 		}
 		c.w.s(`</g>`)
 	}
@@ -339,7 +339,7 @@ func (b *barChart) drawGrouped(c *canvas, cat, val *axis, labels bool) {
 			if isBlank(v) {
 				continue
 			}
-			center := cat.bandStart(i) + inset + float64(si)*(sub+gap) + sub/2
+			center := cat.bandStart(i) + inset + float64(cat.within(si, m))*(sub+gap) + sub/2
 			end := val.pos(v)
 			neg := v < val.base()
 			l := lbl{v: v}

@@ -231,10 +231,14 @@ func TestRightToLeftMirrored(t *testing.T) {
 		golden       string
 		mirrored     bool
 		arabicDigits bool
+		// fromRight: the categories along the bottom, in data order, run
+		// from the right (text categories of a right-to-left chart; time
+		// keeps running left to right)
+		fromRight bool
 	}{
-		{"rtl32-arabic-line-footer", true, true},
-		{"rtl32-hebrew-bar-footer", true, false},
-		{"numbers32-labels-axis-unit", false, false},
+		{"rtl32-arabic-line-footer", true, true, false},
+		{"rtl32-hebrew-bar-footer", true, false, true},
+		{"numbers32-labels-axis-unit", false, false, false},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
 			in := byName[tc.golden].in
@@ -245,6 +249,7 @@ func TestRightToLeftMirrored(t *testing.T) {
 			w, _ := in.Spec.Style.Dimensions()
 			mid := float64(w) / 2
 			ticks := 0
+			var along []float64
 			for _, e := range textsOf(t, svg) {
 				switch {
 				case e.group == "axes" && !e.rotate:
@@ -252,6 +257,7 @@ func TestRightToLeftMirrored(t *testing.T) {
 						if tc.arabicDigits && strings.ContainsAny(e.text, "0123456789") {
 							t.Errorf("axis label %q in ASCII digits", e.text)
 						}
+						along = append(along, e.x)
 						continue // along the bottom
 					}
 					ticks++
@@ -269,6 +275,15 @@ func TestRightToLeftMirrored(t *testing.T) {
 			}
 			if ticks < 3 {
 				t.Errorf("%d value ticks found", ticks)
+			}
+			if len(along) < 3 {
+				t.Fatalf("%d labels along the bottom", len(along))
+			}
+			for i := 1; i < len(along); i++ {
+				if fromRight := along[i] < along[i-1]; fromRight != tc.fromRight {
+					t.Errorf("bottom labels at x %v: from the right %v, want %v", along, fromRight, tc.fromRight)
+					break
+				}
 			}
 		})
 	}

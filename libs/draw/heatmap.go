@@ -463,8 +463,10 @@ func (h *heatmapChart) draw(c *canvas, area rect) {
 			for end < nx && isBlank(h.cells[row*nx+end]) {
 				end++
 			}
-			x0 := bx.bandStart(col) + gap/2
-			h.blankRect(c, x0, by.bandStart(row)+gap/2, bx.bandStart(end-1)+sx-gap/2-x0, sy-gap)
+			// a mirrored axis puts the run's last column at its left
+			left := math.Min(bx.bandStart(col), bx.bandStart(end-1))
+			right := math.Max(bx.bandStart(col), bx.bandStart(end-1)) + sx
+			h.blankRect(c, left+gap/2, by.bandStart(row)+gap/2, right-left-gap, sy-gap)
 			col = end
 		}
 	}
