@@ -94,22 +94,7 @@ func TestOneNumberStyle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			labels, axes, all := texts(t, svg, "labels"), texts(t, svg, "axes"), texts(t, svg, "")
-			for _, w := range tc.labels {
-				if !slices.Contains(labels, w) {
-					t.Errorf("label %q missing; labels: %q", w, labels)
-				}
-			}
-			for _, w := range tc.ticks {
-				if !slices.Contains(axes, w) {
-					t.Errorf("tick %q missing; axis texts: %q", w, axes)
-				}
-			}
-			for _, w := range tc.never {
-				if slices.Contains(all, w) {
-					t.Errorf("%q is drawn; texts: %q", w, all)
-				}
-			}
+			labels, axes := checkTexts(t, svg, tc.labels, tc.ticks, tc.never)
 			// one style: the labels' decimals and units, and the value
 			// ticks' units, one each; the labels' unit the ticks'
 			style := func(set []string) (decimals map[int]bool, units map[string]bool) {

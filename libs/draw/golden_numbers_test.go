@@ -155,22 +155,7 @@ func TestLabelsStateTheirValue(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			labels, axes, all := texts(t, svg, "labels"), texts(t, svg, "axes"), texts(t, svg, "")
-			for _, w := range tc.labels {
-				if !slices.Contains(labels, w) {
-					t.Errorf("label %q missing; labels: %q", w, labels)
-				}
-			}
-			for _, w := range tc.ticks {
-				if !slices.Contains(axes, w) {
-					t.Errorf("tick %q missing; axis texts: %q", w, axes)
-				}
-			}
-			for _, w := range tc.notAnywhere {
-				if slices.Contains(all, w) {
-					t.Errorf("%q is drawn; texts: %q", w, all)
-				}
-			}
+			checkTexts(t, svg, tc.labels, tc.ticks, tc.notAnywhere)
 			_, desc := titleAndDesc(t, svg)
 			for _, w := range tc.desc {
 				if !strings.Contains(desc, w) {
@@ -325,4 +310,28 @@ func TestNothingCutThatFits(t *testing.T) {
 			}
 		}
 	}
+}
+
+// checkTexts asserts that svg draws every text of labels among its value
+// labels and of ticks among its axis texts, and none of never anywhere; it
+// answers the value labels and axis texts for further checks.
+func checkTexts(t *testing.T, svg []byte, labels, ticks, never []string) (drawnLabels, axes []string) {
+	t.Helper()
+	drawnLabels, axes, all := texts(t, svg, "labels"), texts(t, svg, "axes"), texts(t, svg, "")
+	for _, w := range labels {
+		if !slices.Contains(drawnLabels, w) {
+			t.Errorf("label %q missing; labels: %q", w, drawnLabels)
+		}
+	}
+	for _, w := range ticks {
+		if !slices.Contains(axes, w) {
+			t.Errorf("tick %q missing; axis texts: %q", w, axes)
+		}
+	}
+	for _, w := range never {
+		if slices.Contains(all, w) {
+			t.Errorf("%q is drawn; texts: %q", w, all)
+		}
+	}
+	return drawnLabels, axes
 }
