@@ -27,8 +27,9 @@ func (f fixedLayouts) Layout(context.Context, auth.Principal, string) (clients.L
 }
 
 // TestLintLayoutProblems: the render service's needs_more_room notices
-// join chartspec's problems as warns, before the infos, for the version
-// linted only; an error or another version leaves them out.
+// join chartspec's problems as warns, before the infos, and labels_hidden
+// as an info note, for the version linted only; other notices, an error or
+// another version leave them out.
 func TestLintLayoutProblems(t *testing.T) {
 	cat, err := charts.Load()
 	if err != nil {
@@ -48,8 +49,10 @@ func TestLintLayoutProblems(t *testing.T) {
 		want    []string // problem ids in order
 	}{
 		{"no render service", nil, []string{chartspec.CheckMissingTitle}},
-		{"the version linted", fixedLayouts{layout: clients.Layout{UpdatedAt: at, Notices: []dataset.Notice{{Code: "labels_hidden", Message: "x"}, room}}},
+		{"the version linted", fixedLayouts{layout: clients.Layout{UpdatedAt: at, Notices: []dataset.Notice{{Code: "points_aggregated", Message: "x"}, room}}},
 			[]string{chartspec.CheckNeedsRoom, chartspec.CheckMissingTitle}},
+		{"labels dropped are a note", fixedLayouts{layout: clients.Layout{UpdatedAt: at, Notices: []dataset.Notice{{Code: "labels_hidden", Message: "12 labels dropped"}, room}}},
+			[]string{chartspec.CheckNeedsRoom, chartspec.CheckMissingTitle, chartspec.CheckLabelsHidden}},
 		{"the same version at nanoseconds", fixedLayouts{layout: clients.Layout{UpdatedAt: at.Add(999), Notices: []dataset.Notice{room}}},
 			[]string{chartspec.CheckNeedsRoom, chartspec.CheckMissingTitle}},
 		{"another version", fixedLayouts{layout: clients.Layout{UpdatedAt: at.Add(time.Microsecond), Notices: []dataset.Notice{room}}},
