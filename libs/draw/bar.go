@@ -32,12 +32,19 @@ func newBar(c *canvas, r roleColumns) *barChart {
 		b.stack = "none"
 	}
 	b.format = baseFormat(c.style, b.series)
+	if ax := c.style.YAxis; ax != nil && ax.Log && b.stack != "percent" {
+		c.addNote(logBarsNote)
+	}
 	c.colors.reserve(len(b.series))
 	for i, s := range b.series {
 		b.colors = append(b.colors, c.colors.of(s.ID, i))
 	}
 	return b
 }
+
+// logBarsNote is said under bars drawn on a log scale, which only the
+// person can ask for: their lengths no longer compare.
+const logBarsNote = "Log scale: a bar twice as long is not twice as large."
 
 func (b *barChart) empty() bool {
 	return allBlank(b.series)

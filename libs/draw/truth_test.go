@@ -64,6 +64,8 @@ func truthCases(f *Fonts) []goldenCase {
 	add("truth-bar-axis-970", s, t, title("Scores"), style(func(s *chartspec.Style) { s.YAxis = &chartspec.Axis{Min: ptr(970)} }))
 	s, t = must("bar", scoreCSV, map[string]any{"orientation": "horizontal"})
 	add("truth-bar-axis-970-horizontal", s, t, title("Scores"), style(func(s *chartspec.Style) { s.YAxis = &chartspec.Axis{Min: ptr(970)} }))
+	s, t = must("bar", "Country,GDP (US$ million)\nTuvalu,62\nIceland,31000\nPortugal,287000\nGermany,4460000\n", nil)
+	add("truth-bar-log-scale", s, t, title("GDP, 2023"), style(func(s *chartspec.Style) { s.YAxis = &chartspec.Axis{Log: true} }))
 	// item 2: missing quarters break the line as a blank cell does
 	add("truth-line-missing-quarters", testSpec("line", nil, nil), quarterTable(), title("Orders per quarter"))
 	// item 3: tied dots side by side
@@ -189,6 +191,24 @@ func TestBarAxisBreak(t *testing.T) {
 				t.Errorf("break drawn %v, notice %v; want %v (%v)", cut, said, tc.broken, res.Notices)
 			}
 		})
+	}
+}
+
+// TestLogBarsSaySo: bars on a log scale the person asked for say so under
+// the chart, since a bar twice as long is then not twice as large; bars on
+// the usual scale carry no such note.
+func TestLogBarsSaySo(t *testing.T) {
+	f := fonts(t)
+	for _, log := range []bool{false, true} {
+		s, tb := fromCSV(t, "bar", "Country,GDP\nA,20\nB,3000\nC,450000\n", nil)
+		s.Style.YAxis = &chartspec.Axis{Log: log}
+		res, err := Render(Input{Spec: s, Table: tb, Fonts: f})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if said := strings.Contains(string(res.SVG), logBarsNote); said != log {
+			t.Errorf("log %v: the note under the chart %v", log, said)
+		}
 	}
 }
 

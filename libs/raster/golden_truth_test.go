@@ -11,6 +11,7 @@ var truthGoldens = []itemGolden{
 	{"item03a", "tied dots side by side across the row", "truth-dotplot-ties"},
 	{"item04a", "bars from a set min are cut and the axis marks the break", "truth-bar-axis-970"},
 	{"item04b", "the same for horizontal bars", "truth-bar-axis-970-horizontal"},
+	{"item04c", "bars on a log scale the person asked for say so under the chart", "truth-bar-log-scale"},
 	{"item15a", "7 bins asked, 7 drawn, 15 wide", "truth-histogram-7-bins"},
 	{"item15b", "20 bins asked of whole numbers 0–6: 7 drawn, said in the notice", "truth-histogram-20-bins-children"},
 }
