@@ -26,6 +26,7 @@ window.chartdWords = (function () {
     "line-unordered-categories": { say: "The line joins categories that follow no order, so its ups and downs between them mean nothing.", todo: "Draw the values as bars." },
     "scatter-overplotting": { keep: true, todo: "Make the points smaller and see-through." },
     "radar-too-many-axes": { keep: true, todo: "Keep the largest spokes, or compare the values as bars." },
+    "labels-hidden": { say: "Some value labels were left out where they would have overlapped.", todo: "Show fewer series or rows, so the labels that matter have room." },
     "needs-room": { keep: true, todo: "Shorten the text or show fewer rows, or draw the chart at the size named." },
     "sankey-cycle": { say: "Some flows loop back, and a sankey can only flow one way.", todo: "Remove the looping flow from the data, or show the flows as a heatmap." },
     "histogram-bins": { keep: true, todo: "Use the suggested number of bins." },
