@@ -60,7 +60,10 @@ func (e *drawFailure) Unwrap() error { return e.err }
 // count comes before Chromium, so a refused picture costs no
 // rasterization, and every path counts by the same key.
 func (s *Service) makePicture(ctx context.Context, j pictureJob) (picture, error) {
-	pic, err := s.draw(ctx, j.p, j.spec, j.table, j.o)
+	// only a counted picture answers a caller with its Chartd-Lint header;
+	// the site's drawings (the layout among them, which chart's own lint
+	// asks for) are not linted a second time
+	pic, err := s.draw(ctx, j.p, j.spec, j.table, j.o, j.charge != chargeNone)
 	if err != nil {
 		return picture{}, &drawFailure{err: err}
 	}
@@ -122,7 +125,8 @@ func isDrawFailure(err error) bool {
 
 // draw renders spec on t (data before steps) for p as SVG: the first step
 // of the picture pipeline (makePicture), which every drawing goes through.
-func (s *Service) draw(ctx context.Context, p auth.Principal, spec *chartspec.Spec, t *dataset.Table, o imageOptions) (picture, error) {
+// With lint, the picture also carries the ids of the chart's lint warnings.
+func (s *Service) draw(ctx context.Context, p auth.Principal, spec *chartspec.Spec, t *dataset.Table, o imageOptions, lint bool) (picture, error) {
 	var steps []dataset.Step
 	for i, raw := range spec.Steps {
 		st, err := dataset.DecodeStep(raw)
@@ -147,7 +151,10 @@ func (s *Service) draw(ctx context.Context, p auth.Principal, spec *chartspec.Sp
 		return picture{}, apierr.New(apierr.InvalidRequest, "the chart cannot be drawn: %v", err)
 	}
 	// the Chartd-Lint ids, linted inside the admission: lint is linear in the data as drawing is
-	lint, err := chartspec.WarnIDs(ctx, spec, after, chartspec.LintEnv{Catalog: s.deps.Catalog, Transparent: o.transparent}, drawn.Notices)
+	var warns []string
+	if lint {
+		warns, err = chartspec.WarnIDs(ctx, spec, after, chartspec.LintEnv{Catalog: s.deps.Catalog, Transparent: o.transparent}, drawn.Notices)
+	}
 	release()
 	if err != nil {
 		return picture{}, err
@@ -160,5 +167,5 @@ func (s *Service) draw(ctx context.Context, p auth.Principal, spec *chartspec.Sp
 			w*o.scale, h*o.scale, o.scale, MaxPixels)
 	}
 	return picture{body: svg, contentType: "image/svg+xml", width: w * o.scale, height: h * o.scale,
-		svg: svg, cssWidth: w, cssHeight: h, notices: drawn.Notices, lint: lint}, nil
+		svg: svg, cssWidth: w, cssHeight: h, notices: drawn.Notices, lint: warns}, nil
 }
