@@ -59,6 +59,12 @@ type Config struct {
 	// take to drop it from every load balancer, so no request reaches a
 	// closed port.
 	ShutdownDelay time.Duration
+	// MaxConnAge is how long a keep-alive connection serves before the
+	// next answer on it closes it. A Service's load balancer (kube-proxy)
+	// picks a pod per connection, not per request, so without it the
+	// gateway's connections stay on the render pods that were there first
+	// and a pod the fleet grows by gets no traffic.
+	MaxConnAge time.Duration
 	// SingleNodeTrial lets a service run apart start without the shared
 	// backends (-postgres-url, -redis-url), on private SQLite files and
 	// in-process limits: one machine trying split mode, never a cluster.
@@ -100,6 +106,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&c.TraceSampleRatio, "trace-sample-ratio", 1, "share of new traces recorded and sent to OTEL_EXPORTER_OTLP_ENDPOINT, in (0, 1]; a sampled caller's trace is always followed")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", 20*time.Second, "how long SIGTERM waits for in-flight requests")
 	fs.DurationVar(&c.ShutdownDelay, "shutdown.delay", 5*time.Second, "how long SIGTERM keeps serving with /readyz at 503 before it stops accepting: the endpoint propagation of the cluster (SIGINT stops at once)")
+	fs.DurationVar(&c.MaxConnAge, "max-conn-age", 5*time.Second, "how long a keep-alive connection serves before the next answer closes it, so clients dial again and a Service spreads them over its new pods; 0: never")
 	fs.BoolVar(&c.SingleNodeTrial, "single-node-trial", false, "let a service run apart start without -postgres-url and -redis-url (private SQLite and in-process limits: a trial on one machine, never a cluster)")
 	c.URLs = map[string]string{}
 	for _, s := range services() {
@@ -218,6 +225,9 @@ func (c Config) Validate() error {
 	}
 	if c.ShutdownTimeout <= 0 {
 		bad("-shutdown-timeout must be positive")
+	}
+	if c.MaxConnAge < 0 {
+		bad("-max-conn-age must not be negative")
 	}
 	if c.ShutdownDelay < 0 {
 		bad("-shutdown.delay must not be negative")

@@ -132,10 +132,11 @@ func serverModule(app *App, ln net.Listener, drain time.Duration) (lifecycle.Mod
 	ln = httpx.ErrorBodyListener(ln, app.plainRefusal)
 	srv := &http.Server{
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if app.draining.Load() {
+			if app.draining.Load() || connTooOld(r.Context(), app.cfg.MaxConnAge) {
 				// Each answer while draining closes its connection, so
 				// keep-alive clients dial again and reach a replica
-				// that stays.
+				// that stays; so does the first past -max-conn-age, so
+				// that they reach the replicas started since.
 				w.Header().Set("Connection", "close")
 			}
 			if len(r.TransferEncoding) > 0 {
@@ -159,7 +160,7 @@ func serverModule(app *App, ln net.Listener, drain time.Duration) (lifecycle.Mod
 		IdleTimeout:                  120 * time.Second,
 		MaxHeaderBytes:               serverMaxHeaderBytes,
 		ErrorLog:                     errLog,
-		ConnContext:                  httpx.ConnContext,
+		ConnContext:                  connContext,
 		DisableGeneralOptionsHandler: true,
 	}
 	return lifecycle.Module{Name: "server", Run: func(ctx context.Context) error {
@@ -182,6 +183,22 @@ func serverModule(app *App, ln net.Listener, drain time.Duration) (lifecycle.Mod
 		}
 		return nil
 	}}, nil
+}
+
+// acceptedKey is the context key of a connection's accept time.
+type acceptedKey struct{}
+
+// connContext is httpx.ConnContext with the connection's accept time,
+// for connTooOld.
+func connContext(ctx context.Context, c net.Conn) context.Context {
+	return context.WithValue(httpx.ConnContext(ctx, c), acceptedKey{}, time.Now())
+}
+
+// connTooOld says whether the connection of ctx has served longer than
+// maxAge (0: never too old).
+func connTooOld(ctx context.Context, maxAge time.Duration) bool {
+	at, ok := ctx.Value(acceptedKey{}).(time.Time)
+	return maxAge > 0 && ok && time.Since(at) >= maxAge
 }
 
 // plainRefusal answers a request net/http refused by itself, before any

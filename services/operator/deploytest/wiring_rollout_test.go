@@ -33,6 +33,8 @@ type serviceLB struct {
 	mu       sync.Mutex
 	backends []string
 	next     int
+	// conns counts the connections handed to each endpoint.
+	conns map[string]int
 }
 
 func newServiceLB(backends ...string) (*serviceLB, error) {
@@ -40,7 +42,7 @@ func newServiceLB(backends ...string) (*serviceLB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("service load balancer: %w", err)
 	}
-	lb := &serviceLB{ln: ln, backends: backends}
+	lb := &serviceLB{ln: ln, backends: backends, conns: map[string]int{}}
 	go lb.serve()
 	return lb, nil
 }
@@ -67,7 +69,16 @@ func (lb *serviceLB) pick() string {
 		return ""
 	}
 	lb.next++
-	return lb.backends[lb.next%len(lb.backends)]
+	b := lb.backends[lb.next%len(lb.backends)]
+	lb.conns[b]++
+	return b
+}
+
+// connections answers how many connections the endpoint was handed.
+func (lb *serviceLB) connections(backend string) int {
+	lb.mu.Lock()
+	defer lb.mu.Unlock()
+	return lb.conns[backend]
 }
 
 func (lb *serviceLB) serve() {

@@ -91,7 +91,7 @@ func TestWiring(t *testing.T) {
 	rel := readRelease(t, decodeStrict(t, s, documents(files)))
 	c := newCluster(t, rel, root)
 	if !t.Run("the operator runs the render fleet", func(t *testing.T) {
-		deps, svcs := runOperator(t, s, c, rel, builds)
+		deps, svcs, _ := runOperator(t, s, c, rel, builds)
 		rel.deployments = append(rel.deployments, deps...)
 		for _, svc := range svcs {
 			rel.services[svc.Name] = svc
@@ -240,7 +240,13 @@ func startBackends(t *testing.T) backends {
 // the loopback test site (in production it refuses private addresses).
 func wiringValues(t *testing.T, be backends, siteHost string) string {
 	t.Helper()
-	v := map[string]any{
+	return marshalValues(t, wiringValueMap(be, siteHost))
+}
+
+// wiringValueMap is wiringValues before it is written as YAML, for a
+// test to change a setting of.
+func wiringValueMap(be backends, siteHost string) map[string]any {
+	return map[string]any{
 		"deploymentMode": "distributed",
 		"publicURL":      "http://" + publicHost,
 		"secrets": map[string]any{
@@ -257,6 +263,11 @@ func wiringValues(t *testing.T, be backends, siteHost string) string {
 		"trustedProxies": []any{"127.0.0.1/32"},
 		"brand":          map[string]any{"extraArgs": []any{"-brand.fetch-allow=" + siteHost}},
 	}
+}
+
+// marshalValues writes a chart's values as YAML.
+func marshalValues(t *testing.T, v map[string]any) string {
+	t.Helper()
 	b, err := yaml.Marshal(v)
 	if err != nil {
 		t.Fatal(err)
@@ -339,9 +350,10 @@ const operatorStage = "operator"
 // its ServiceAccount (so with the chart's RBAC). It waits until the
 // operator has reconciled every RenderFleet, refused nothing, and answers
 // the Deployments and Services it made: the render pods run here are the
-// operator's. The operator, then the API server, stop when the subtest
-// ends.
-func runOperator(t *testing.T, s *runtime.Scheme, c *cluster, rel release, builds <-chan binaries) ([]*appsv1.Deployment, []*corev1.Service) {
+// operator's. The operator, then the API server, stop when the (sub)test
+// that called it ends. It answers the API server's admin client too, for
+// a test that acts as the cluster's controllers.
+func runOperator(t *testing.T, s *runtime.Scheme, c *cluster, rel release, builds <-chan binaries) ([]*appsv1.Deployment, []*corev1.Service, client.Client) {
 	ctrl.SetLogger(logr.Discard()) // controller-runtime's own log (envtest, clients) has nothing to show
 	cfg := kubetest.Start(t, s, chartDir+"/crds", gatewayCRD(t))
 	kc, err := client.New(cfg, client.Options{Scheme: s})
@@ -437,7 +449,7 @@ func runOperator(t *testing.T, s *runtime.Scheme, c *cluster, rel release, build
 	if refused := refusals(p.logs.tail(1 << 20)); len(refused) > 0 {
 		t.Fatalf("the API server refused the operator (its RBAC):\n%s", strings.Join(refused, "\n"))
 	}
-	return deps, svcs
+	return deps, svcs, kc
 }
 
 // refusals are the first log lines that report the API server refusing
