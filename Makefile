@@ -24,8 +24,10 @@ test: deps build
 	$(GO) vet $(PKGS)
 	$(GO) test -timeout 45m $(PKGS)
 
+# bench runs every benchmark, BenchmarkImgCDN (tools/imgbench: /img to a
+# CDN edge, minutes long) among them; docs/operations.md takes its figures.
 bench: deps
-	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+	$(GO) test -run '^$$' -bench . -benchmem -timeout 30m $(PKGS)
 
 TOOLS   := $(HOME)/.cache/chartd/bin
 
