@@ -42,7 +42,7 @@ import (
 	"chartd.dev/services/operator/internal/kubetest"
 )
 
-var update = flag.Bool("update", false, "rewrite k8s/overlays/*/chartd.yaml from the Helm chart")
+var update = flag.Bool("update", false, "rewrite k8s/overlays/*/chartd.yaml from the Helm chart, and docs/img/fleet-autoscale.png from TestFleetAutoscales's run")
 
 const (
 	repoRoot = "../../.."

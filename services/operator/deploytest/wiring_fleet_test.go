@@ -590,7 +590,7 @@ func startTimeline(kc client.Client, fleet string, k *fleetKubelet, load *atomic
 		defer close(tl.done)
 		tick := time.NewTicker(time.Second)
 		defer tick.Stop()
-		for {
+		for ctx.Err() == nil {
 			tl.sample(ctx)
 			select {
 			case <-ctx.Done():
@@ -605,13 +605,12 @@ func startTimeline(kc client.Client, fleet string, k *fleetKubelet, load *atomic
 func (tl *timeline) sample(ctx context.Context) {
 	row := timelineRow{at: time.Now(), ready: int(tl.k.ready.Load()), load: int(tl.load.Load())}
 	var f v1alpha1.RenderFleet
-	if err := tl.kc.Get(ctx, client.ObjectKey{Namespace: wiringNamespace, Name: tl.fleet}, &f); err == nil {
-		row.queue = int(f.Status.Queue + f.Status.BusyTabs)
-	}
 	var d appsv1.Deployment
-	if err := tl.kc.Get(ctx, client.ObjectKey{Namespace: wiringNamespace, Name: tl.fleet}, &d); err == nil && d.Spec.Replicas != nil {
-		row.replicas = int(*d.Spec.Replicas)
+	key := client.ObjectKey{Namespace: wiringNamespace, Name: tl.fleet}
+	if tl.kc.Get(ctx, key, &f) != nil || tl.kc.Get(ctx, key, &d) != nil || d.Spec.Replicas == nil {
+		return // stopping: a row of zeros would be no reading
 	}
+	row.queue, row.replicas = int(f.Status.Queue+f.Status.BusyTabs), int(*d.Spec.Replicas)
 	tl.mu.Lock()
 	defer tl.mu.Unlock()
 	tl.rows = append(tl.rows, row)
