@@ -142,9 +142,11 @@ func TestFleetAutoscales(t *testing.T) {
 		if res.failures() > 0 {
 			return false, errors.New("a request failed")
 		}
-		if grownAt.IsZero() && k.ready.Load() >= 3 {
+		// Grown: 3 pods ready, each handed a connection by the Service
+		// (the gateway's older connections end within -max-conn-age).
+		if grownAt.IsZero() && k.ready.Load() >= 3 && k.allServed(t) {
 			grownAt = time.Now()
-			tl.mark(fmt.Sprintf("%d pods ready", k.ready.Load()))
+			tl.mark(fmt.Sprintf("%d pods ready, each with a connection", k.ready.Load()))
 		}
 		return !grownAt.IsZero() && res.okSince(grownAt) >= grownRequests, nil
 	})
@@ -160,7 +162,7 @@ func TestFleetAutoscales(t *testing.T) {
 	// The load is gone: the fleet must shrink back to one pod, each pod
 	// drained.
 	err = wait.PollUntilContextTimeout(context.Background(), 250*time.Millisecond, 2*time.Minute, true, func(context.Context) (bool, error) {
-		return k.sync(t) == 1 && len(k.pods) == 1, nil
+		return k.sync(t) == 1 && len(k.pods) == 1 && len(k.starting) == 0, nil
 	})
 	shrunk := time.Now()
 	tl.mark("1 pod")
@@ -193,6 +195,7 @@ func TestFleetAutoscales(t *testing.T) {
 	if !grownAt.IsZero() && 2*grownP99 > singleP99 {
 		t.Errorf("p99 once grown %v, over half that of one pod under the same load (%v)", grownP99, singleP99)
 	}
+	t.Logf("connections the render Service handed each pod taken away: %v", k.served)
 	for name, n := range k.served {
 		if n == 0 {
 			t.Errorf("render pod %s took no connection through the Service", name)
@@ -409,6 +412,8 @@ type fleetKubelet struct {
 	kc   client.Client
 	key  client.ObjectKey
 	pods []*pod
+	// starting are the pods started and not yet through their probes.
+	starting []starting
 	// ready counts the pods among the endpoints; the timeline reads it.
 	ready    atomic.Int32
 	maxReady int32
@@ -416,6 +421,13 @@ type fleetKubelet struct {
 	secondReady time.Time
 	// served counts, per pod, the connections its Service handed it.
 	served map[string]int
+}
+
+// starting is a pod started and waiting for its probes.
+type starting struct {
+	p       *pod
+	started time.Time
+	probed  chan error // the probes' outcome
 }
 
 func newFleetKubelet(t *testing.T, c *cluster, kc client.Client, fleet string) *fleetKubelet {
@@ -474,6 +486,26 @@ func (k *fleetKubelet) balancer() (*serviceLB, error) {
 	return nil, fmt.Errorf("no load balancer for Service %s", k.key.Name)
 }
 
+// allServed says whether the Service has handed every ready pod a
+// connection.
+func (k *fleetKubelet) allServed(t *testing.T) bool {
+	t.Helper()
+	lb, err := k.balancer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range k.pods {
+		cp, err := p.containerPort(intstr.FromString(controller.PortName), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lb.connections(fmt.Sprintf("127.0.0.1:%d", p.ports[cp])) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // sync makes the running pods match the Deployment's replicas and
 // answers the replicas.
 func (k *fleetKubelet) sync(t *testing.T) int32 {
@@ -485,43 +517,48 @@ func (k *fleetKubelet) sync(t *testing.T) int32 {
 		t.Fatalf("get Deployment %s: %v", k.key, err)
 	}
 	want := int(*d.Spec.Replicas)
-	if n := want - len(k.pods); n > 0 {
+	// Pods start at once, as the ReplicaSet creates them, and each is
+	// ready when its probes pass, whatever the others do.
+	for range want - len(k.pods) - len(k.starting) {
+		p, err := k.c.addPod(&d)
+		if err != nil {
+			t.Fatal(err)
+		}
 		started := time.Now()
-		fresh := make([]*pod, n)
-		for i := range fresh {
-			p, err := k.c.addPod(&d)
+		if err := k.c.start(p); err != nil {
+			t.Fatalf("start %s: %v", p.name, err)
+		}
+		probed := make(chan error, 1)
+		go func() {
+			pctx, pcancel := context.WithTimeout(context.Background(), 4*time.Minute)
+			defer pcancel()
+			probed <- k.c.waitProbes(pctx, p, started)
+		}()
+		k.starting = append(k.starting, starting{p, started, probed})
+	}
+	for _, s := range slices.Clone(k.starting) {
+		select {
+		case err := <-s.probed:
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := k.c.start(p); err != nil {
-				t.Fatalf("start %s: %v", p.name, err)
-			}
-			fresh[i] = p
+		default:
+			continue
 		}
-		errs := make([]error, n)
-		var wg sync.WaitGroup
-		for i, p := range fresh {
-			wg.Go(func() { errs[i] = k.c.waitProbes(ctx, p, started) })
-		}
-		wg.Wait()
-		if err := errors.Join(errs...); err != nil {
+		k.starting = slices.DeleteFunc(k.starting, func(x starting) bool { return x.p == s.p })
+		if err := k.report(s.p); err != nil {
 			t.Fatal(err)
 		}
-		for _, p := range fresh {
-			if err := k.report(p); err != nil {
-				t.Fatal(err)
-			}
-			if err := k.c.setEndpoints(p, true); err != nil {
-				t.Fatal(err)
-			}
-			k.pods = append(k.pods, p)
-			k.ready.Add(1)
-			if len(k.pods) == 2 && k.secondReady.IsZero() {
-				k.secondReady = time.Now()
-			}
+		if err := k.c.setEndpoints(s.p, true); err != nil {
+			t.Fatal(err)
+		}
+		k.pods = append(k.pods, s.p)
+		k.ready.Add(1)
+		if len(k.pods) == 2 && k.secondReady.IsZero() {
+			k.secondReady = time.Now()
 		}
 		k.maxReady = max(k.maxReady, k.ready.Load())
-		t.Logf("replicas %d: %d new render pods ready after %v", want, n, time.Since(started).Round(100*time.Millisecond))
+		t.Logf("replicas %d: %s ready %v after its start", want, s.p.name, time.Since(s.started).Round(100*time.Millisecond))
 	}
 	if n := len(k.pods) - want; n > 0 {
 		began := time.Now()
@@ -656,9 +693,11 @@ func (tl *timeline) text(zero time.Time) string {
 func writeTimelineChart(t *testing.T, v *visitor, rows []timelineRow, zero, loadEnd time.Time) {
 	t.Helper()
 	var csv strings.Builder
-	csv.WriteString("Seconds,Pods ready,Replicas asked,Renders waiting or drawing\n")
+	// Pods ready last, drawn over the replicas asked where they agree:
+	// where they part, the gap is a pod warming up.
+	csv.WriteString("Seconds,Renders waiting or drawing,Replicas asked,Pods ready\n")
 	for _, r := range rows {
-		fmt.Fprintf(&csv, "%d,%d,%d,%d\n", int(r.at.Sub(zero).Round(time.Second).Seconds()), r.ready, r.replicas, r.queue)
+		fmt.Fprintf(&csv, "%d,%d,%d,%d\n", int(r.at.Sub(zero).Round(time.Second).Seconds()), r.queue, r.replicas, r.ready)
 	}
 	sub := fmt.Sprintf("%d new PNGs at a time from 0 s to %.0f s, one tab a pod; the operator reads the queue every 2 s and waits 6 s before shrinking",
 		fleetLoad, loadEnd.Sub(zero).Seconds())
