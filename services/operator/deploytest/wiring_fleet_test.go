@@ -61,16 +61,16 @@ const (
 // away is deleted, sent SIGTERM and drained. First a baseline of PNGs is
 // drawn one at a time on the one pod; then a load of distinct PNGs, more
 // at once than one pod draws, runs until the fleet has grown to at least
-// 3 ready pods and served grownRequests more; then it stops and the
-// fleet must shrink back to 1. No request may fail; a 429 with
+// 3 ready pods, each handed a connection by the Service, and served
+// grownRequests more; then it stops and the fleet must shrink back to 1;
+// every pod taken away must have had a connection. No request may fail; a 429 with
 // Retry-After is an honest answer but must stay within 5 % once grown;
 // the grown fleet's p99 must be at most half that of the one pod under
 // the same load, measured in the same run on the same machine (its ratio
 // to one unloaded pod's p99 is logged: the pods share this machine's
 // cores, so the grown fleet draws no faster than one pod, it only takes
-// the queue away). The timeline is logged; with
-// -update it is drawn by the release's own render fleet as a line chart
-// into docs/img.
+// the queue away). The timeline is logged; with -update it is drawn by
+// the release's own render fleet as a line chart into docs/img.
 func TestFleetAutoscales(t *testing.T) {
 	began := time.Now()
 	root := wiringRoot(t)
