@@ -157,6 +157,10 @@ type Signal struct {
 type Result struct {
 	// Colors holds at most MaxColors "#RRGGBB" values, most salient first.
 	Colors []string
+	// Sources[i] says in a few words why Colors[i] was picked ("logo SVG
+	// fill", "CSS --brand-red", "painted area 31 %"), so a person can
+	// check the answer against the page.
+	Sources []string
 	// Signals lists the evidence, heaviest first.
 	Signals []Signal
 }

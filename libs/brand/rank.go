@@ -220,11 +220,13 @@ func (e *extractor) rankDetailed() (Result, []scored, error) {
 	if len(keep) > MaxColors {
 		keep = keep[:MaxColors]
 	}
-	res := Result{Colors: make([]string, 0, len(keep))}
+	res := Result{Colors: make([]string, 0, len(keep)), Sources: make([]string, 0, len(keep))}
 	into := make(map[int]string, len(keep))
+	chromaArea := e.chromaticArea()
 	for _, gi := range keep {
 		h := nodes[groups[gi].rep].c.hex()
 		res.Colors = append(res.Colors, h)
+		res.Sources = append(res.Sources, e.source(nodes, groups[gi], chromaArea))
 		into[gi] = h
 	}
 	sigInto := make([]string, len(e.signals))

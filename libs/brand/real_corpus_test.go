@@ -193,8 +193,8 @@ func TestRealCorpus(t *testing.T) {
 		} else {
 			tuning.add(rs, pl)
 		}
-		t.Logf("%-6s %-12s %5.1f ms  primary %s at %d, secondary at %d (found %v): %v", set, rs.Name,
-			float64(best.Microseconds())/1000, rs.Primary, pl.primary, pl.secondary, pl.secFound, res.Colors)
+		t.Logf("%-6s %-12s %5.1f ms  primary %s at %d, secondary at %d (found %v): %v %q", set, rs.Name,
+			float64(best.Microseconds())/1000, rs.Primary, pl.primary, pl.secondary, pl.secFound, res.Colors, res.Sources)
 		if pl.primary != 0 {
 			logWhy(t, res)
 		}
