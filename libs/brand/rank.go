@@ -108,7 +108,10 @@ func (e *extractor) rankDetailed() (Result, []scored, error) {
 	e.frequencySignals()
 	live := e.signals[:0]
 	for _, s := range e.signals {
-		if cssKind(s.kind) && stockColor(s.c) {
+		if e.ablate.kinds[s.kind] {
+			continue
+		}
+		if cssKind(s.kind) && stockColor(s.c) && !e.ablate.noStock {
 			s.w *= stockDiscount
 			s.where += " (stock framework colour)"
 		}
