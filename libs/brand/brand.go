@@ -157,6 +157,10 @@ type Signal struct {
 type Result struct {
 	// Colors holds at most MaxColors "#RRGGBB" values, most salient first.
 	Colors []string
+	// Sources[i] says in a few words why Colors[i] was picked ("logo SVG
+	// fill", "CSS --brand-red", "painted area 31 %"), so a person can
+	// check the answer against the page.
+	Sources []string
 	// Signals lists the evidence, heaviest first.
 	Signals []Signal
 }
@@ -178,7 +182,21 @@ func Extract(s Site) (Result, error) {
 
 // extractDetailed is Extract with the scored groups, for tests.
 func extractDetailed(s Site) (Result, []scored, error) {
+	return extractAblated(s, ablation{})
+}
+
+// ablation turns signals off, so a test can measure what each one is
+// worth on the corpus; the zero value turns nothing off.
+type ablation struct {
+	kinds   map[Kind]bool // signals of these kinds are dropped
+	noArea  bool          // no colour paints any area (mostPainted, painted-area sources)
+	noStock bool          // stock-framework colours are not discounted
+}
+
+// extractAblated is Extract with some signals turned off.
+func extractAblated(s Site, ab ablation) (Result, []scored, error) {
 	e := newExtractor(s.URL)
+	e.ablate = ab
 	e.dom = newDOM(s.HTML)
 	e.scanHTML(s.HTML)
 	for _, d := range s.Stylesheets {
@@ -189,6 +207,9 @@ func extractDetailed(s Site) (Result, []scored, error) {
 		e.scanImage(img.Body, img.ContentType, img.URL, img.Role)
 	}
 	e.finishCSS()
+	if e.ablate.noArea {
+		clear(e.area)
+	}
 	return e.rankDetailed()
 }
 
@@ -223,6 +244,7 @@ type extractor struct {
 	area      map[rgb]float64       // the area each colour paints (flushAreas)
 	capped    map[kindColor][]int   // signal indices per kind and colour
 	rasters   []rasterMemo          // images decoded so far
+	ablate    ablation              // signals turned off, in tests only
 }
 
 // roleKey identifies a declaration in the cascade: selector and property.

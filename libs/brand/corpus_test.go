@@ -171,6 +171,14 @@ func checkResult(t testing.TB, res Result) {
 	if len(res.Colors) == 0 || len(res.Colors) > MaxColors {
 		t.Fatalf("got %d colours", len(res.Colors))
 	}
+	if len(res.Sources) != len(res.Colors) {
+		t.Fatalf("%d sources for %d colours", len(res.Sources), len(res.Colors))
+	}
+	for i, src := range res.Sources {
+		if src == "" || len(src) > 40 {
+			t.Fatalf("source of %s is %q: want a few words", res.Colors[i], src)
+		}
+	}
 	seen := map[string]bool{}
 	for _, c := range res.Colors {
 		if !validHex(c) {

@@ -108,7 +108,10 @@ func (e *extractor) rankDetailed() (Result, []scored, error) {
 	e.frequencySignals()
 	live := e.signals[:0]
 	for _, s := range e.signals {
-		if cssKind(s.kind) && stockColor(s.c) {
+		if e.ablate.kinds[s.kind] {
+			continue
+		}
+		if cssKind(s.kind) && stockColor(s.c) && !e.ablate.noStock {
 			s.w *= stockDiscount
 			s.where += " (stock framework colour)"
 		}
@@ -220,11 +223,13 @@ func (e *extractor) rankDetailed() (Result, []scored, error) {
 	if len(keep) > MaxColors {
 		keep = keep[:MaxColors]
 	}
-	res := Result{Colors: make([]string, 0, len(keep))}
+	res := Result{Colors: make([]string, 0, len(keep)), Sources: make([]string, 0, len(keep))}
 	into := make(map[int]string, len(keep))
+	chromaArea := e.chromaticArea()
 	for _, gi := range keep {
 		h := nodes[groups[gi].rep].c.hex()
 		res.Colors = append(res.Colors, h)
+		res.Sources = append(res.Sources, e.source(nodes, groups[gi], chromaArea))
 		into[gi] = h
 	}
 	sigInto := make([]string, len(e.signals))

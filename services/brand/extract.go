@@ -31,6 +31,16 @@ type ExtractRequest struct {
 type Extracted struct {
 	Colors []string `json:"colors"`
 	Added  int      `json:"added"`
+	// Sources says why each colour was picked, so a person can check the
+	// answer against the page; in the order of Colors.
+	Sources []ColorSource `json:"sources"`
+}
+
+// ColorSource is the strongest evidence for one extracted colour, in a few
+// words ("logo SVG fill", "CSS --brand-red", "painted area 31 %").
+type ColorSource struct {
+	Color  string `json:"color"`
+	Source string `json:"source"`
 }
 
 // lookupsKey is the counter of the websites an account looked up today.
@@ -73,7 +83,11 @@ func (s *Service) extract(ctx context.Context, p auth.Principal, req ExtractRequ
 			added++
 		}
 	}
-	return Extracted{Colors: res.Colors, Added: added}, nil
+	sources := make([]ColorSource, len(res.Colors))
+	for i, c := range res.Colors {
+		sources[i] = ColorSource{Color: c, Source: res.Sources[i]}
+	}
+	return Extracted{Colors: res.Colors, Added: added, Sources: sources}, nil
 }
 
 // takeLookup counts the website against the account's daily allowance: a

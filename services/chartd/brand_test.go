@@ -76,8 +76,12 @@ type brandPalette struct {
 }
 
 type extracted struct {
-	Colors []string `json:"colors"`
-	Added  int      `json:"added"`
+	Colors  []string `json:"colors"`
+	Added   int      `json:"added"`
+	Sources []struct {
+		Color  string `json:"color"`
+		Source string `json:"source"`
+	} `json:"sources"`
 }
 
 // wantRefusal checks an error answer's status, code and that its message
@@ -177,6 +181,15 @@ func brandScenario(t *testing.T, in instance, sites brandSites) {
 		}
 		if a.status != 200 || want.Check(got.Colors) != "" || got.Added != len(got.Colors) {
 			t.Fatalf("extract: %d %s (%s)", a.status, a.body, want.Check(got.Colors))
+		}
+		// Each colour says why it was picked, in the order of colors.
+		if len(got.Sources) != len(got.Colors) {
+			t.Fatalf("extract: %d sources for %d colours: %s", len(got.Sources), len(got.Colors), a.body)
+		}
+		for i, s := range got.Sources {
+			if s.Color != got.Colors[i] || s.Source == "" {
+				t.Errorf("extract: sources[%d] is %+v for colour %s", i, s, got.Colors[i])
+			}
 		}
 		// Extraction saves nothing; added counts what the palette lacks.
 		if a := pro.do("GET", "/api/v1/brand-palette", nil); strings.TrimSpace(string(a.body)) != `{"colors":null}` {
