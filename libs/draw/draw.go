@@ -133,7 +133,11 @@ func Render(in Input) (Result, error) {
 			break
 		}
 	}
-	return Result{SVG: c.w.b, Notices: slices.Concat(localeNotices, c.notices), Width: w, Height: h}, nil
+	var marks []Mark
+	if c.wantMarks {
+		marks = thinMarks(c.marks)
+	}
+	return Result{SVG: c.w.b, Notices: slices.Concat(localeNotices, c.notices), Width: w, Height: h, Marks: marks}, nil
 }
 
 // autoOrientation reports a bar chart or box plot whose orientation the

@@ -55,11 +55,15 @@ func TestMarksListed(t *testing.T) {
 				t.Error("a picture not asked for marks lists them")
 			}
 			in.Marks = true
-			svg, err := SVG(in)
+			res, err := Render(in)
 			if err != nil {
 				t.Fatal(err)
 			}
+			svg := res.SVG
 			rows := marksOf(t, svg)
+			if len(res.Marks) != len(rows) {
+				t.Errorf("Result.Marks holds %d marks, the picture lists %d", len(res.Marks), len(rows))
+			}
 			if len(rows) != tc.n {
 				t.Fatalf("%d marks, want %d: %v", len(rows), tc.n, rows)
 			}
