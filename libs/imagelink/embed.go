@@ -35,6 +35,10 @@ const EmbedPrefix = "/embed/"
 
 const embedScheme = "chartd-embed-v1\n"
 
+// EmbedRefused is what every refusal of an embed (its page, its picture,
+// its oEmbed answer) says, whatever failed, as Refused is for image links.
+const EmbedRefused = "no chart at this address; the embed link may have been altered or revoked"
+
 // Embed is what a signed embed link asks for.
 type Embed struct {
 	ChartID string // lower-case UUID
