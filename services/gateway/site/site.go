@@ -227,9 +227,10 @@ func endpoints() []route.Endpoint[*Site] {
 func Routes() []route.Route { return route.Routes(endpoints()) }
 
 // csp allows only the site's own files: no inline script or style, no
-// framing, forms posting only here; previews are blob: images.
+// framing, forms posting only here; previews are blob: images, and the
+// editor's preview of a responsive embed is a frame of the site's own.
 const csp = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob: data:; font-src data:; connect-src 'self'; " +
-	"form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+	"frame-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
 // headers sets the security headers of every site answer.
 func (s *Site) headers(w http.ResponseWriter) {
