@@ -5,7 +5,10 @@ package main
 // one 404 of every refused embed.
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
+	"fmt"
 	"html"
 	"net/http"
 	"net/http/httptrace"
@@ -156,6 +159,32 @@ func TestEmbeds(t *testing.T) {
 				t.Errorf("%s: %d", path, a.status)
 			}
 		}
+	})
+
+	t.Run("a 30-bar chart's page is under 30 KB gzipped before its SVG", func(t *testing.T) {
+		var csv strings.Builder
+		csv.WriteString("Country,Sales\n")
+		for i := range 30 {
+			fmt.Fprintf(&csv, "Country number %d,%d\n", i, 100+i*37)
+		}
+		bars, _ := createChart(t, c, map[string]any{"type": "bar", "data": csv.String()})
+		page := createEmbed(t, c, bars.ID, map[string]any{})
+		total := 0
+		for _, u := range []string{page.URL, in.url + "/static/embed-frame.js", in.url + "/static/embed.css"} {
+			a := web.open(t, u)
+			if a.status != 200 {
+				t.Fatalf("%s: %d", u, a.status)
+			}
+			var z bytes.Buffer
+			gz := gzip.NewWriter(&z)
+			gz.Write(a.body)
+			gz.Close()
+			total += z.Len()
+		}
+		if total > 30_000 {
+			t.Errorf("the page, its script and its stylesheet are %d bytes gzipped, over 30 KB", total)
+		}
+		t.Logf("a 30-bar chart's embed page, script and stylesheet: %d bytes gzipped", total)
 	})
 
 	t.Run("the picture at a width", func(t *testing.T) {
