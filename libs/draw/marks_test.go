@@ -108,7 +108,7 @@ func TestMinTextAtReadingWidths(t *testing.T) {
 				tab = table(dates("c1", "Year", dataset.UnitYear, "2013", "2014", "2015", "2016", "2017", "2018", "2019", "2020", "2021", "2022", "2023", "2024"), vals)
 			}
 			s := testSpec(typ, nil, nil)
-			s.Style.Title = chartspec.Text{Text: "Population of twelve countries"}
+			s.Style.Title = chartspec.Text{Text: "Population of twelve countries", Show: true}
 			svg, err := SVG(Input{Spec: s, Table: tab, Fonts: f, Width: w, Watermark: true, MinText: 11})
 			if err != nil {
 				t.Fatal(err)

@@ -203,6 +203,26 @@ func TestEmbeds(t *testing.T) {
 		}
 	})
 
+	t.Run("counted like an image link's picture", func(t *testing.T) {
+		left := func() int {
+			var rec struct {
+				ImageRenders struct{ Left int } `json:"image_renders"`
+			}
+			c.do("GET", "/api/v1/account", nil).json(t, &rec)
+			return rec.ImageRenders.Left
+		}
+		before := left()
+		for _, w := range []string{"880", "880", "895", "900"} {
+			expectImage(t, "the picture at "+w, web.open(t, svgOf(e.URL, w)), "svg")
+		}
+		if used := before - left(); used != 2 {
+			t.Errorf("widths 880, 880, 895 (drawn at 880) and 900 took %d pictures of the month, want 2", used)
+		}
+		if web.open(t, e.URL).status != 200 || before-left() != 2 {
+			t.Errorf("the page itself took a picture of the month")
+		}
+	})
+
 	t.Run("w out of range is a 4xx", func(t *testing.T) {
 		for _, w := range []string{"199", "100", "2401", "99999999", "0", "-5", "abc", "320.5", ""} {
 			a := web.open(t, svgOf(e.URL, w))
