@@ -453,7 +453,7 @@ func TestPages(t *testing.T) {
 			t.Errorf("page %s has %d sections, want at least 2", p.Slug, len(p.Sections()))
 		}
 	}
-	want := []string{"overview", "authentication", "brand-palette", "chart-types", "data-input", "image-links", "limits", "ops", "steps"}
+	want := []string{"overview", "authentication", "brand-palette", "chart-types", "data-input", "embedding", "image-links", "limits", "ops", "steps"}
 	if !slices.Equal(slugs, want) {
 		t.Fatalf("pages = %v, want %v", slugs, want)
 	}

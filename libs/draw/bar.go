@@ -252,26 +252,23 @@ func (b *barChart) netMark(c *canvas, across, width, at float64) {
 // pixel long or more. The bars are sharp at scale 1, and Chromium fills
 // such rectangles faster (docs/decisions/rendering.md, "Bars on whole
 // pixels").
-func (b *barChart) rect(c *canvas, cat *axis, across, width, v0, v1 float64) {
+func (b *barChart) rect(c *canvas, cat *axis, across, width, v0, v1 float64) (x, y, w, h float64) {
 	lo, hi := math.Min(v0, v1), math.Max(v0, v1)
 	across, width = snap(across, width, cat.whole())
 	if hi-lo >= 1 {
 		lo, hi = math.Round(lo), math.Round(hi)
 	}
-	w := &c.w
-	w.s(`<rect`)
+	x, y, w, h = across, lo, width, hi-lo
 	if b.horizontal {
-		w.af("x", lo)
-		w.af("y", across)
-		w.af("width", hi-lo)
-		w.af("height", width)
-	} else {
-		w.af("x", across)
-		w.af("y", lo)
-		w.af("width", width)
-		w.af("height", hi-lo)
+		x, y, w, h = lo, across, hi-lo, width
 	}
-	w.s(`/>`)
+	c.w.s(`<rect`)
+	c.w.af("x", x)
+	c.w.af("y", y)
+	c.w.af("width", w)
+	c.w.af("height", h)
+	c.w.s(`/>`)
+	return x, y, w, h
 }
 
 // minWholeBar is the least bar width drawn on whole pixels: narrower, a
@@ -315,7 +312,10 @@ func (b *barChart) drawGrouped(c *canvas, cat, val *axis, labels bool) {
 			if isBlank(v) {
 				continue
 			}
-			b.rect(c, cat, cat.bandStart(i)+inset+float64(cat.within(si, m))*(sub+gap), sub, base, val.pos(v))
+			x, y, w, h := b.rect(c, cat, cat.bandStart(i)+inset+float64(cat.within(si, m))*(sub+gap), sub, base, val.pos(v))
+			if c.wantMarks {
+				c.mark(x, y, w, h, b.labels[i], s.Name, c.value(v, b.format))
+			}
 		}
 		c.w.s(`</g>`)
 	}
@@ -431,7 +431,10 @@ func (b *barChart) drawStacked(c *canvas, cat, val *axis, labels bool) {
 			}
 			p0, p1 := val.pos(*acc), val.pos(*acc+v)
 			*acc += v
-			b.rect(c, cat, cat.bandStart(i)+inset, bw, p0, p1)
+			x, y, w, h := b.rect(c, cat, cat.bandStart(i)+inset, bw, p0, p1)
+			if c.wantMarks {
+				c.mark(x, y, w, h, b.labels[i], s.Name, c.value(s.Num[i], b.format))
+			}
 			if !labels {
 				continue
 			}

@@ -36,6 +36,16 @@ type Input struct {
 	Watermark bool
 	// Fonts are the metrics from LoadFonts, loaded once by the caller.
 	Fonts *Fonts
+	// Theme is the colour scheme a reader sees: "" (the spec's own),
+	// "light", "dark" or "auto" (the reader's prefers-color-scheme).
+	Theme string
+	// Marks lists each mark's box, category, series and formatted value
+	// in a <metadata> element (MarksID), so an embed's page can name them
+	// in tooltips without chart logic of its own.
+	Marks bool
+	// MinText is the smallest type in CSS px, for a picture read on a
+	// phone at its own size (embeds ask 11); 0 keeps the print default.
+	MinText float64
 }
 
 // Size limits of a canvas side, as the API allows them.
@@ -123,7 +133,11 @@ func Render(in Input) (Result, error) {
 			break
 		}
 	}
-	return Result{SVG: c.w.b, Notices: slices.Concat(localeNotices, c.notices), Width: w, Height: h}, nil
+	var marks []Mark
+	if c.wantMarks {
+		marks = thinMarks(c.marks)
+	}
+	return Result{SVG: c.w.b, Notices: slices.Concat(localeNotices, c.notices), Width: w, Height: h, Marks: marks}, nil
 }
 
 // autoOrientation reports a bar chart or box plot whose orientation the
@@ -284,6 +298,9 @@ type canvas struct {
 	// across would name flat; fewer but crowded names (40 countries)
 	// keep their columns and thin out.
 	turnedNames bool
+	// wantMarks asks mark to record the marks drawn (Input.Marks).
+	wantMarks bool
+	marks     []Mark
 	// font sizes and spacing, scaled with the canvas
 	k                                  float64
 	pad                                float64
@@ -295,8 +312,12 @@ type canvas struct {
 // on small pictures, larger on big ones.
 func newCanvas(in Input, w, h float64) *canvas {
 	k := textScale(w, h)
+	if in.MinText > 0 {
+		// the smallest type is the watermark's, 10 px at k = 1
+		k = math.Max(k, in.MinText/10)
+	}
 	st := &in.Spec.Style
-	c := &canvas{
+	c := &canvas{wantMarks: in.Marks,
 		fonts: in.Fonts, spec: in.Spec, style: st, table: in.Table,
 		colors: newColors(st.Palette, st.SeriesColors),
 		width:  w, height: h, transparent: in.Transparent, k: k,
@@ -388,6 +409,9 @@ func (c *canvas) render(ch chart, watermark bool) {
 	}
 	if watermark {
 		c.watermark()
+	}
+	if c.wantMarks {
+		c.appendMarks()
 	}
 	w.s(`</svg>`)
 	c.scratch = c.fonts.appendFamilies(c.scratch[:0], w.b, w.spans)

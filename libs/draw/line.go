@@ -252,6 +252,9 @@ func (l *lineChart) draw(c *canvas, area rect) {
 				runRow = i
 			}
 			pts = append(pts, point{xpos(i), y.pos(v)})
+			if c.wantMarks {
+				c.mark(xpos(i), y.pos(v), 0, 0, l.xText(i), s.Name, c.value(v, l.format))
+			}
 		}
 		flush()
 		c.w.s(`"/>`)

@@ -27,6 +27,9 @@ type Result struct {
 	// Width and Height are the size drawn: the canvas asked for, or taller
 	// when a chart with no height given grew to name every row.
 	Width, Height int
+	// Marks are the marks the picture lists (Input.Marks), thinned as in
+	// its <metadata>; nil when not asked for.
+	Marks []Mark
 }
 
 // Mark budgets: beyond these a chart draws more marks than its pixels can

@@ -311,6 +311,9 @@ func (s *scatterChart) draw(c *canvas, area rect) {
 				w.b = append(w.b, ' ')
 				w.b = appendCoord1(w.b, y.pos(s.y.Num[i]))
 				w.b = append(w.b, 'h', '0')
+				if c.wantMarks {
+					s.mark(c, x, y, g, i, 0)
+				}
 			}
 			w.s(`"/></g>`)
 		default:
@@ -328,6 +331,9 @@ func (s *scatterChart) draw(c *canvas, area rect) {
 				w.af("cy", y.pos(s.y.Num[i]))
 				w.af("r", r)
 				w.s(`/>`)
+				if c.wantMarks {
+					s.mark(c, x, y, g, i, r)
+				}
 			}
 			w.s(`</g>`)
 		}
@@ -463,6 +469,21 @@ func (s *scatterChart) drawLabels(c *canvas, x, y *axis, plot rect, radius func(
 // nameColumn is the text of the column that names the rows: the table's
 // first text column that no role of the chart uses (a scatter of countries
 // names its points by country), or nil when there is none.
+// mark records point i of group g, drawn with radius r: named by its
+// name column (or its x), its group and its y.
+func (s *scatterChart) mark(c *canvas, x, y *axis, g, i int, r float64) {
+	px, py := x.pos(s.x.Num[i]), y.pos(s.y.Num[i])
+	name := formatValue(s.x.Num[i], x.format)
+	if names := s.nameColumn(c); names != nil {
+		name = names[i]
+	}
+	group := ""
+	if s.group != nil {
+		group = s.groups[g]
+	}
+	c.mark(px-r, py-r, 2*r, 2*r, name, group, c.value(s.y.Num[i], y.format))
+}
+
 func (s *scatterChart) nameColumn(c *canvas) []string {
 	if col := scatterNames(c.table, s.group); col != nil {
 		return col.Text

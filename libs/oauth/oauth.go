@@ -59,7 +59,7 @@ func ScopeOf(op string) string {
 		return ScopeRead
 	case "create_chart", "apply_ops", "rename_chart", "duplicate_chart", "delete_chart", "set_data":
 		return ScopeWrite
-	case "render_chart", "render_image", "render_template", "create_image_url":
+	case "render_chart", "render_image", "render_template", "create_image_url", "create_embed":
 		return ScopeImages
 	case "get_brand_palette", "set_brand_palette", "extract_brand_palette":
 		return ScopeBrand

@@ -283,7 +283,7 @@ func TestScopes(t *testing.T) {
 	}{
 		{"get_chart", oauth.ScopeRead}, {"lookup_docs", oauth.ScopeRead}, {"create_chart", oauth.ScopeWrite},
 		{"apply_ops", oauth.ScopeWrite}, {"render_chart", oauth.ScopeImages}, {"create_image_url", oauth.ScopeImages},
-		{"set_brand_palette", oauth.ScopeBrand}, {"healthz", ""},
+		{"create_embed", oauth.ScopeImages}, {"set_brand_palette", oauth.ScopeBrand}, {"healthz", ""},
 	}
 	for _, tt := range tests {
 		if got := oauth.ScopeOf(tt.op); got != tt.scope {

@@ -90,6 +90,8 @@ func TestEveryOperationHasOneTool(t *testing.T) {
 		{"render_chart", `{"id":"c-1","format":"gif"}`, false},
 		{"render_image", `{"type":"pie","data":"k,v\na,1\nb,2","width":400,"height":300,"scale":2}`, true},
 		{"create_image_url", `{"id":"c-1","expires_in":3600}`, true},
+		{"create_embed", `{"id":"c-1","theme":"auto"}`, true},
+		{"create_embed", `{"id":"c-1","theme":"blue"}`, false},
 		{"set_brand_palette", `{"colors":["#0af","#FF8800"]}`, true},
 		{"lookup_docs", `{"q":"rate limit"}`, true},
 	}

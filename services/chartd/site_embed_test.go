@@ -204,6 +204,19 @@ func TestSiteEditorDownloadAndEmbed(t *testing.T) {
 			t.Errorf("copied %q, shown %q", copied, code)
 		}
 
+		// Beside it, the responsive embed's code and its preview at a
+		// phone's, a tablet's and a desktop's width.
+		poll(t, ctx, "the responsive embed code", `document.getElementById("embed-frame").textContent.startsWith("<iframe ")`)
+		if frame := eval[string](t, ctx, `document.getElementById("embed-frame").textContent`); !strings.Contains(frame, `src="`+in.url+`/embed/`+id+`?kid=`) ||
+			!strings.HasSuffix(frame, `<script async src="`+in.url+`/embed.js"></script>`) {
+			t.Errorf("responsive embed code %s", frame)
+		}
+		for _, w := range []string{"360", "768", "1200"} {
+			do(t, ctx, "preview at "+w, chromedp.Click(chromedp.CSS(`input[name="embed-width"][value="`+w+`"]`)))
+			poll(t, ctx, "the preview at "+w, `(f => f && f.dataset.width === "`+w+`" && f.style.height !== "" &&
+				Math.abs(f.getBoundingClientRect().width - Math.min(`+w+`, document.getElementById("embed-preview").clientWidth)) < 1.5)(document.querySelector("#embed-preview iframe"))`)
+		}
+
 		axeCheck(t, ctx, "the editor with the embed code")
 		do(t, ctx, "phone", chromedp.EmulateViewport(360, 740))
 		if w := eval[int](t, ctx, `document.documentElement.scrollWidth`); w > 360 {

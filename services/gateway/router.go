@@ -156,6 +156,10 @@ func (rt *router) refuse(w http.ResponseWriter, r *http.Request, allowed []strin
 			// Under /img every refusal is the image links' one 404.
 			return apierr.New(apierr.NotFound, imagelink.Refused)
 		}
+		if strings.HasPrefix(r.URL.Path, imagelink.EmbedPrefix) {
+			// and under /embed the embeds' one 404
+			return apierr.New(apierr.NotFound, imagelink.EmbedRefused)
+		}
 		if len(allowed) == 0 {
 			return apierr.New(apierr.NotFound, "no endpoint %s %s; the endpoints are listed in %s%s/openapi.json", r.Method, r.URL.Path, strings.TrimRight(rt.g.cfg.PublicURL, "/"), BasePath)
 		}

@@ -38,6 +38,14 @@ type imageOptions struct {
 	name        string
 	// fonts is embedded or system (see fontsEmbedded).
 	fonts string
+	// theme is the colour scheme asked for ("" for the spec's own,
+	// "light", "dark" or "auto"), carried into draw.Input.Theme and the
+	// picture hash.
+	theme string
+	// marks lists the marks in the SVG for an embed's tooltips, and
+	// minText is the smallest type in px (draw.Input.MinText).
+	marks   bool
+	minText float64
 }
 
 // checkFormat accepts png and svg.
@@ -136,6 +144,8 @@ type picture struct {
 	// lint is the ids of the chart's lint warnings, for the Chartd-Lint
 	// header (chartspec.WarnIDs).
 	lint []string
+	// marks are the marks listed for an embed (imageOptions.marks).
+	marks []draw.Mark
 	// hash is the picture hash (pictureHash), set by the pipeline;
 	// notModified says the caller has the picture already (no body).
 	hash        string
@@ -151,6 +161,10 @@ func pictureHash(pic picture, o imageOptions) string {
 	h := sha256.New()
 	h.Write(pic.svg)
 	fmt.Fprintf(h, "|%s|%d", o.format, o.scale)
+	if o.theme != "" {
+		// a theme the drawing does not show yet is still another picture
+		fmt.Fprintf(h, "|theme=%s", o.theme)
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 

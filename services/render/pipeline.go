@@ -145,7 +145,8 @@ func (s *Service) draw(ctx context.Context, p auth.Principal, spec *chartspec.Sp
 		return picture{}, apierr.New(apierr.InvalidRequest, "the chart's steps fail on its data: %v; fix them with updateTransform or removeTransform", err)
 	}
 	drawn, err := draw.Render(draw.Input{Spec: spec, Table: after, Width: o.width, Height: o.height,
-		Transparent: o.transparent, Watermark: p.Plan != plan.Pro, Fonts: s.deps.Fonts})
+		Transparent: o.transparent, Watermark: p.Plan != plan.Pro, Fonts: s.deps.Fonts,
+		Theme: o.theme, Marks: o.marks, MinText: o.minText})
 	if err != nil {
 		release()
 		return picture{}, apierr.New(apierr.InvalidRequest, "the chart cannot be drawn: %v", err)
@@ -167,5 +168,5 @@ func (s *Service) draw(ctx context.Context, p auth.Principal, spec *chartspec.Sp
 			w*o.scale, h*o.scale, o.scale, MaxPixels)
 	}
 	return picture{body: svg, contentType: "image/svg+xml", width: w * o.scale, height: h * o.scale,
-		svg: svg, cssWidth: w, cssHeight: h, notices: drawn.Notices, lint: warns}, nil
+		svg: svg, cssWidth: w, cssHeight: h, notices: drawn.Notices, lint: warns, marks: drawn.Marks}, nil
 }

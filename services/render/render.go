@@ -7,6 +7,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"html/template"
 	"log/slog"
 	"net/http"
 	"reflect"
@@ -146,6 +147,8 @@ type Service struct {
 	// pictures is the docs' and home page's gallery, drawn once (see
 	// gallery.go).
 	pictures galleryOnce
+	// embedTmpl is an embed's page (embed.go).
+	embedTmpl *template.Template
 }
 
 // The counter keys of an account.
@@ -186,6 +189,9 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	}
 	svc := &Service{subsets: deps.Subsets, cfg: cfg, deps: deps, charts: loader, metrics: m, puts: make(chan struct{}, 32), errs: cfg.Site.Errors(deps.Log),
 		admit: newAdmission(cfg.DrawBudgetMiB, cfg.Raster.Deadline)}
+	if svc.embedTmpl, err = parseEmbedPage(); err != nil {
+		return nil, fmt.Errorf("render service: %w", err)
+	}
 	if err := svc.observeFleet(deps.Meter); err != nil {
 		return nil, fmt.Errorf("render service: %w", err)
 	}
@@ -219,6 +225,9 @@ func Endpoints() []route.Endpoint[*Service] {
 		route.JSON(route.Spec{Route: route.Route{Op: "create_image_url", Method: http.MethodPost, Path: api + "/image-urls"}}, (*Service).createImageURL),
 		route.JSON(route.Spec{Route: route.Route{Op: "fleet_stats", Method: http.MethodGet, Path: "/internal/v1/fleet-stats", Access: route.Internal}, Need: route.Anyone}, (*Service).fleetStats),
 		{Route: route.Route{Op: "get_image", Method: http.MethodGet, Path: imageRoute, Access: route.Direct}, Handle: (*Service).image},
+		route.JSON(route.Spec{Route: route.Route{Op: "create_embed", Method: http.MethodPost, Path: api + "/charts/{id}/embed"}, Body: route.BodyOptional}, (*Service).createEmbed),
+		{Route: route.Route{Op: "get_embed", Method: http.MethodGet, Path: embedRoute, Access: route.Direct}, Handle: (*Service).embed},
+		route.Stream(route.Spec{Route: route.Route{Op: "get_oembed", Method: http.MethodGet, Path: oembedRoute, Access: route.Direct}, Need: route.Anyone, Body: route.BodyNone, Answers: reflect.TypeFor[OEmbedAnswer]()}, (*Service).oembed),
 		route.JSON(route.Spec{Route: route.Route{Op: "render_usage", Method: http.MethodGet, Path: "/internal/v1/usage", Access: route.Internal}}, (*Service).usage),
 		route.JSON(route.Spec{Route: route.Route{Op: "render_thumbnail", Method: http.MethodGet, Path: "/internal/v1/charts/{id}/thumbnail", Access: route.Internal}}, (*Service).thumbnail),
 		route.JSON(route.Spec{Route: route.Route{Op: "render_layout", Method: http.MethodGet, Path: "/internal/v1/charts/{id}/layout", Access: route.Internal}}, (*Service).layout),

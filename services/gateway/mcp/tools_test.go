@@ -296,12 +296,12 @@ func TestToolsReadTheRegistry(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, tool := range tools {
-				if tool.Op == internal.Op || tool.Op == "get_image" || tool.Op == "get_openapi" {
+				if tool.Op == internal.Op || tool.Op == "get_image" || tool.Op == "get_embed" || tool.Op == "get_oembed" || tool.Op == "get_openapi" {
 					t.Errorf("%s is a tool", tool.Op)
 				}
 			}
-			if len(tools) != len(all)-2 {
-				t.Errorf("%d tools of %d documented routes (get_image and get_openapi need no credentials)", len(tools), len(all))
+			if len(tools) != len(all)-4 {
+				t.Errorf("%d tools of %d documented routes (get_image, get_embed, get_oembed and get_openapi need no credentials)", len(tools), len(all))
 			}
 		})
 	}

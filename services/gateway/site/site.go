@@ -192,6 +192,7 @@ func endpoints() []route.Endpoint[*Site] {
 		e("site_try", post, "/try", (*Site).try),
 		e("site_static", get, "/static/{file}", (*Site).serveStatic),
 		e("site_favicon", get, "/favicon.svg", (*Site).serveFavicon),
+		e("site_embed_js", get, "/embed.js", (*Site).serveEmbedJS),
 		e("site_favicon_ico", get, "/favicon.ico", (*Site).serveFavicon),
 		e("site_signup_form", get, "/signup", (*Site).signupForm),
 		e("site_signup", post, "/signup", (*Site).signup),
@@ -226,9 +227,10 @@ func endpoints() []route.Endpoint[*Site] {
 func Routes() []route.Route { return route.Routes(endpoints()) }
 
 // csp allows only the site's own files: no inline script or style, no
-// framing, forms posting only here; previews are blob: images.
+// framing, forms posting only here; previews are blob: images, and the
+// editor's preview of a responsive embed is a frame of the site's own.
 const csp = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob: data:; font-src data:; connect-src 'self'; " +
-	"form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+	"frame-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
 // headers sets the security headers of every site answer.
 func (s *Site) headers(w http.ResponseWriter) {
@@ -299,6 +301,22 @@ func (s *Site) render(w http.ResponseWriter, r *http.Request, status int, page s
 func (s *Site) serveStatic(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Cache-Control", "public, max-age=300")
 	s.static.ServeHTTP(w, r)
+	return nil
+}
+
+// serveEmbedJS answers {site_url}/embed.js, the script a host page loads
+// beside an embed's frame to give the frame its page's height.
+func (s *Site) serveEmbedJS(w http.ResponseWriter, r *http.Request) error {
+	b, err := staticFS.ReadFile("static/embed.js")
+	if err != nil {
+		return fmt.Errorf("embed.js: %w", err)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/javascript; charset=utf-8")
+	h.Set("Cache-Control", "public, max-age=300")
+	// host pages of every origin load it
+	h.Set("Cross-Origin-Resource-Policy", "cross-origin")
+	w.Write(b)
 	return nil
 }
 

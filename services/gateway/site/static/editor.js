@@ -681,6 +681,48 @@
     });
   }
 
+  // showFrame shows the responsive embed's code and previews it in a
+  // frame as wide as the width chosen, scaled down to fit the column.
+  var frameURL = "";
+  function showFrame(e) {
+    frameURL = e.url;
+    $("embed-frame").textContent = e.html;
+    probe.frame = { html: e.html, url: e.url, oembed: e.oembed_url };
+    previewFrame();
+  }
+  function previewFrame() {
+    if (!frameURL) return;
+    var w = Number(document.querySelector("input[name=embed-width]:checked").value);
+    var box = $("embed-preview");
+    var f = box.querySelector("iframe");
+    if (!f) {
+      f = document.createElement("iframe");
+      f.title = "Preview of the responsive embed";
+      f.setAttribute("scrolling", "no");
+      box.appendChild(f);
+    }
+    if (f.getAttribute("src") !== frameURL) f.src = frameURL;
+    var k = box.clientWidth > 0 ? Math.min(1, box.clientWidth / w) : 1;
+    f.style.width = w + "px";
+    f.style.transform = "scale(" + k + ")";
+    f.dataset.scale = String(k);
+    f.dataset.width = String(w);
+    box.style.height = Math.ceil((parseFloat(f.style.height) || 400) * k) + "px";
+  }
+  var widths = document.querySelectorAll("input[name=embed-width]");
+  for (var wi = 0; wi < widths.length; wi++) widths[wi].addEventListener("change", previewFrame);
+  // the preview frame tells its height as it would to any host page
+  window.addEventListener("message", function (e) {
+    var f = $("embed-preview").querySelector("iframe");
+    if (!f || e.source !== f.contentWindow || e.origin !== location.origin || !e.data || typeof e.data !== "object") return;
+    var hs = e.data["chartd-height"];
+    if (!hs || typeof hs !== "object") return;
+    var h = hs[id];
+    if (typeof h !== "number" || h <= 0) return;
+    f.style.height = Math.ceil(h) + "px";
+    $("embed-preview").style.height = Math.ceil(h * Number(f.dataset.scale || 1)) + "px";
+  });
+
   $("link-form").addEventListener("submit", function (e) {
     e.preventDefault();
     var body = { id: id, format: "png" };
@@ -692,13 +734,14 @@
     // One after the other: the first link may make the account's signing
     // key, and the second is then signed with the same one.
     call("POST", "/image-urls", body).then(function (one) {
-      return Promise.all([one, call("POST", "/image-urls", at2), showAlt()]);
+      return Promise.all([one, call("POST", "/image-urls", at2), showAlt(), call("POST", "/charts/" + id + "/embed", { theme: "auto" })]);
     }).then(function (r) {
       embed = { url1: r[0].url, url2: r[1].url, alt: r[2].alt, width: r[2].width, height: r[2].height };
       writeEmbed();
       var a = $("image-link");
       a.href = r[0].url;
       $("link-row").hidden = false;
+      showFrame(r[3]);
       say(r[0].expires_at ? "Embed code made; its links expire " + new Date(r[0].expires_at).toUTCString() + "." : "Embed code made; its links last until the signing key is rotated.", false, "link-status");
     }, failAt("link-status"));
   });
