@@ -53,16 +53,23 @@ async function drawAsImage(ctx, svg, w, h) {
   try { await img.decode(); } catch (e) { throw new Error("svg: the picture cannot be decoded"); }
   ctx.drawImage(img, 0, 0, w, h);
 }
-// The encoder (pngwasm): compiled once per page, when it loads.
-const pngMod = WebAssembly.instantiate(Uint8Array.from(atob(pngWasmB64), (ch) => ch.charCodeAt(0))).then((m) => {
-  if (!m.instance.exports.init(pngLevel)) throw new Error("png: the encoder cannot start");
-  return m.instance.exports;
-});
+// The encoder (pngwasm): compiled on a page's first wasm encode, and
+// instantiated again after a tidy, which drops the memory a big picture
+// grew it to (a wasm memory never shrinks).
+let pngCompiled = null, pngInst = null;
+function pngEncoder() {
+  pngCompiled ??= WebAssembly.compile(Uint8Array.from(atob(pngWasmB64), (ch) => ch.charCodeAt(0)));
+  pngInst ??= pngCompiled.then((m) => WebAssembly.instantiate(m)).then((i) => {
+    if (!i.exports.init(pngLevel)) throw new Error("png: the encoder cannot start");
+    return i.exports;
+  });
+  return pngInst;
+}
 // encodeWasm reads the pixels once (getImageData) and encodes them in the
 // wasm module; it answers null when the module is out of memory, and the
 // caller encodes with Chromium's encoder instead.
 async function encodeWasm(c, ctx) {
-  const e = await pngMod;
+  const e = await pngEncoder();
   const w = c.width, h = c.height, n = w * h * 4;
   const img = ctx.getImageData(0, 0, w, h);
   const at = e.pixels(n);
@@ -107,8 +114,9 @@ async function render(svg, w, h, path, enc) {
   if (used == "image") await drawAsImage(ctx, svg, w, h);
   return [used, await encode(c, ctx, enc)];
 }
-// tidy drops the kept canvases (the pool's tidy, with a collection).
-function tidy() { canvases.clear(); return true; }
+// tidy drops the kept canvases and the encoder's memory (the pool's
+// tidy, with a collection).
+function tidy() { canvases.clear(); pngInst = null; return true; }
 `
 
 // pageHTML is the one document every tab loads, once, when it starts. The
