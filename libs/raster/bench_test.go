@@ -61,15 +61,20 @@ func BenchmarkRender30BarsScale2(b *testing.B) { benchRender(b, 2) }
 // Besides the mean (ns/op) it reports the median and the 99th percentile,
 // which the targets are stated in. The 30 bars are replayed onto
 // the canvas, as charts are; the benchmark fails if any was not.
-func BenchmarkRenderSerial(b *testing.B) { benchSerial(b, pathEither) }
+func BenchmarkRenderSerial(b *testing.B) { benchSerial(b, pathEither, EncoderChromium) }
+
+// BenchmarkRenderSerialWasm is BenchmarkRenderSerial with the page's
+// wasm PNG encoder instead of Chromium's (convertToBlob): the two side by
+// side are the encoder's gain or loss.
+func BenchmarkRenderSerialWasm(b *testing.B) { benchSerial(b, pathEither, EncoderWasm) }
 
 // BenchmarkRenderSerialImage is BenchmarkRenderSerial with every picture
 // decoded as an SVG image instead (the path for what replay does not
 // know, and the only one before replay): the two side by side are the
 // replay's gain.
-func BenchmarkRenderSerialImage(b *testing.B) { benchSerial(b, pathImage) }
+func BenchmarkRenderSerialImage(b *testing.B) { benchSerial(b, pathImage, EncoderChromium) }
 
-func benchSerial(b *testing.B, path string) {
+func benchSerial(b *testing.B, path, enc string) {
 	p := startPool(b, DefaultConfig())
 	svg := bars30()
 	i := int64(0)
@@ -79,7 +84,7 @@ func benchSerial(b *testing.B, path string) {
 	for b.Loop() {
 		i++
 		start := time.Now()
-		if _, err := p.Render(context.Background(), Job{SVG: distinct(svg, i), Width: 800, Height: 600, Scale: 1, path: path}); err != nil {
+		if _, err := p.Render(context.Background(), Job{SVG: distinct(svg, i), Width: 800, Height: 600, Scale: 1, path: path, encoder: enc}); err != nil {
 			b.Fatal(err)
 		}
 		took = append(took, time.Since(start))

@@ -455,7 +455,11 @@ func (t *tab) tidy() error {
 // bounded) and decodes the PNG it answers, saying whether the page drew
 // it by replay.
 func (t *tab) draw(ctx context.Context, j Job) (png []byte, replayed bool, err error) {
-	expr, err := renderCall(j.SVG, j.Width*j.Scale, j.Height*j.Scale, j.path)
+	enc := j.encoder
+	if enc == "" {
+		enc = t.b.p.cfg.Encoder
+	}
+	expr, err := renderCall(j.SVG, j.Width*j.Scale, j.Height*j.Scale, j.path, enc)
 	if err != nil {
 		return nil, false, err
 	}

@@ -2,6 +2,7 @@ package raster
 
 import (
 	_ "embed"
+	"encoding/base64"
 	"encoding/json"
 	"net/url"
 	"strconv"
@@ -12,6 +13,16 @@ import (
 //
 //go:embed replay.js
 var replayJS string
+
+// pngWasm is the page's PNG encoder: pngwasm/png.c and libdeflate built
+// to WebAssembly by pngwasm/build.sh (TestPNGWasmRebuilds holds the two
+// equal).
+//
+//go:embed pngwasm/png.wasm
+var pngWasm []byte
+
+// pngLevel is the encoder's libdeflate level: 1, the fastest.
+const pngLevel = 1
 
 // pageScript is the page's own part: render, the image path and tidy.
 // render returns [path, base64 PNG], path "replay" or "image", so the
@@ -42,7 +53,34 @@ async function drawAsImage(ctx, svg, w, h) {
   try { await img.decode(); } catch (e) { throw new Error("svg: the picture cannot be decoded"); }
   ctx.drawImage(img, 0, 0, w, h);
 }
-async function encode(c) {
+// The encoder (pngwasm): compiled on a page's first wasm encode, and
+// instantiated again after a tidy, which drops the memory a big picture
+// grew it to (a wasm memory never shrinks).
+let pngCompiled = null, pngInst = null;
+function pngEncoder() {
+  pngCompiled ??= WebAssembly.compile(Uint8Array.from(atob(pngWasmB64), (ch) => ch.charCodeAt(0)));
+  pngInst ??= pngCompiled.then((m) => WebAssembly.instantiate(m)).then((i) => {
+    if (!i.exports.init(pngLevel)) throw new Error("png: the encoder cannot start");
+    return i.exports;
+  });
+  return pngInst;
+}
+// encodeWasm reads the pixels once (getImageData) and encodes them in the
+// wasm module; it answers null when the module is out of memory, and the
+// caller encodes with Chromium's encoder instead.
+async function encodeWasm(c, ctx) {
+  const e = await pngEncoder();
+  const w = c.width, h = c.height, n = w * h * 4;
+  const img = ctx.getImageData(0, 0, w, h);
+  const at = e.pixels(n);
+  if (!at) return null;
+  new Uint8Array(e.memory.buffer, at, n).set(img.data);
+  const len = e.encode(w, h);
+  if (!len) return null;
+  return new Uint8Array(e.memory.buffer, e.output(), len).toBase64();
+}
+// encodeBlob is Chromium's own PNG encoder (Skia's), read as base64.
+async function encodeBlob(c) {
   const blob = await c.convertToBlob({type: "image/png"});
   const u = await new Promise((ok, fail) => {
     const r = new FileReader();
@@ -52,9 +90,16 @@ async function encode(c) {
   });
   return u.slice(u.indexOf(",") + 1);
 }
+async function encode(c, ctx, enc) {
+  if (enc == "wasm") {
+    const b64 = await encodeWasm(c, ctx);
+    if (b64 != null) return b64;
+  }
+  return encodeBlob(c);
+}
 // render draws by replay when it can and as an image when not; a
 // replay that fails for any reason starts over as an image.
-async function render(svg, w, h, path) {
+async function render(svg, w, h, path, enc) {
   let [c, ctx] = canvasFor(w, h);
   let used = "image";
   if (path != "image") {
@@ -67,10 +112,11 @@ async function render(svg, w, h, path) {
     }
   }
   if (used == "image") await drawAsImage(ctx, svg, w, h);
-  return [used, await encode(c)];
+  return [used, await encode(c, ctx, enc)];
 }
-// tidy drops the kept canvases (the pool's tidy, with a collection).
-function tidy() { canvases.clear(); return true; }
+// tidy drops the kept canvases and the encoder's memory (the pool's
+// tidy, with a collection).
+function tidy() { canvases.clear(); pngInst = null; return true; }
 `
 
 // pageHTML is the one document every tab loads, once, when it starts. The
@@ -78,12 +124,15 @@ function tidy() { canvases.clear(); return true; }
 // canvas, or loads it as a data: image, which runs no script and fetches
 // nothing, at the requested pixel size and encodes the PNG in the page. No
 // navigation and no compositor frame per render (DESIGN §4). The CSP is
-// belt and braces: the page itself may load images only from data: URLs.
+// belt and braces: the page itself may load images only from data: URLs,
+// and compile WebAssembly (its PNG encoder, which comes in the page).
 func pageHTML() string {
 	return `<!doctype html><html><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; script-src 'unsafe-inline'">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; script-src 'unsafe-inline' 'wasm-unsafe-eval'">
 </head><body><script>
 "use strict";
+const pngWasmB64 = "` + base64.StdEncoding.EncodeToString(pngWasm) + `";
+const pngLevel = ` + strconv.Itoa(pngLevel) + `;
 ` + replayJS + pageScript + `</script></body></html>`
 }
 
@@ -100,12 +149,21 @@ const (
 	pathImage  = "image"
 )
 
-// renderCall is the expression that draws svg at w×h pixels by path. The
-// SVG goes in as a JSON string literal, which is valid JavaScript.
-func renderCall(svg []byte, w, h int, path string) (string, error) {
+// The PNG encoders of the page (Config.Encoder): Chromium's own
+// (convertToBlob, Skia's encoder), or the page's WebAssembly one
+// (pngwasm), which falls back to Chromium's when it runs out of memory.
+const (
+	EncoderChromium = "chromium"
+	EncoderWasm     = "wasm"
+)
+
+// renderCall is the expression that draws svg at w×h pixels by path and
+// encodes it with enc. The SVG goes in as a JSON string literal, which is
+// valid JavaScript.
+func renderCall(svg []byte, w, h int, path, enc string) (string, error) {
 	lit, err := json.Marshal(string(svg))
 	if err != nil {
 		return "", err
 	}
-	return "render(" + string(lit) + "," + strconv.Itoa(w) + "," + strconv.Itoa(h) + ",\"" + path + "\")", nil
+	return "render(" + string(lit) + "," + strconv.Itoa(w) + "," + strconv.Itoa(h) + ",\"" + path + "\",\"" + enc + "\")", nil
 }

@@ -55,6 +55,9 @@ type Config struct {
 	// differ between versions, so a build that drifted from the pinned
 	// package fails to start instead of drawing other pictures.
 	ChromiumVersion string
+	// Encoder is the page's PNG encoder, EncoderChromium (the default
+	// when empty) or EncoderWasm.
+	Encoder string
 	// Tracer makes the spans of the wait for a tab and of the drawing;
 	// nil makes none.
 	Tracer trace.TracerProvider
@@ -86,6 +89,7 @@ func (c *Config) RegisterFlags(prefix string, fs *flag.FlagSet) {
 	fs.IntVar(&c.RecycleRenders, prefix+".recycle-renders", c.RecycleRenders, "restart a browser after this many renders (0: never)")
 	fs.IntVar(&c.RecycleMiB, prefix+".recycle-mib", c.RecycleMiB, "restart a browser once its processes hold this many MiB (0: never)")
 	fs.DurationVar(&c.StartTimeout, prefix+".start-timeout", DefaultStartTimeout, "longest launch and warm-up of one Chromium before it counts as failed and is started again")
+	fs.StringVar(&c.Encoder, prefix+".png-encoder", c.Encoder, "PNG encoder in the page: chromium (convertToBlob) or wasm (getImageData and the page's WebAssembly encoder); empty: chromium")
 	fs.StringVar(&c.ChromiumVersion, prefix+".chromium-version", c.ChromiumVersion, "Chromium version the pool must run, e.g. 156.0.8078.108 (the image's pinned package); empty: any")
 }
 
@@ -120,8 +124,9 @@ type Job struct {
 	// Scale multiplies the pixel size (1, 2 or 4): the PNG is
 	// Width·Scale × Height·Scale.
 	Scale int
-	// path makes a test's render take one path only (see page.go).
-	path string
+	// path makes a test's render take one path only (see page.go), and
+	// encoder one PNG encoder other than the pool's.
+	path, encoder string
 }
 
 // Stats are the pool's counters since it started.
@@ -233,6 +238,13 @@ func New(cfg Config, log *slog.Logger) (*Pool, error) {
 	}
 	if cfg.StartTimeout == 0 {
 		cfg.StartTimeout = DefaultStartTimeout
+	}
+	switch cfg.Encoder {
+	case "":
+		cfg.Encoder = EncoderChromium
+	case EncoderChromium, EncoderWasm:
+	default:
+		return nil, fmt.Errorf("raster: PNG encoder %q: use %s or %s", cfg.Encoder, EncoderChromium, EncoderWasm)
 	}
 	path, err := findChromium(cfg.Chromium)
 	if err != nil {

@@ -6,7 +6,8 @@
 # CACHED_N (cached requests, 500), CONC (connections of the throughput run,
 # 8), CJS_N (Chart.js renders per run, 200), ACCOUNTS (pro accounts the
 # charts are spread over, 8), OUT (where samples, logs and results go,
-# tools/pngbench/out), KEEP=1 keeps chartd's data directory.
+# tools/pngbench/out), KEEP=1 keeps chartd's data directory, CHARTD_FLAGS
+# (more flags for chartd, e.g. -render.png-encoder=wasm).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -61,7 +62,8 @@ base="http://127.0.0.1:$port"
 started=$(date +%s)
 load_start=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
 log "starting chartd on $base (data in $data)"
-bin/chartd -target=all -data-dir "$data" -addr "127.0.0.1:$port" -public-url "$base" >"$OUT/chartd.log" 2>&1 &
+# shellcheck disable=SC2086 # CHARTD_FLAGS is a list of flags
+bin/chartd -target=all -data-dir "$data" -addr "127.0.0.1:$port" -public-url "$base" ${CHARTD_FLAGS:-} >"$OUT/chartd.log" 2>&1 &
 chartd_pid=$!
 ready=""
 for _ in $(seq 1 120); do
@@ -231,7 +233,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else
 row() { printf '%-40s %12s %12s %10s\n' "$@"; }
 {
   echo
-  echo "pngbench $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, load average at start $load_start, at end $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")"
+  echo "pngbench $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, load average at start $load_start, at end $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")${CHARTD_FLAGS:+, chartd $CHARTD_FLAGS}"
   row "" "chartd" "Chart.js" "chartd/CJ"
   row "PNG p50 uncached, scale 1, c=1 (ms)" "$(ms "$r_s1" p50)" "$(jf "$j_s1" p50_ms)" "$(ratio "$(ms "$r_s1" p50)" "$(jf "$j_s1" p50_ms)")"
   row "PNG p99 uncached, scale 1, c=1 (ms)" "$(ms "$r_s1" p99)" "$(jf "$j_s1" p99_ms)" "$(ratio "$(ms "$r_s1" p99)" "$(jf "$j_s1" p99_ms)")"
