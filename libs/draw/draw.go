@@ -284,6 +284,9 @@ type canvas struct {
 	// across would name flat; fewer but crowded names (40 countries)
 	// keep their columns and thin out.
 	turnedNames bool
+	// story holds the notes, reference lines and ranges being drawn (nil
+	// for none); marks register with it so notes keep clear of them.
+	story *story
 	// font sizes and spacing, scaled with the canvas
 	k                                  float64
 	pad                                float64
