@@ -352,7 +352,15 @@ func statFormat(f numFormat, v float64) numFormat {
 	if f.decimals >= 0 || v == 0 || isBlank(v) {
 		return f
 	}
-	f.decimals = max(0, min(6, 2-int(math.Floor(math.Log10(math.Abs(v))))))
+	most := max(0, min(6, 2-int(math.Floor(math.Log10(math.Abs(v))))))
+	want := math.Round(v*math.Pow10(most)) / math.Pow10(most)
+	f.decimals = most
+	for d := 0; d < most; d++ {
+		if math.Round(v*math.Pow10(d))/math.Pow10(d) == want {
+			f.decimals = d // no trailing zeros: 2.5, not 2.50
+			break
+		}
+	}
 	return f
 }
 
@@ -734,6 +742,9 @@ type boxGrid struct {
 	// several cells.
 	seen  []uint32
 	epoch uint32
+	// checks counts the entries hit has tested, which tests hold linear
+	// in the notes and marks.
+	checks int
 }
 
 // newBoxGrid covers bounds with square cells of the given side.
@@ -795,6 +806,7 @@ func (g *boxGrid) hit(b box, pad float64, textOnly ...bool) int {
 					continue
 				}
 				g.seen[id] = g.epoch
+				g.checks++
 				if !g.boxes[id].overlaps(b, pad) {
 					continue
 				}
