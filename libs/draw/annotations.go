@@ -559,6 +559,13 @@ func (s *story) peak(col *dataset.Column, row int) bool {
 	return v >= sum/float64(n)
 }
 
+// noteCand is one place a note may take; near is beside its point (no
+// connector needed).
+type noteCand struct {
+	b    box
+	near bool
+}
+
 // drawNote places and draws one note; it answers what the note covers
 // when no free place was found ("" when it found one).
 func (s *story) drawNote(a chartspec.Annotation) string {
@@ -594,14 +601,32 @@ func (s *story) drawNote(a chartspec.Annotation) string {
 	if a.Position != "" && a.Position != "auto" {
 		sides = []string{a.Position}
 	}
-	type cand struct {
-		b    box
-		near bool
-	}
 	bounds := box{pl.x, pl.y, pl.right(), pl.bottom()}
-	var cands []cand
+	pad := 3 * c.k
+	// the note's own point stays visible: nothing sits on it
+	dot := box{px - 2*c.k, py - 2*c.k, px + 2*c.k, py + 2*c.k}
+	var chosen, fallback noteCand
+	found, haveFallback := false, false
+	// try offers one place; it answers true once a free one is taken
+	try := func(b box, near bool) bool {
+		b = clampInto(b, bounds)
+		if !inBox(b, bounds) {
+			return false
+		}
+		if !haveFallback {
+			fallback, haveFallback = noteCand{b, near}, true
+		}
+		if b.overlaps(dot, pad) || s.taken.hit(b, pad) >= 0 {
+			return false
+		}
+		chosen, found = noteCand{b, near}, true
+		return true
+	}
 	// rings are how far from its point a note may sit, in steps of 14 px
-	// beyond the near place: near first, then farther out with a connector
+	// beyond the near place: near first, then farther out with a
+	// connector; places are tried as they are made, so a note with room
+	// beside its point costs one test
+search:
 	for _, ring := range [...]float64{0, 1, 2.5, 4.5, 7, 10, 14, 19} {
 		off := d + ring*14*c.k
 		for _, side := range sides {
@@ -616,40 +641,27 @@ func (s *story) drawNote(a chartspec.Annotation) string {
 			case "left":
 				b = box{px - off - wd, py - ht/2, px - off, py + ht/2}
 			}
-			cands = append(cands, cand{clampInto(b, bounds), ring == 0})
+			if try(b, ring == 0) {
+				break search
+			}
 			if side == "above" || side == "below" {
 				// starting or ending at the point, for a crowded column
-				for _, dx := range []float64{wd/2 - d, -wd/2 + d} {
-					cands = append(cands, cand{clampInto(box{b.x0 + dx, b.y0, b.x1 + dx, b.y1}, bounds), false})
+				for _, dx := range [...]float64{wd/2 - d, -wd/2 + d} {
+					if try(box{b.x0 + dx, b.y0, b.x1 + dx, b.y1}, false) {
+						break search
+					}
 				}
 			}
 		}
 	}
-	pad := 3 * c.k
-	// the note's own point stays visible: nothing sits on it
-	dot := box{px - 2*c.k, py - 2*c.k, px + 2*c.k, py + 2*c.k}
-	chosen, covers := -1, ""
-	for i, cd := range cands {
-		if !inBox(cd.b, bounds) || cd.b.overlaps(dot, pad) {
-			continue
+	covers := ""
+	if !found {
+		// no free place: the nearest place inside the plot, and say what it covers
+		chosen = fallback
+		if !haveFallback {
+			chosen = noteCand{clampInto(box{px - wd/2, py - d - ht, px + wd/2, py - d}, bounds), true}
 		}
-		if s.taken.hit(cd.b, pad) < 0 {
-			chosen = i
-			break
-		}
-	}
-	if chosen < 0 {
-		// no free place: the nearest candidate inside the plot, and say what it covers
-		for i, cd := range cands {
-			if inBox(cd.b, bounds) {
-				chosen = i
-				break
-			}
-		}
-		if chosen < 0 {
-			chosen = 0
-		}
-		switch s.taken.hit(cands[chosen].b, pad) {
+		switch s.taken.hit(chosen.b, pad) {
 		case obstNote:
 			covers = "another note"
 		case obstText:
@@ -658,9 +670,9 @@ func (s *story) drawNote(a chartspec.Annotation) string {
 			covers = "a mark"
 		}
 	}
-	b := cands[chosen].b
+	b := chosen.b
 	s.taken.add(b, obstNote)
-	arrow := !cands[chosen].near
+	arrow := !chosen.near
 	if a.Arrow != nil {
 		arrow = *a.Arrow
 	}
@@ -732,10 +744,13 @@ type boxGrid struct {
 	origin     box
 	cell       float64
 	cols, rows int
-	cells      [][]int32
-	boxes      []box
-	kinds      []int8
-	segs       []segment
+	// head is each cell's first link (-1: none); links chain a cell's
+	// entries, all in one slice, so indexing allocates rarely.
+	head  []int32
+	links []gridLink
+	boxes []box
+	kinds []int8
+	segs  []segment
 	// segOf maps an entry to its segment (index+1), 0 for a plain box.
 	segOf []int32
 	// seen and epoch visit an entry once per query though it sits in
@@ -747,12 +762,20 @@ type boxGrid struct {
 	checks int
 }
 
+// gridLink is one entry of a cell's chain.
+type gridLink struct{ id, next int32 }
+
 // newBoxGrid covers bounds with square cells of the given side.
 func newBoxGrid(bounds box, cell float64) *boxGrid {
 	cell = math.Max(cell, 8)
 	cols := max(1, int(math.Ceil((bounds.x1-bounds.x0)/cell)))
 	rows := max(1, int(math.Ceil((bounds.y1-bounds.y0)/cell)))
-	return &boxGrid{origin: bounds, cell: cell, cols: cols, rows: rows, cells: make([][]int32, cols*rows)}
+	g := &boxGrid{origin: bounds, cell: cell, cols: cols, rows: rows, head: make([]int32, cols*rows),
+		links: make([]gridLink, 0, 256), boxes: make([]box, 0, 64), kinds: make([]int8, 0, 64), segOf: make([]int32, 0, 64), seen: make([]uint32, 0, 64)}
+	for i := range g.head {
+		g.head[i] = -1
+	}
+	return g
 }
 
 // cellRange is the cells b touches, clamped to the grid.
@@ -786,7 +809,9 @@ func (g *boxGrid) insert(b box, kind int, seg int32) {
 	c0, r0, c1, r1 := g.cellRange(b)
 	for r := r0; r <= r1; r++ {
 		for c := c0; c <= c1; c++ {
-			g.cells[r*g.cols+c] = append(g.cells[r*g.cols+c], id)
+			k := r*g.cols + c
+			g.links = append(g.links, gridLink{id, g.head[k]})
+			g.head[k] = int32(len(g.links) - 1)
 		}
 	}
 }
@@ -801,7 +826,8 @@ func (g *boxGrid) hit(b box, pad float64, textOnly ...bool) int {
 	c0, r0, c1, r1 := g.cellRange(grown)
 	for r := r0; r <= r1; r++ {
 		for c := c0; c <= c1; c++ {
-			for _, id := range g.cells[r*g.cols+c] {
+			for l := g.head[r*g.cols+c]; l >= 0; l = g.links[l].next {
+				id := g.links[l].id
 				if g.seen[id] == g.epoch || skipMarks && g.kinds[id] == obstMark {
 					continue
 				}

@@ -273,5 +273,13 @@ func manyNotes(f *Fonts, n int) Input {
 // line and a range (issue 34's target: 100 µs).
 func BenchmarkBar30Story(b *testing.B) { benchDraw(b, storyBar30(fonts(b))) }
 
+// BenchmarkBar30StoryPlain is the same chart without its notes, line and
+// range: the yardstick the story is compared with.
+func BenchmarkBar30StoryPlain(b *testing.B) {
+	in := storyBar30(fonts(b))
+	in.Spec.Annotations = nil
+	benchDraw(b, in)
+}
+
 // BenchmarkNotes100 places 100 notes on 100 bars (target: 2 ms).
 func BenchmarkNotes100(b *testing.B) { benchDraw(b, manyNotes(fonts(b), 100)) }
