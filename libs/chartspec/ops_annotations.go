@@ -149,7 +149,7 @@ func placeSchema(desc string) *schema {
 }
 
 func defAddAnnotation() opDef {
-	text := str("the note's text")
+	text := str("the note's text; {value} stands for its point's value, written in the chart's number format")
 	text.minLen, text.maxLen = 1, 300
 	note := object("a note anchored to a data point", []string{"text", "x"},
 		p("text", text),

@@ -488,12 +488,13 @@ func (s *story) drawLabel(x, y float64, text string, st textStyle) {
 	}
 }
 
-// notePoint is the pixel point a note names, and whether it stands above
-// its neighbours (a peak: the note goes above) or below (a trough).
-func (s *story) notePoint(a chartspec.Annotation) (px, py float64, up bool, ok bool) {
+// notePoint is the pixel point a note names, its value, and whether it
+// stands above its neighbours (a peak: the note goes above) or below (a
+// trough).
+func (s *story) notePoint(a chartspec.Annotation) (px, py, value float64, up bool, ok bool) {
 	xp, xok := s.place(s.xAx, *a.X)
 	if !xok {
-		return 0, 0, false, false
+		return 0, 0, 0, false, false
 	}
 	along := s.xAx.pos(xp)
 	if s.xAx.kind == axisBand {
@@ -503,7 +504,7 @@ func (s *story) notePoint(a chartspec.Annotation) (px, py float64, up bool, ok b
 	up = true
 	switch {
 	case a.Y != nil:
-		across = s.yAx.pos(*a.Y)
+		across, value = s.yAx.pos(*a.Y), *a.Y
 	default:
 		si := 0
 		for i, col := range s.values {
@@ -512,7 +513,7 @@ func (s *story) notePoint(a chartspec.Annotation) (px, py float64, up bool, ok b
 			}
 		}
 		if len(s.values) == 0 {
-			return 0, 0, false, false
+			return 0, 0, 0, false, false
 		}
 		row := int(xp)
 		if s.xAx.kind != axisBand || s.xCol == nil || len(s.xAx.labels) != s.c.table.Rows {
@@ -520,21 +521,21 @@ func (s *story) notePoint(a chartspec.Annotation) (px, py float64, up bool, ok b
 		}
 		col := s.values[si]
 		if row < 0 || row >= len(col.Num) || isBlank(col.Num[row]) {
-			return 0, 0, false, false
+			return 0, 0, 0, false, false
 		}
-		v := col.Num[row]
+		value = col.Num[row]
 		if s.anchor != nil {
 			if x, y, ok := s.anchor(row, si); ok {
-				return x, y, s.peak(col, row), true
+				return x, y, value, s.peak(col, row), true
 			}
 		}
-		across = s.yAx.pos(v)
+		across = s.yAx.pos(value)
 		up = s.peak(col, row)
 	}
 	if s.xAx.across {
-		return along, across, up, true
+		return along, across, value, up, true
 	}
-	return across, along, up, true
+	return across, along, value, up, true
 }
 
 // peak reports whether the value at row stands at least as high as its
@@ -559,6 +560,10 @@ func (s *story) peak(col *dataset.Column, row int) bool {
 	return v >= sum/float64(n)
 }
 
+// valueToken in a note's text stands for its point's value, written in
+// the chart's number format ("Peak: {value}" → "Peak: $1.2M").
+const valueToken = "{value}"
+
 // noteCand is one place a note may take; near is beside its point (no
 // connector needed).
 type noteCand struct {
@@ -570,16 +575,21 @@ type noteCand struct {
 // when no free place was found ("" when it found one).
 func (s *story) drawNote(a chartspec.Annotation) string {
 	c := s.c
-	px, py, up, ok := s.notePoint(a)
+	px, py, value, up, ok := s.notePoint(a)
 	if !ok {
 		return ""
+	}
+	text := a.Text
+	if strings.Contains(text, valueToken) {
+		// the note quotes its point's value, in the chart's number format
+		text = strings.ReplaceAll(text, valueToken, string(c.value(value, s.format)))
 	}
 	pl := s.f.plot
 	fs := c.fsTick
 	lineH := fs * 1.2
 	capH := c.fonts.CapHeight(fs)
 	maxW := math.Min(120*c.k, math.Max(pl.w/3, 60*c.k))
-	lines := c.wrap(a.Text, fs, false, maxW, 4)
+	lines := c.wrap(text, fs, false, maxW, 4)
 	wd := 0.0
 	for _, l := range lines {
 		wd = math.Max(wd, c.measure(l, fs, false))

@@ -125,6 +125,17 @@ func TestMeanAndMedianLabels(t *testing.T) {
 	}
 }
 
+// TestNoteQuotesItsValue: {value} in a note is its point's value in the
+// chart's number format.
+func TestNoteQuotesItsValue(t *testing.T) {
+	s, tab := monthBars(note("Peak: {value}", chartspec.Word("Dec"), ""))
+	s.Style.NumberFormat = &chartspec.NumberFormat{Prefix: "$", Suffix: "k"}
+	svg := string(mustSVG(t, Input{Spec: s, Table: tab, Fonts: fonts(t)}))
+	if !strings.Contains(svg, ">Peak: $96k<") {
+		t.Errorf("the note does not quote $96k")
+	}
+}
+
 // TestAnnotationLayers: ranges lie behind the gridlines, lines above
 // them and below the marks, notes and labels over everything.
 func TestAnnotationLayers(t *testing.T) {
