@@ -48,7 +48,9 @@ func TestAnnotationsThroughTheAPI(t *testing.T) {
 	a := c.do("POST", "/api/v1/charts/"+ch.ID+"/duplicate", nil)
 	var dup struct{ Chart chartRec }
 	a.json(t, &dup)
-	var copied struct{ State struct{ Annotations json.RawMessage } }
+	var copied struct {
+		State struct{ Annotations json.RawMessage }
+	}
 	c.do("GET", "/api/v1/charts/"+dup.Chart.ID, nil).json(t, &copied)
 	if string(copied.State.Annotations) != want {
 		t.Errorf("the duplicate's annotations\n got %s\nwant %s", copied.State.Annotations, want)
