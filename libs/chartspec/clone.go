@@ -29,6 +29,7 @@ func (s *Spec) Clone() *Spec {
 		}
 	}
 	out.Style = s.Style.clone()
+	out.Annotations = cloneAnnotations(s.Annotations)
 	return out
 }
 

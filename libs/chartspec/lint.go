@@ -84,7 +84,7 @@ type Check struct {
 
 // Checks lists every lint check with its usual level.
 func Checks() []Check {
-	return []Check{
+	return append([]Check{
 		{CheckMissingRole, Warn, "a role the chart type needs has no column; setMapping fixes it"},
 		{CheckNoData, Warn, "the chart has no data rows; set_data fixes it"},
 		{CheckEmptyAfterSteps, Warn, "the steps leave no rows; updateTransform or removeTransform fixes it"},
@@ -110,7 +110,7 @@ func Checks() []Check {
 		{CheckHistogramOutlier, Warn, fmt.Sprintf("a few histogram values so far out (%g interquartile ranges) that the rest are squeezed into a few bars", OutlierIQRs)},
 		{CheckPercentNegative, Warn, "bars stacked to 100 % with negative values, which have no share of a total"},
 		{CheckHeatmapWide, Warn, "a heatmap of a wide table (a row name and a number column per grid column) mapped as one row per cell, so most cells are empty"},
-	}
+	}, annotationChecks()...)
 }
 
 // LintEnv is what lint needs besides the spec and the data.
@@ -177,6 +177,7 @@ func LintContext(ctx context.Context, spec *Spec, t *dataset.Table, env LintEnv)
 	c := &lintCtx{spec: spec, t: t, ct: ct, env: env, out: out}
 	c.missingRoles()
 	c.title()
+	c.annotations()
 	if t.Rows == 0 {
 		if len(spec.Steps) > 0 {
 			c.add(CheckEmptyAfterSteps, Warn, "The steps leave no rows to draw. Look at what each step keeps with query_data, then fix the step with updateTransform or remove it with removeTransform (or clearTransforms).")

@@ -39,6 +39,8 @@ func LayoutProblems(notices []dataset.Notice) []Problem {
 		case n.Message == "":
 		case n.Code == NoticeNeedsRoom:
 			out = append(out, Problem{ID: CheckNeedsRoom, Level: Warn, Message: upperFirst(n.Message) + "; setSize changes the chart's size."})
+		case n.Code == NoticeNoteCovers:
+			out = append(out, Problem{ID: CheckNoteCovers, Level: Warn, Message: upperFirst(n.Message) + ". Give it another place with removeAnnotation and addAnnotation with a position, shorten it, or make room with setSize."})
 		case n.Code == NoticeLabelsHidden:
 			out = append(out, Problem{ID: CheckLabelsHidden, Level: Info, Message: upperFirst(n.Message) + "; setSize gives them room, setLabels with show false takes them off."})
 		}

@@ -25,6 +25,9 @@ func TestLayoutProblems(t *testing.T) {
 		// issue 32 item 7: the lint says how many labels were dropped
 		{name: "labels left out are a note", notices: []dataset.Notice{{Code: NoticeLabelsHidden, Message: "148 of 180 value labels are left out where they would overlap others"}},
 			want: []Problem{{ID: CheckLabelsHidden, Level: Info, Message: "148 of 180 value labels are left out where they would overlap others; setSize gives them room, setLabels with show false takes them off."}}},
+		// issue 34: a note with no free place is a warn naming what it covers
+		{name: "a note that covers something is a warn", notices: []dataset.Notice{{Code: NoticeNoteCovers, Message: "no free place for a note: “Launch” covers a mark"}},
+			want: []Problem{{ID: CheckNoteCovers, Level: Warn, Message: "No free place for a note: “Launch” covers a mark. Give it another place with removeAnnotation and addAnnotation with a position, shorten it, or make room with setSize."}}},
 		{name: "an empty message is dropped", notices: []dataset.Notice{{Code: NoticeNeedsRoom}}, want: nil},
 	}
 	listed := false

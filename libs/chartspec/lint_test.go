@@ -158,6 +158,12 @@ func TestLintChecksFireAndStayQuiet(t *testing.T) {
 		{name: "wide heatmap read as long fires", typ: "heatmap", csv: corrCSV,
 			ops: []string{`{"op":"setMapping","mapping":{"x":"c1","y":"c2","value":"c3"}}`}, id: CheckHeatmapWide, level: Warn,
 			contains: `{"op":"setMapping","mapping":{"y":"c1","value":["c2","c3","c4"],"x":null}}`},
+		{name: "six notes fire", typ: "bar", csv: salesCSV, ops: sixNotes[:6], id: CheckTooManyNotes, level: Info, contains: `{"op":"removeAnnotation","index":5}`},
+		{name: "five notes quiet", typ: "bar", csv: salesCSV, ops: sixNotes[:5], id: CheckTooManyNotes},
+		{name: "a line kept through setType pie fires", typ: "bar", csv: salesCSV,
+			ops: []string{`{"op":"addReferenceLine","line":{"axis":"y","value":8}}`, `{"op":"setType","type":"pie"}`}, id: CheckAnnotationsNotDrawn, level: Info,
+			contains: `1 reference line is not drawn on a pie chart; reference lines are drawn on bar, line, scatter, histogram, boxplot, dotplot charts. {"op":"setType","type":"bar"} draws them again; {"op":"clearAnnotations"} removes them.`},
+		{name: "a line on bars quiet", typ: "bar", csv: salesCSV, ops: []string{`{"op":"addReferenceLine","line":{"axis":"y","value":8}}`}, id: CheckAnnotationsNotDrawn},
 		{name: "wide heatmap as rows × columns quiet", typ: "heatmap", csv: corrCSV, id: CheckHeatmapWide},
 		{name: "long heatmap quiet", typ: "heatmap", csv: "Day,Hour,Visits\nMon,9,3\nMon,10,4\nTue,9,5\nTue,10,2\n", id: CheckHeatmapWide},
 	}
@@ -205,10 +211,17 @@ func TestLintChecksFireAndStayQuiet(t *testing.T) {
 		// needs-room and labels-hidden come from drawing
 		// (TestLayoutProblems, and the chartd tests against a running
 		// render service), not from Lint.
-		if !fired[id] && id != CheckNeedsRoom && id != CheckLabelsHidden {
+		if !fired[id] && id != CheckNeedsRoom && id != CheckLabelsHidden && id != CheckNoteCovers {
 			t.Errorf("no case shows %s firing", id)
 		}
 	}
+}
+
+// sixNotes are six notes on salesCSV's countries.
+var sixNotes = []string{
+	`{"op":"addAnnotation","annotation":{"text":"a","x":"France"}}`, `{"op":"addAnnotation","annotation":{"text":"b","x":"Spain"}}`,
+	`{"op":"addAnnotation","annotation":{"text":"c","x":"Italy"}}`, `{"op":"addAnnotation","annotation":{"text":"d","x":"France","series":"c3"}}`,
+	`{"op":"addAnnotation","annotation":{"text":"e","x":"Spain","series":"c3"}}`, `{"op":"addAnnotation","annotation":{"text":"f","x":"Italy","series":"c3"}}`,
 }
 
 // wideHeader writes ",S1,…,Sk".

@@ -347,5 +347,10 @@ func opDefs(cat *charts.Catalog) []opDef {
 		defSetAxis(),
 		defSetNumberFormat(),
 		defSetSize(),
+		defAddAnnotation(),
+		defAddReferenceLine(),
+		defAddRange(),
+		defRemoveAnnotation(),
+		defClearAnnotations(),
 	}
 }

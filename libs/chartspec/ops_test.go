@@ -127,7 +127,8 @@ func TestEveryOpChangesTheState(t *testing.T) {
 	tab := parseCSV(t, salesCSV)
 	base := f.apply(t, f.newSpec(t, "bar", tab), tab,
 		`{"op":"setMapping","mapping":{"values":["c2"]}}`,
-		`{"op":"addTransform","transform":{"type":"limit","n":100}}`)
+		`{"op":"addTransform","transform":{"type":"limit","n":100}}`,
+		`{"op":"addReferenceLine","line":{"axis":"y","value":"mean"}}`)
 	for _, name := range f.ops.Names() {
 		t.Run(name, func(t *testing.T) {
 			ex, _ := f.ops.Example(name)

@@ -26,6 +26,9 @@ type Spec struct {
 	// Steps are data steps (libs/dataset step JSON), applied in order.
 	Steps []json.RawMessage `json:"steps"`
 	Style Style             `json:"style"`
+	// Annotations are the chart's notes, reference lines and ranges, in
+	// the order added (removeAnnotation names them by place).
+	Annotations []Annotation `json:"annotations,omitempty"`
 	// DataVersion names the chart's data as stored (a hash of it), so
 	// parsed tables can be cached across edits that leave the data alone.
 	DataVersion string `json:"dataVersion,omitempty"`

@@ -988,3 +988,10 @@ func bucketDate(ms float64, unit string) float64 {
 	}
 	return float64(days * msPerDay)
 }
+
+// ParseDate reads a date as a filter or a chart note writes it ("2024",
+// "2024-03", "2024-03-05") into the milliseconds a Date column holds.
+func ParseDate(s string) (float64, bool) {
+	ms, ok := filterDate(s)
+	return float64(ms), ok
+}

@@ -212,8 +212,12 @@ func (b *barChart) draw(c *canvas, area rect) {
 	if b.horizontal {
 		bottom, left = val, cat
 	}
+	story := c.newStory(b.cat, b.series, cat, val, b.format)
+	story.extend()
 	f := c.layoutFrame(area, bottom, left)
+	story.drawRanges(f)
 	c.drawGrid(f)
+	story.drawLines()
 	clip := val.clipped()
 	c.beginClip(f.plot, clip)
 	if b.stack == "none" {
@@ -225,6 +229,7 @@ func (b *barChart) draw(c *canvas, area rect) {
 	c.drawBaselines(f)
 	c.axisBreak(f, val, b.horizontal)
 	c.drawAxisLabels(f)
+	story.drawNotes()
 }
 
 // netMark draws the net total of a stack holding both signs: a dark line
@@ -262,6 +267,7 @@ func (b *barChart) rect(c *canvas, cat *axis, across, width, v0, v1 float64) (x,
 	if b.horizontal {
 		x, y, w, h = lo, across, hi-lo, width
 	}
+	c.story.mark(box{x, y, x + w, y + h})
 	c.w.s(`<rect`)
 	c.w.af("x", x)
 	c.w.af("y", y)
@@ -303,6 +309,19 @@ func (b *barChart) drawGrouped(c *canvas, cat, val *axis, labels bool) {
 	}
 	inset := (bw - sub*float64(m) - gap*float64(m-1)) / 2 // centres capped bars in their slot
 	base := val.pos(val.base())
+	if c.story != nil {
+		c.story.anchor = func(row, si int) (float64, float64, bool) {
+			v := b.series[si].Num[row]
+			if isBlank(v) {
+				return 0, 0, false
+			}
+			across := cat.bandStart(row) + inset + float64(cat.within(si, m))*(sub+gap) + sub/2
+			if b.horizontal {
+				return val.pos(v), across, true
+			}
+			return across, val.pos(v), true
+		}
+	}
 	for si, s := range b.series {
 		c.w.s(`<g fill="`)
 		c.w.s(b.colors[si])
@@ -379,6 +398,9 @@ func (b *barChart) drawGrouped(c *canvas, cat, val *axis, labels bool) {
 		w := c.measureBytes(c.value(l.v, format), fs, false)
 		keep[j] = pl.place(boxAt(l.x, l.y, w, capH, l.anchor)) >= 0
 	}
+	for _, placed := range pl.placed {
+		c.story.markText(placed)
+	}
 	c.w.s(`<g class="labels">`)
 	for j, l := range all {
 		if keep[j] {
@@ -415,6 +437,25 @@ func (b *barChart) drawStacked(c *canvas, cat, val *axis, labels bool) {
 		i    int
 	}
 	var pending []lbl
+	if c.story != nil {
+		c.story.anchor = func(row, si int) (float64, float64, bool) {
+			v := b.segment(b.series[si], row)
+			if isBlank(v) || v == 0 {
+				return 0, 0, false
+			}
+			end := 0.0
+			for _, s := range b.series[:si+1] {
+				if w := b.segment(s, row); !isBlank(w) && (w < 0) == (v < 0) {
+					end += w
+				}
+			}
+			across := cat.bandStart(row) + inset + bw/2
+			if b.horizontal {
+				return val.pos(end), across, true
+			}
+			return across, val.pos(end), true
+		}
+	}
 	for si, s := range b.series {
 		c.w.s(`<g fill="`)
 		c.w.s(b.colors[si])

@@ -215,8 +215,12 @@ func (b *boxplotChart) draw(c *canvas, area rect) {
 	if b.horizontal {
 		bottom, left = val, cat
 	}
+	story := c.newStory(b.group, []*dataset.Column{b.value}, cat, val, b.format)
+	story.extend()
 	f := c.layoutFrame(area, bottom, left)
+	story.drawRanges(f)
 	c.drawGrid(f)
+	story.drawLines()
 	clip := val.clipped()
 	c.beginClip(f.plot, clip)
 	w := &c.w
@@ -328,6 +332,7 @@ func (b *boxplotChart) draw(c *canvas, area rect) {
 		w.s(`</g>`)
 	}
 	c.drawAxisLabels(f)
+	story.drawNotes()
 }
 
 // drawPoints draws a group of fewPoints values or fewer as its dots and

@@ -100,8 +100,12 @@ func (d *dotplotChart) draw(c *canvas, area rect) {
 	if !d.horizontal {
 		bottom, left = cat, val
 	}
+	story := c.newStory(d.cat, d.series, cat, val, d.format)
+	story.extend()
 	f := c.layoutFrame(area, bottom, left)
+	story.drawRanges(f)
 	c.drawGrid(f)
+	story.drawLines()
 	w := &c.w
 	p := f.plot
 	// dotted row guides across the plot
@@ -143,10 +147,13 @@ func (d *dotplotChart) draw(c *canvas, area rect) {
 				continue
 			}
 			m := cat.center(i)
+			x0, y0 := at(m, lo)
+			x1, y1 := at(m, hi)
+			c.story.markPath([]point{{x0, y0}, {x1, y1}}, 2*c.k)
 			w.s("M")
-			w.pt(at(m, lo))
+			w.pt(x0, y0)
 			w.s("L")
-			w.pt(at(m, hi))
+			w.pt(x1, y1)
 		}
 		w.s(`"/>`)
 	}
@@ -170,6 +177,7 @@ func (d *dotplotChart) draw(c *canvas, area rect) {
 				m += off[si][i]
 			}
 			x, y := at(m, v)
+			c.story.mark(box{x - r, y - r, x + r, y + r})
 			w.s(`<circle`)
 			w.af("cx", x)
 			w.af("cy", y)
@@ -183,6 +191,7 @@ func (d *dotplotChart) draw(c *canvas, area rect) {
 		d.drawLabels(c, cat, val, r, d.format.forLabels(columnNums(d.series)...))
 	}
 	c.drawAxisLabels(f)
+	story.drawNotes()
 }
 
 // drawLabels writes values beside the dots: after the dot for one series,

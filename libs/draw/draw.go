@@ -301,6 +301,9 @@ type canvas struct {
 	// wantMarks asks mark to record the marks drawn (Input.Marks).
 	wantMarks bool
 	marks     []Mark
+	// story holds the notes, reference lines and ranges being drawn (nil
+	// for none); marks register with it so notes keep clear of them.
+	story *story
 	// font sizes and spacing, scaled with the canvas
 	k                                  float64
 	pad                                float64

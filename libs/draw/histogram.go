@@ -141,7 +141,10 @@ func (h *histogramChart) draw(c *canvas, area rect) {
 	case st.Labels.Show:
 		y.headroom = 0.08
 	}
+	story := c.newStory(h.value, []*dataset.Column{h.value}, x, y, h.format)
+	story.extend()
 	f := c.layoutFrame(area, x, y)
+	story.drawRanges(f)
 	c.drawGrid(f)
 	clip := x.clipped() || y.clipped()
 	c.beginClip(f.plot, clip)
@@ -157,6 +160,7 @@ func (h *histogramChart) draw(c *canvas, area rect) {
 		}
 		x0, x1 := x.pos(h.edges[i])+gap/2, x.pos(h.edges[i+1])-gap/2
 		top := y.pos(float64(n))
+		c.story.mark(box{x0, top, x1, base})
 		w.s(`<rect`)
 		w.af("x", x0)
 		w.af("y", top)
@@ -166,6 +170,9 @@ func (h *histogramChart) draw(c *canvas, area rect) {
 	}
 	w.s(`</g>`)
 	c.endClip(clip)
+	// bins touch, so a line under them would be hidden: here lines are
+	// drawn over the marks
+	story.drawLines()
 	c.drawBaselines(f)
 	if st.Labels.Show {
 		fs := c.fsLabel
@@ -185,4 +192,5 @@ func (h *histogramChart) draw(c *canvas, area rect) {
 		w.s(`</g>`)
 	}
 	c.drawAxisLabels(f)
+	story.drawNotes()
 }

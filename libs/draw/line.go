@@ -210,8 +210,12 @@ func (l *lineChart) draw(c *canvas, area rect) {
 		ends, room = l.directLabels(c, y, area.h)
 		area.w -= room
 	}
+	story := c.newStory(l.x, l.series, x, y, l.format)
+	story.extend()
 	f := c.layoutFrame(area, x, y)
+	story.drawRanges(f)
 	c.drawGrid(f)
+	story.drawLines()
 	clip := x.clipped() || y.clipped()
 	c.beginClip(f.plot, clip)
 	pts := make([]point, 0, len(l.order))
@@ -236,6 +240,7 @@ func (l *lineChart) draw(c *canvas, area rect) {
 			if len(pts) == 1 {
 				lone = append(lone, runRow)
 			}
+			c.story.markPath(pts, sw)
 			l.appendRun(&c.w, pts)
 			pts = pts[:0]
 		}
@@ -291,6 +296,7 @@ func (l *lineChart) draw(c *canvas, area rect) {
 		l.drawLabels(c, f, xpos, taken, ends)
 	}
 	c.drawAxisLabels(f)
+	story.drawNotes()
 }
 
 // directLabel names one series at its line's end.

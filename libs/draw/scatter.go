@@ -274,8 +274,12 @@ func (s *scatterChart) draw(c *canvas, area rect) {
 		d := (x.hi - x.lo) * 0.03
 		x.lo, x.hi = x.lo-d, x.hi+d
 	}
+	story := c.newStory(s.x, []*dataset.Column{s.y}, x, y, baseFormat(c.style, []*dataset.Column{s.y}))
+	story.extend()
 	f := c.layoutFrame(area, x, y)
+	story.drawRanges(f)
 	c.drawGrid(f)
+	story.drawLines()
 	clip := x.clipped() || y.clipped() || s.xFit.off > 0 || s.yFit.off > 0
 	c.beginClip(f.plot, clip)
 	r := s.pointSize * c.k
@@ -326,9 +330,11 @@ func (s *scatterChart) draw(c *canvas, area rect) {
 				if x.log && s.x.Num[i] <= 0 || y.log && s.y.Num[i] <= 0 {
 					continue
 				}
+				cx, cy := x.pos(s.x.Num[i]), y.pos(s.y.Num[i])
+				c.story.mark(box{cx - r, cy - r, cx + r, cy + r})
 				w.s(`<circle`)
-				w.af("cx", x.pos(s.x.Num[i]))
-				w.af("cy", y.pos(s.y.Num[i]))
+				w.af("cx", cx)
+				w.af("cy", cy)
 				w.af("r", r)
 				w.s(`/>`)
 				if c.wantMarks {
@@ -348,6 +354,7 @@ func (s *scatterChart) draw(c *canvas, area rect) {
 		s.drawLabels(c, x, y, f.plot, radius)
 	}
 	c.drawAxisLabels(f)
+	story.drawNotes()
 }
 
 // bubbleRadius is the radius of each row's bubble: area in proportion to

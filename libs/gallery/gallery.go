@@ -64,6 +64,9 @@ func pairOps() []struct{ example, op string } {
 		{"bar-gdp-by-country", `{"op":"setLabels","show":true}`},
 		{"bar-gdp-by-country", `{"op":"setVariants","variants":{"bar":{"orientation":"horizontal"}}}`},
 		{"pie-browser-share", `{"op":"setFooter","footer":{"source":"StatCounter","byline":"Data desk"}}`},
+		{"line-monthly-sales", `{"op":"addAnnotation","annotation":{"text":"Best month","x":"2024-12","series":"c2"}}`},
+		{"bar-gdp-by-country", `{"op":"addReferenceLine","line":{"axis":"y","value":"mean"}}`},
+		{"line-monthly-sales", `{"op":"addRange","range":{"axis":"x","from":"2024-06","to":"2024-08","label":"Summer"}}`},
 	}
 }
 

@@ -57,7 +57,7 @@ func TestDrawEveryExample(t *testing.T) {
 			t.Errorf("type %s: no picture", ct.Type)
 		}
 	}
-	for _, op := range []string{"setPalette", "setLabels", "setVariants", "setFooter"} {
+	for _, op := range []string{"setPalette", "setLabels", "setVariants", "setFooter", "addAnnotation", "addReferenceLine", "addRange"} {
 		p, ok := g.PairFor(op)
 		switch {
 		case !ok:
@@ -71,6 +71,12 @@ func TestDrawEveryExample(t *testing.T) {
 	}
 	if strings.Contains(g.Fonts, "<desc>x") || !strings.HasSuffix(g.Fonts, "</svg>") || strings.Count(g.Fonts, "<svg") != 1 {
 		t.Errorf("font block is not one hidden svg: %.200q …", g.Fonts)
+	}
+	// issue 34: the docs draw each note, line and range op from its example
+	for op, text := range map[string]string{"addAnnotation": ">Best month<", "addReferenceLine": ">Mean ", "addRange": ">Summer<"} {
+		if p, _ := g.PairFor(op); !strings.Contains(p.After, text) || strings.Contains(p.Before, text) {
+			t.Errorf("%s pair: %s shows only after", op, text)
+		}
 	}
 	p, _ := g.PairFor("setFooter")
 	if !strings.Contains(p.After, "StatCounter") || strings.Contains(p.Before, "StatCounter") {

@@ -33,7 +33,9 @@ type State struct {
 	ColumnsAfterSteps []dataset.Column          `json:"columnsAfterSteps"`
 	RowsAfterSteps    int                       `json:"rowsAfterSteps"`
 	Style             chartspec.Style           `json:"style"`
-	Warnings          []Problem                 `json:"warnings"`
+	// Annotations are the chart's notes, reference lines and ranges.
+	Annotations []chartspec.Annotation `json:"annotations"`
+	Warnings    []Problem              `json:"warnings"`
 }
 
 // state builds the chart state; it stops once ctx ends (the client has
@@ -77,6 +79,7 @@ func (s *Service) state(ctx context.Context, p auth.Principal, l *aggregate.Char
 		ColumnsAfterSteps: columnsOf(after),
 		RowsAfterSteps:    after.Rows,
 		Style:             l.Spec.Style,
+		Annotations:       annotationsOf(l.Spec),
 		Warnings:          warnings,
 	}, nil
 }
@@ -143,13 +146,15 @@ func infoRank(p Problem) int {
 
 // FullSpec is the `spec` member of get_chart?include=spec (DESIGN §7).
 type FullSpec struct {
-	Type     string            `json:"type" enum:"$chart_type"`
-	Options  map[string]any    `json:"options"`
-	Mapping  chartspec.Mapping `json:"mapping"`
-	Steps    []json.RawMessage `json:"steps"`
-	Style    chartspec.Style   `json:"style"`
-	Data     SpecData          `json:"data"`
-	Advanced *struct{}         `json:"advanced"`
+	Type    string            `json:"type" enum:"$chart_type"`
+	Options map[string]any    `json:"options"`
+	Mapping chartspec.Mapping `json:"mapping"`
+	Steps   []json.RawMessage `json:"steps"`
+	Style   chartspec.Style   `json:"style"`
+	// Annotations are the chart's notes, reference lines and ranges.
+	Annotations []chartspec.Annotation `json:"annotations"`
+	Data        SpecData               `json:"data"`
+	Advanced    *struct{}              `json:"advanced"`
 }
 
 // SpecData is the chart's data inside FullSpec: the parsed table as rows.
@@ -173,11 +178,21 @@ func fullSpec(l *aggregate.Chart) *FullSpec {
 		format = "csv"
 	}
 	return &FullSpec{
-		Type:    l.Spec.Type,
-		Options: l.Spec.Options,
-		Mapping: l.Spec.Mapping,
-		Steps:   steps,
-		Style:   l.Spec.Style,
-		Data:    SpecData{Format: format, Columns: columnsOf(l.Table), Rows: rows},
+		Type:        l.Spec.Type,
+		Options:     l.Spec.Options,
+		Mapping:     l.Spec.Mapping,
+		Steps:       steps,
+		Style:       l.Spec.Style,
+		Annotations: annotationsOf(l.Spec),
+		Data:        SpecData{Format: format, Columns: columnsOf(l.Table), Rows: rows},
 	}
+}
+
+// annotationsOf is the spec's annotations as the state lists them: an
+// empty list, never null, for a chart without any.
+func annotationsOf(spec *chartspec.Spec) []chartspec.Annotation {
+	if spec.Annotations == nil {
+		return []chartspec.Annotation{}
+	}
+	return spec.Annotations
 }

@@ -85,6 +85,8 @@ func TestEveryOperationHasOneTool(t *testing.T) {
 		{"create_chart", `{"type":"bar","data":"Country,Sales\nGermany,120","ops":[{"op":"setTitle","title":{"text":"Sales by country"}}]}`, true},
 		{"apply_ops", `{"id":"c-1","ops":[{"op":"addTransform","transform":{"type":"sort","column":"c2","direction":"desc"}},{"op":"setPalette","palette":"okabe-ito"}]}`, true},
 		{"apply_ops", `{"id":"c-1"}`, false},
+		{"apply_ops", `{"id":"c-1","ops":[{"op":"addAnnotation","annotation":{"text":"Launch day","x":"2024-03-05","series":"c2"}},{"op":"addReferenceLine","line":{"axis":"y","value":"mean"}},{"op":"addRange","range":{"axis":"x","from":"2020-02-01","to":"2020-04-30"}},{"op":"removeAnnotation","index":0},{"op":"clearAnnotations"}]}`, true},
+		{"apply_ops", `{"id":"c-1","ops":[{"op":"addAnnotaton","annotation":{"text":"x","x":"a"}}]}`, false},
 		{"query_data", `{"id":"c-1","limit":2}`, true},
 		{"render_chart", `{"id":"c-1","format":"png","scale":2,"transparent":true}`, true},
 		{"render_chart", `{"id":"c-1","format":"gif"}`, false},

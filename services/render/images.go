@@ -371,13 +371,15 @@ func (s *Service) renderChart(w http.ResponseWriter, r *http.Request, p auth.Pri
 
 // InputSpec is the `spec` of render_image: the include=spec shape.
 type InputSpec struct {
-	Type     string            `json:"type"`
-	Options  map[string]any    `json:"options"`
-	Mapping  chartspec.Mapping `json:"mapping"`
-	Steps    []json.RawMessage `json:"steps"`
-	Style    *chartspec.Style  `json:"style"`
-	Data     *InputData        `json:"data"`
-	Advanced jsontext.Value    `json:"advanced"`
+	Type    string            `json:"type"`
+	Options map[string]any    `json:"options"`
+	Mapping chartspec.Mapping `json:"mapping"`
+	Steps   []json.RawMessage `json:"steps"`
+	Style   *chartspec.Style  `json:"style"`
+	// Annotations are the notes, reference lines and ranges to draw.
+	Annotations []chartspec.Annotation `json:"annotations"`
+	Data        *InputData             `json:"data"`
+	Advanced    jsontext.Value         `json:"advanced"`
 }
 
 // InputData is a spec's data: columns c1..cN in order and rows of cells.
@@ -499,6 +501,7 @@ func (s *Service) fromSpec(in *InputSpec) (*chartspec.Spec, *dataset.Table, erro
 	if in.Style != nil {
 		spec.Style = *in.Style
 	}
+	spec.Annotations = in.Annotations
 	return spec, t, nil
 }
 

@@ -362,6 +362,13 @@
     });
   }
 
+  // the notes panel asks for a refresh after its ops are saved, and
+  // hears of every state loaded, to list what the chart holds
+  document.addEventListener("chartd:refresh", function () { refresh().catch(fail); });
+  function stateChanged() {
+    document.dispatchEvent(new CustomEvent("chartd:state", { detail: { chart: cur.chart, state: cur.state, spec: cur.spec } }));
+  }
+
   function refresh() {
     var t0 = performance.now();
     return Promise.all([
@@ -372,6 +379,7 @@
         fillForm();
         fillData();
         fillLint(j.state.warnings);
+        stateChanged();
       }),
       preview(t0),
     ]);
@@ -771,6 +779,7 @@
     fillData();
     fillLint(r[2].state.warnings);
     showAlt();
+    stateChanged();
     probe.readyAt = performance.now();
     probe.ready = true;
     say("");

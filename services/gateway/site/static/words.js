@@ -32,6 +32,9 @@ window.chartdWords = (function () {
     "histogram-bins": { keep: true, todo: "Use the suggested number of bins." },
     "histogram-outlier": { say: "A few values lie so far from the rest that the other bars are squeezed together.", todo: "Leave the far values out and say so in the footer notes, or show the spread as a box plot." },
     "percent-stack-negative": { say: "Bars stacked to 100 % have values below zero, which have no share of a total.", todo: "Stack the amounts instead, or set the bars side by side." },
+    "annotations-not-drawn": { say: "Some notes, lines or ranges are not drawn on this kind of chart.", todo: "Switch back to a chart type that draws them, or remove them." },
+    "too-many-notes": { say: "The chart has so many notes that they compete with the data.", todo: "Keep the few notes that tell the story." },
+    "note-covers": { say: "A note found no free place and covers a mark or another text.", todo: "Shorten the note, move it to another side, or make the chart larger." },
     "heatmap-wide-data": { say: "The data is a wide table, but the heatmap reads it as one row per cell, so most cells are empty.", todo: "Apply the suggested columns: rows by columns." },
   };
 
