@@ -29,6 +29,7 @@ func (s *Spec) Clone() *Spec {
 		}
 	}
 	out.Style = s.Style.clone()
+	out.Highlight, out.Facet, out.Theme = s.Highlight.clone(), s.Facet.clone(), s.Theme
 	return out
 }
 

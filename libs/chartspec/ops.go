@@ -347,5 +347,8 @@ func opDefs(cat *charts.Catalog) []opDef {
 		defSetAxis(),
 		defSetNumberFormat(),
 		defSetSize(),
+		defSetHighlight(),
+		defSetFacet(),
+		defSetTheme(),
 	}
 }
