@@ -64,7 +64,9 @@ func HighlightTypes() []string {
 
 // highlightCategoryTypes take highlight.categories; highlightSeriesTypes
 // take highlight.series.
-func highlightCategoryTypes() []string { return []string{"bar", "pie", "scatter", "boxplot", "dotplot"} }
+func highlightCategoryTypes() []string {
+	return []string{"bar", "pie", "scatter", "boxplot", "dotplot"}
+}
 
 func highlightSeriesTypes() []string { return []string{"bar", "line", "dotplot", "radar"} }
 
