@@ -998,7 +998,7 @@ func (c *canvas) drawGrid(f *frame) {
 	grid := false
 	gridPath := func() {
 		if !grid {
-			w.s(`<path fill="none" stroke="` + inkGrid + `" stroke-width="1" shape-rendering="crispEdges" d="`)
+			w.s(`<path fill="none" stroke="` + c.inkGrid + `" stroke-width="1" shape-rendering="crispEdges" d="`)
 			grid = true
 		}
 	}
@@ -1033,7 +1033,7 @@ func (c *canvas) drawBaselines(f *frame) {
 	w := &c.w
 	if f.left.kind != axisBand && f.left.baseline {
 		y := crisp(f.left.pos(f.left.base()))
-		w.s(`<path fill="none" stroke="` + inkAxis + `" stroke-width="1" shape-rendering="crispEdges" d="M`)
+		w.s(`<path fill="none" stroke="` + c.inkAxis + `" stroke-width="1" shape-rendering="crispEdges" d="M`)
 		w.pt(p.x, y)
 		w.s("H")
 		w.f(p.right())
@@ -1041,7 +1041,7 @@ func (c *canvas) drawBaselines(f *frame) {
 	}
 	if f.bottom.kind != axisBand && f.bottom.baseline {
 		x := crisp(f.bottom.pos(f.bottom.base()))
-		w.s(`<path fill="none" stroke="` + inkAxis + `" stroke-width="1" shape-rendering="crispEdges" d="M`)
+		w.s(`<path fill="none" stroke="` + c.inkAxis + `" stroke-width="1" shape-rendering="crispEdges" d="M`)
 		w.pt(x, p.y)
 		w.s("V")
 		w.f(p.bottom())
@@ -1057,7 +1057,7 @@ func (c *canvas) drawAxisLabels(f *frame) {
 	p := f.plot
 	gap := 8 * c.k
 	mid := c.mid(c.fsTick)
-	tick := textStyle{size: c.fsTick, fill: inkTick}
+	tick := textStyle{size: c.fsTick, fill: c.inkTick}
 	c.w.s(`<g class="axes">`)
 	// left (on the right when mirrored)
 	l := f.left
@@ -1129,7 +1129,7 @@ func (c *canvas) drawAxisLabels(f *frame) {
 		}
 	}
 	// titles
-	ts := textStyle{size: c.fsAxisTitle, fill: inkLabel, anchor: "middle"}
+	ts := textStyle{size: c.fsAxisTitle, fill: c.inkLabel, anchor: "middle"}
 	if l.title != "" {
 		s := c.fonts.Truncate(l.title, c.fsAxisTitle, false, p.h+p.y-f.area.y)
 		st := ts

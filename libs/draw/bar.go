@@ -21,6 +21,8 @@ type barChart struct {
 	stack      string // none | stacked | percent
 	format     numFormat
 	n          int
+	// dim marks the categories a highlight greys out (nil: none).
+	dim []bool
 }
 
 func newBar(c *canvas, r roleColumns) *barChart {
@@ -37,8 +39,9 @@ func newBar(c *canvas, r roleColumns) *barChart {
 	}
 	c.colors.reserve(len(b.series))
 	for i, s := range b.series {
-		b.colors = append(b.colors, c.colors.of(s.ID, i))
+		b.colors = append(b.colors, c.seriesColor(s.ID, i))
 	}
+	b.dim = c.dimmedCategories(b.labels)
 	return b
 }
 
@@ -129,12 +132,14 @@ func (b *barChart) legend(c *canvas, area rect) rect {
 	if !c.legendVisible(len(b.series) > 1) {
 		return area
 	}
-	items := make([]legendItem, len(b.series), len(b.series)+1)
+	items := make([]legendItem, 0, len(b.series)+1)
 	for i, s := range b.series {
-		items[i] = legendItem{label: s.Name, color: b.colors[i]}
+		if c.hl.keepsSeries(s.ID) { // a highlight names only what it keeps
+			items = append(items, legendItem{label: s.Name, color: b.colors[i]})
+		}
 	}
 	if b.netMarks() {
-		items = append(items, legendItem{label: "Net total", color: inkTitle, shape: shapeLine})
+		items = append(items, legendItem{label: "Net total", color: c.inkTitle, shape: shapeLine})
 	}
 	return c.placeLegend(items, area)
 }
@@ -194,7 +199,8 @@ func (b *barChart) draw(c *canvas, area rect) {
 		val.extend(pos)
 		val.extend(neg)
 	}
-	labels := st.Labels.Show
+	// highlighted bars are named by their values even with labels off
+	labels := st.Labels.Show || c.hl.onCategories() || c.hl.onSeries()
 	if labels && b.stack != "percent" {
 		val.headroom = 0.1
 	}
@@ -231,7 +237,7 @@ func (b *barChart) draw(c *canvas, area rect) {
 // across the bar at the net value, a little wider than the bar.
 func (b *barChart) netMark(c *canvas, across, width, at float64) {
 	w := &c.w
-	w.s(`<path stroke="` + inkTitle + `" stroke-width="`)
+	w.s(`<path stroke="` + c.inkTitle + `" stroke-width="`)
 	w.f(2 * c.k)
 	w.s(`" d="M`)
 	if b.horizontal {
@@ -252,7 +258,7 @@ func (b *barChart) netMark(c *canvas, across, width, at float64) {
 // pixel long or more. The bars are sharp at scale 1, and Chromium fills
 // such rectangles faster (docs/decisions/rendering.md, "Bars on whole
 // pixels").
-func (b *barChart) rect(c *canvas, cat *axis, across, width, v0, v1 float64) {
+func (b *barChart) rect(c *canvas, cat *axis, i int, across, width, v0, v1 float64) {
 	lo, hi := math.Min(v0, v1), math.Max(v0, v1)
 	across, width = snap(across, width, cat.whole())
 	if hi-lo >= 1 {
@@ -260,6 +266,9 @@ func (b *barChart) rect(c *canvas, cat *axis, across, width, v0, v1 float64) {
 	}
 	w := &c.w
 	w.s(`<rect`)
+	if b.dimmed(i) {
+		w.s(` fill="` + c.inkDim + `"`)
+	}
 	if b.horizontal {
 		w.af("x", lo)
 		w.af("y", across)
@@ -315,7 +324,7 @@ func (b *barChart) drawGrouped(c *canvas, cat, val *axis, labels bool) {
 			if isBlank(v) {
 				continue
 			}
-			b.rect(c, cat, cat.bandStart(i)+inset+float64(cat.within(si, m))*(sub+gap), sub, base, val.pos(v))
+			b.rect(c, cat, i, cat.bandStart(i)+inset+float64(cat.within(si, m))*(sub+gap), sub, base, val.pos(v))
 		}
 		c.w.s(`</g>`)
 	}
@@ -330,7 +339,7 @@ func (b *barChart) drawGrouped(c *canvas, cat, val *axis, labels bool) {
 	if b.horizontal && pitch < fs*1.05 {
 		fs = math.Max(math.Floor(pitch/1.05*2)/2, minText)
 	}
-	st := textStyle{size: fs, fill: inkLabel}
+	st := textStyle{size: fs, fill: c.inkLabel}
 	off := 4 * c.k
 	capH := c.fonts.CapHeight(fs)
 	type lbl struct {
@@ -343,7 +352,7 @@ func (b *barChart) drawGrouped(c *canvas, cat, val *axis, labels bool) {
 	for si, s := range b.series {
 		for i := 0; i < b.n; i++ {
 			v := s.Num[i]
-			if isBlank(v) {
+			if isBlank(v) || b.unnamed(c, si, i) {
 				continue
 			}
 			center := cat.bandStart(i) + inset + float64(cat.within(si, m))*(sub+gap) + sub/2
@@ -431,8 +440,8 @@ func (b *barChart) drawStacked(c *canvas, cat, val *axis, labels bool) {
 			}
 			p0, p1 := val.pos(*acc), val.pos(*acc+v)
 			*acc += v
-			b.rect(c, cat, cat.bandStart(i)+inset, bw, p0, p1)
-			if !labels {
+			b.rect(c, cat, i, cat.bandStart(i)+inset, bw, p0, p1)
+			if !labels || b.unnamed(c, si, i) {
 				continue
 			}
 			txtW := c.measureBytes(c.value(v, segFormat), fs, false)
@@ -475,9 +484,9 @@ func (b *barChart) drawStacked(c *canvas, cat, val *axis, labels bool) {
 				continue
 			}
 		}
-		fill := inkTitle
+		fill := c.inkTitle
 		if l.dark {
-			fill = background
+			fill = c.background
 		}
 		c.textBytes(l.x, l.y, c.value(l.v, segFormat), textStyle{size: fs, fill: fill, anchor: "middle"})
 	}
@@ -500,14 +509,14 @@ func (b *barChart) drawStacked(c *canvas, cat, val *axis, labels bool) {
 				end, sign = val.pos(neg[i]), -1
 			}
 			txt := c.value(t, totalFormat)
-			st := textStyle{size: fs, fill: inkLabel, bold: true}
+			st := textStyle{size: fs, fill: c.inkLabel, bold: true}
 			if mixed(i) && !b.horizontal {
 				// at its mark: beside it in the gap to the next bar, else
 				// just above it on the bar, outlined to read on the colour
 				if cat.step()-bw-6*c.k >= c.measureBytes(txt, fs, true) {
 					c.textBytes(across+bw/2+3*c.k, val.pos(t)+c.mid(fs), txt, st)
 				} else {
-					st.anchor, st.halo, st.fill = "middle", true, inkTitle
+					st.anchor, st.halo, st.fill = "middle", true, c.inkTitle
 					c.textBytes(across, val.pos(t)-4*c.k, txt, st)
 				}
 				continue
@@ -529,4 +538,13 @@ func (b *barChart) drawStacked(c *canvas, cat, val *axis, labels bool) {
 		}
 	}
 	c.w.s(`</g>`)
+}
+
+// dimmed reports a category bar the highlight greys out.
+func (b *barChart) dimmed(i int) bool { return b.dim != nil && b.dim[i] }
+
+// unnamed reports a bar a highlight leaves without its value label: one
+// it greys out, by category or by series.
+func (b *barChart) unnamed(c *canvas, si, i int) bool {
+	return b.dimmed(i) || !c.hl.keepsSeries(b.series[si].ID)
 }

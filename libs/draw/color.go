@@ -131,37 +131,6 @@ const minTextContrast = 4.5
 // contrastRatio is the WCAG contrast ratio of two colours, 1 to 21.
 func contrastRatio(a, b colorful.Color) float64 { return chartspec.Contrast(a, b) }
 
-// inkOn is the text colour for a label drawn on a mark of colour hex:
-// white on dark fills, the title ink on light ones.
-func inkOn(hex string) string {
-	if isDark(mustColor(hex)) {
-		return background
-	}
-	return inkTitle
-}
-
-// textColor is a series colour made dark enough to be read as text on the
-// white background (4.5:1): labels keep their series' hue, and a light
-// palette colour no longer gives labels of 2.5:1.
-func textColor(hex string) string {
-	c := mustColor(hex)
-	white := mustColor(background)
-	if contrastRatio(c, white) >= minTextContrast {
-		return hex
-	}
-	h, ch, l := c.Hcl()
-	lo, hi := 0.0, l
-	for range 20 {
-		m := (lo + hi) / 2
-		if contrastRatio(colorful.Hcl(h, ch, m).Clamped(), white) >= minTextContrast+0.05 {
-			lo = m
-		} else {
-			hi = m
-		}
-	}
-	return string(appendHex(nil, colorful.Hcl(h, ch, lo).Clamped()))
-}
-
 // colorScale maps values to colours for heatmaps: sequential from a pale
 // tint through the base colour to a deep shade of its hue, or diverging
 // through a near-white centre between two hues. Segments between coloured
