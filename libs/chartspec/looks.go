@@ -1,6 +1,13 @@
 package chartspec
 
-import "chartd.dev/libs/dataset"
+import (
+	"math"
+	"slices"
+	"strings"
+
+	"chartd.dev/libs/dataset"
+	colorful "github.com/lucasb-eyer/go-colorful"
+)
 
 // Highlight names the items that keep their colours; everything else is
 // drawn in one muted grey. Categories are values of the chart's category
@@ -108,4 +115,85 @@ func EffectiveTheme(spec *Spec, override string) string {
 		return spec.Theme
 	}
 	return ThemeLight
+}
+
+// FacetGrid is the grid small multiples are drawn in on a w×h plot area:
+// columns as the facet fixes them, else 2 to 4, whichever makes panels
+// closest to 4:3 (fewer panels than that: one row).
+func FacetGrid(n, columns int, w, h float64) (cols, rows int) {
+	if n <= 0 {
+		return 0, 0
+	}
+	if columns > 0 {
+		cols = min(columns, n)
+	} else {
+		best := math.Inf(1)
+		for k := 2; k <= 4; k++ {
+			cc := min(k, n)
+			r := (n + cc - 1) / cc
+			score := math.Abs(math.Log((w / float64(cc)) / (h / float64(r)) / (4.0 / 3)))
+			if score < best-1e-9 {
+				best, cols = score, cc
+			}
+		}
+		cols = max(cols, 1)
+	}
+	return cols, (n + cols - 1) / cols
+}
+
+// DarkBackground is the page of the dark theme; lint judges a dark
+// chart's colours against it.
+const DarkBackground = "#16181D"
+
+// DefaultColors are the catalog's "default" palette, every new chart's
+// (draw's tests keep the two in step).
+func DefaultColors() []string {
+	return []string{"#2F6FDB", "#C8610C", "#17875F", "#D9415B", "#720183", "#534805", "#17A0B7", "#6C3435", "#026373", "#86659B", "#9D7FFC", "#0736C2"}
+}
+
+// BrightDarkColors are the catalog's "bright-dark" palette, the default
+// palette's variant for dark pages.
+func BrightDarkColors() []string {
+	return []string{"#7DD3FC", "#FCA5A5", "#86EFAC", "#FDE68A", "#C4B5FD", "#F9A8D4", "#67E8F9", "#FDBA74"}
+}
+
+// DarkPalette is a palette as a dark page draws it: the default palette's
+// dark variant from the palette list, and any other palette with every
+// colour below 3:1 against the page lifted (HCL lightness, hue kept)
+// until it reaches it, so series keep their identity. Colours a person
+// pinned to a series are drawn as chosen, and lint says when they are
+// faint on dark.
+func DarkPalette(pal []string) []string {
+	if slices.Equal(pal, DefaultColors()) {
+		return BrightDarkColors()
+	}
+	page, _ := colorful.Hex(DarkBackground)
+	out := make([]string, len(pal))
+	for i, p := range pal {
+		out[i] = LiftTo(p, page, MinContrast+0.05)
+	}
+	return out
+}
+
+// LiftTo raises hex's HCL lightness until it is at least ratio against a
+// dark page; a colour that reaches it already is answered as it is.
+func LiftTo(hex string, page colorful.Color, ratio float64) string {
+	col, up, ok := ParseColor(hex)
+	if !ok {
+		return hex
+	}
+	if Contrast(col, page) >= ratio {
+		return up
+	}
+	h, ch, l := col.Hcl()
+	lo, hi := l, 1.0
+	for range 20 {
+		m := (lo + hi) / 2
+		if Contrast(colorful.Hcl(h, ch, m).Clamped(), page) >= ratio {
+			hi = m
+		} else {
+			lo = m
+		}
+	}
+	return strings.ToUpper(colorful.Hcl(h, ch, hi).Clamped().Hex())
 }

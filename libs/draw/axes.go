@@ -498,6 +498,7 @@ type frame struct {
 // category labels along the bottom are kept flat, rotated, thinned or
 // truncated (in that order) so none overlap, and everything fits in area.
 func (c *canvas) layoutFrame(area rect, bottom, left *axis) *frame {
+	c.facetAxes(bottom, left)
 	f := &frame{area: area, bottom: bottom, left: left}
 	bottom.across = true
 	gap := 8 * c.k
@@ -1054,6 +1055,7 @@ func crisp(v float64) float64 { return math.Floor(v) + 0.5 }
 
 // drawAxisLabels draws tick labels, category labels and axis titles.
 func (c *canvas) drawAxisLabels(f *frame) {
+	f = c.facetFrame(f)
 	p := f.plot
 	gap := 8 * c.k
 	mid := c.mid(c.fsTick)

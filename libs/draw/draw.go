@@ -166,6 +166,7 @@ func drawOnce(in Input, scripts *scriptCount, w, h int, note string) (*canvas, e
 	if err != nil {
 		return nil, fmt.Errorf("draw %s chart: %w", in.Spec.Type, err)
 	}
+	ch = newFacet(c, roles, ch)
 	c.notices = slices.Concat(notices, left, c.notices) // reduce's first, the columns left out, then the chart's own
 	c.render(ch, in.Watermark)
 	return c, nil
@@ -245,8 +246,10 @@ type canvas struct {
 	// theme holds the colours of the page: background, text, gridlines,
 	// axes and the muted grey (theme.go); notes and highlights take them.
 	theme
-	// hl is the spec's highlight (highlight.go).
+	// hl is the spec's highlight (highlight.go); facet is set while
+	// small multiples draw their panels (facet.go).
 	hl          highlighter
+	facet       *facetState
 	w           svgWriter
 	fonts       *Fonts
 	spec        *chartspec.Spec
@@ -308,6 +311,7 @@ func newCanvas(in Input, w, h float64) *canvas {
 	// little from many
 	cells := in.Table.Rows * max(1, min(len(in.Table.Columns), 4))
 	c.w.b = make([]byte, 0, 6144+min(cells, 1<<14)*16)
+	c.colors.record = in.Spec.Facet != nil
 	c.w.plain = &in.Fonts.plain
 	c.scratch = make([]byte, 0, 64)
 	return c

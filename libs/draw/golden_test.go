@@ -337,6 +337,7 @@ func goldenCases(f *Fonts) []goldenCase {
 	cases = append(cases, layoutCases(f)...)
 	cases = append(cases, truthCases(f)...)
 	cases = append(cases, issue32NumberCases(f)...)
+	cases = append(cases, looksCases(f)...)
 	return cases
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode"
 
+	"chartd.dev/libs/chartspec"
 	"chartd.dev/libs/dataset"
 	colorful "github.com/lucasb-eyer/go-colorful"
 )
@@ -135,6 +136,10 @@ func (h *heatmapChart) chooseScale(c *canvas) {
 		h.scale = rampOver(hexStops(tempWarm[:]), h.lo, h.hi)
 	default:
 		h.scale = newSequential(high, h.lo, h.hi)
+		if c.name == chartspec.ThemeDark {
+			// on a dark page low values fade into it and high ones glow
+			slices.Reverse(h.scale.stops)
+		}
 	}
 }
 

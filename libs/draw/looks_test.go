@@ -46,11 +46,14 @@ func TestDarkThemeContrast(t *testing.T) {
 		t.Fatal(err)
 	}
 	bright, ok := cat.Palette("bright-dark")
-	if !ok || strings.Join(bright.Colors, ",") != strings.Join(brightDarkPalette(), ",") {
+	if !ok || strings.Join(bright.Colors, ",") != strings.Join(chartspec.BrightDarkColors(), ",") {
 		t.Errorf("brightDarkPalette is not the catalog's bright-dark: %v", bright.Colors)
 	}
 	for _, p := range cat.Palettes() {
-		for i, hex := range darkPalette(p.Colors, d.background) {
+		if p.ID == "default" && strings.Join(chartspec.DarkPalette(p.Colors), ",") != strings.Join(bright.Colors, ",") {
+			t.Error("the default palette's dark variant is not bright-dark")
+		}
+		for i, hex := range chartspec.DarkPalette(p.Colors) {
 			if r := contrastRatio(mustColor(hex), bg); r < minMarkContrast {
 				t.Errorf("palette %s colour %d on dark: %s at %.2f:1, want 3:1", p.ID, i, hex, r)
 			}

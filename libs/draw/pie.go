@@ -56,6 +56,9 @@ func newPie(c *canvas, r roleColumns) *pieChart {
 			} else {
 				k++
 			}
+			if !c.hl.keepsCategory(names[i]) {
+				color = c.inkDim // Other too, unless a highlight names it
+			}
 			p.slices = append(p.slices, pieSlice{name: names[i], v: v, color: color})
 			p.total += v
 		}

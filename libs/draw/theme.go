@@ -1,7 +1,6 @@
 package draw
 
 import (
-	"maps"
 	"slices"
 	"strings"
 
@@ -137,48 +136,6 @@ func textColorOn(hex, bg string) string {
 // 1.4.11, graphical objects).
 const minMarkContrast = 3.0
 
-// brightDarkPalette is the catalog's "bright-dark" palette, the dark
-// variant of the default palette (a test keeps the two in step).
-func brightDarkPalette() []string {
-	return []string{"#7DD3FC", "#FCA5A5", "#86EFAC", "#FDE68A", "#C4B5FD", "#F9A8D4", "#67E8F9", "#FDBA74"}
-}
-
-// darkPalette is the palette drawn on a dark page: the default palette's
-// dark variant from the palette list, and for any other palette every
-// colour below 3:1 against the page made lighter (hue kept) until it
-// reaches it, so series keep their identity.
-func darkPalette(pal []string, bg string) []string {
-	if slices.Equal(pal, defaultPalette()) {
-		return brightDarkPalette()
-	}
-	out := make([]string, len(pal))
-	page := mustColor(bg)
-	for i, p := range pal {
-		out[i] = lightenTo(p, page, minMarkContrast+0.05)
-	}
-	return out
-}
-
-// lightenTo raises hex's HCL lightness until it is at least ratio against
-// a dark page.
-func lightenTo(hex string, page colorful.Color, ratio float64) string {
-	col := mustColor(hex)
-	if contrastRatio(col, page) >= ratio {
-		return hex
-	}
-	h, ch, l := col.Hcl()
-	lo, hi := l, 1.0
-	for range 20 {
-		m := (lo + hi) / 2
-		if contrastRatio(colorful.Hcl(h, ch, m).Clamped(), page) >= ratio {
-			hi = m
-		} else {
-			lo = m
-		}
-	}
-	return string(appendHex(nil, colorful.Hcl(h, ch, hi).Clamped()))
-}
-
 // autoStyle is the CSS of an auto picture: custom properties holding the
 // light colours, redefined in a prefers-color-scheme: dark media query,
 // and rules giving every fill and stroke drawn in a themed colour its
@@ -211,23 +168,20 @@ func autoStyle(cls string, pairs [][2]string) string {
 }
 
 // newThemedColors is newColors for a theme's page: on a dark page the
-// palette's dark variant, and pinned colours lightened to 3:1.
+// palette's dark variant (chartspec.DarkPalette); pinned colours stay as
+// the person chose them, and lint says when one is faint on dark.
 func newThemedColors(palette []string, pinned map[string]string, th theme) colors {
 	c := newColors(palette, pinned)
 	if th.name != chartspec.ThemeDark {
 		return c
 	}
-	c.palette = darkPalette(c.palette, th.background)
-	page := mustColor(th.background)
-	for k, v := range c.pinned {
-		c.pinned[k] = lightenTo(v, page, minMarkContrast+0.05)
-	}
+	c.palette = chartspec.DarkPalette(c.palette)
 	return c
 }
 
 // autoPairs are the light colours of an auto picture and what they turn
 // into on a dark page: the theme's, the palette's (and pinned colours')
-// and the text colours made from them.
+// and the text colours made from them (pinned colours stay).
 func (c *canvas) autoPairs() [][2]string {
 	pairs := c.theme.pairs()
 	light, dark := lightTheme().background, darkTheme().background
@@ -237,16 +191,10 @@ func (c *canvas) autoPairs() [][2]string {
 		}
 	}
 	pal := slices.Concat(c.colors.palette, c.colors.extended)
-	darkPal := darkPalette(c.colors.palette, dark)
+	darkPal := chartspec.DarkPalette(c.colors.palette)
 	if len(pal) > len(darkPal) {
 		darkPal = chartspec.ExtendPalette(darkPal, len(pal))
 	}
 	add(pal, darkPal[:len(pal)])
-	var pinned, pinnedDark []string
-	for _, k := range slices.Sorted(maps.Keys(c.colors.pinned)) {
-		pinned = append(pinned, c.colors.pinned[k])
-		pinnedDark = append(pinnedDark, lightenTo(c.colors.pinned[k], mustColor(dark), minMarkContrast+0.05))
-	}
-	add(pinned, pinnedDark)
 	return pairs
 }
