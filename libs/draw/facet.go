@@ -272,8 +272,13 @@ func (c *canvas) facetFrame(f *frame) *frame {
 	return &out
 }
 
-// axisSig is what an axis writes: its category names or its ticks.
+// axisSig is what an axis writes: its category names, or the ticks of
+// an axis shared scales do not make alike (a histogram's bins); a shared
+// value axis writes the same in every panel.
 func axisSig(c *canvas, a *axis) string {
+	if a.kind != axisBand && !a.exact {
+		return a.title
+	}
 	var b strings.Builder
 	b.WriteString(a.title)
 	for _, s := range a.shown {
