@@ -34,6 +34,11 @@ type State struct {
 	RowsAfterSteps    int                       `json:"rowsAfterSteps"`
 	Style             chartspec.Style           `json:"style"`
 	Warnings          []Problem                 `json:"warnings"`
+	// Highlight and Facet are null until setHighlight or setFacet; Theme
+	// is light, dark or auto (setTheme).
+	Highlight *chartspec.Highlight `json:"highlight"`
+	Facet     *chartspec.Facet     `json:"facet"`
+	Theme     string               `json:"theme" enum:"light,dark,auto"`
 }
 
 // state builds the chart state; it stops once ctx ends (the client has
@@ -78,6 +83,9 @@ func (s *Service) state(ctx context.Context, p auth.Principal, l *aggregate.Char
 		RowsAfterSteps:    after.Rows,
 		Style:             l.Spec.Style,
 		Warnings:          warnings,
+		Highlight:         l.Spec.Highlight,
+		Facet:             l.Spec.Facet,
+		Theme:             chartspec.EffectiveTheme(l.Spec, ""),
 	}, nil
 }
 

@@ -38,6 +38,27 @@ type imageOptions struct {
 	name        string
 	// fonts is embedded or system (see fontsEmbedded).
 	fonts string
+	// theme overrides the chart's theme for this picture (draw.Input.Theme):
+	// "" keeps the spec's, else light, dark or auto (drawn light as a PNG).
+	theme string
+}
+
+// checkTheme accepts the render-time themes.
+func checkTheme(th string) error {
+	switch th {
+	case "", chartspec.ThemeLight, chartspec.ThemeDark, chartspec.ThemeAuto:
+		return nil
+	}
+	return apierr.New(apierr.InvalidRequest, "theme %q: use light, dark or auto", th)
+}
+
+// drawTheme is the theme a picture is drawn in: a PNG has no CSS, so an
+// auto chart is resolved to light unless the render asked for dark.
+func drawTheme(spec *chartspec.Spec, o imageOptions) string {
+	if o.format == "png" && chartspec.EffectiveTheme(spec, o.theme) == chartspec.ThemeAuto {
+		return chartspec.ThemeLight
+	}
+	return o.theme
 }
 
 // checkFormat accepts png and svg.
@@ -78,10 +99,19 @@ type BodyOptions struct {
 	Transparent *bool   `json:"transparent"`
 	Name        *string `json:"name"`
 	Fonts       *string `json:"fonts" enum:"embedded,system"`
+	// Theme draws this picture light, dark or auto instead of the chart's
+	// own theme.
+	Theme *string `json:"theme" enum:"light,dark,auto"`
 }
 
 func (b BodyOptions) options() (imageOptions, error) {
 	o := imageOptions{format: "png", scale: 1, name: "chart", fonts: fontsEmbedded}
+	if b.Theme != nil {
+		o.theme = *b.Theme
+	}
+	if err := checkTheme(o.theme); err != nil {
+		return o, err
+	}
 	if b.Fonts != nil {
 		o.fonts = *b.Fonts
 	}
@@ -150,7 +180,7 @@ type picture struct {
 func pictureHash(pic picture, o imageOptions) string {
 	h := sha256.New()
 	h.Write(pic.svg)
-	fmt.Fprintf(h, "|%s|%d", o.format, o.scale)
+	fmt.Fprintf(h, "|%s|%d|%s", o.format, o.scale, o.theme)
 	return hex.EncodeToString(h.Sum(nil))
 }
 
@@ -311,6 +341,7 @@ type RenderChartRequest struct {
 	Scale       *string `query:"scale" json:"-" enum:"1,2,4"`
 	Transparent *string `query:"transparent" json:"-"`
 	Fonts       *string `query:"fonts" json:"-" enum:"embedded,system"`
+	Theme       *string `query:"theme" json:"-" enum:"light,dark,auto"`
 }
 
 func (s *Service) renderChart(w http.ResponseWriter, r *http.Request, p auth.Principal, req RenderChartRequest) error {
@@ -320,6 +351,12 @@ func (s *Service) renderChart(w http.ResponseWriter, r *http.Request, p auth.Pri
 		o.fonts = *req.Fonts
 	}
 	if err := checkFonts(o.fonts); err != nil {
+		return err
+	}
+	if req.Theme != nil {
+		o.theme = *req.Theme
+	}
+	if err := checkTheme(o.theme); err != nil {
 		return err
 	}
 	if err := checkFormat(o.format); err != nil {

@@ -145,7 +145,7 @@ func (s *Service) draw(ctx context.Context, p auth.Principal, spec *chartspec.Sp
 		return picture{}, apierr.New(apierr.InvalidRequest, "the chart's steps fail on its data: %v; fix them with updateTransform or removeTransform", err)
 	}
 	drawn, err := draw.Render(draw.Input{Spec: spec, Table: after, Width: o.width, Height: o.height,
-		Transparent: o.transparent, Watermark: p.Plan != plan.Pro, Fonts: s.deps.Fonts})
+		Transparent: o.transparent, Watermark: p.Plan != plan.Pro, Fonts: s.deps.Fonts, Theme: drawTheme(spec, o)})
 	if err != nil {
 		release()
 		return picture{}, apierr.New(apierr.InvalidRequest, "the chart cannot be drawn: %v", err)
