@@ -158,6 +158,11 @@ type FullSpec struct {
 	Style    chartspec.Style   `json:"style"`
 	Data     SpecData          `json:"data"`
 	Advanced *struct{}         `json:"advanced"`
+	// Highlight, Facet and Theme are left out until set (setHighlight,
+	// setFacet, setTheme), so create_chart takes the spec back as it is.
+	Highlight *chartspec.Highlight `json:"highlight,omitempty"`
+	Facet     *chartspec.Facet     `json:"facet,omitempty"`
+	Theme     string               `json:"theme,omitempty" enum:"light,dark,auto"`
 }
 
 // SpecData is the chart's data inside FullSpec: the parsed table as rows.
@@ -181,11 +186,12 @@ func fullSpec(l *aggregate.Chart) *FullSpec {
 		format = "csv"
 	}
 	return &FullSpec{
-		Type:    l.Spec.Type,
-		Options: l.Spec.Options,
-		Mapping: l.Spec.Mapping,
-		Steps:   steps,
-		Style:   l.Spec.Style,
-		Data:    SpecData{Format: format, Columns: columnsOf(l.Table), Rows: rows},
+		Type:      l.Spec.Type,
+		Options:   l.Spec.Options,
+		Mapping:   l.Spec.Mapping,
+		Steps:     steps,
+		Style:     l.Spec.Style,
+		Data:      SpecData{Format: format, Columns: columnsOf(l.Table), Rows: rows},
+		Highlight: l.Spec.Highlight, Facet: l.Spec.Facet, Theme: l.Spec.Theme,
 	}
 }
