@@ -33,6 +33,10 @@ window.chartdWords = (function () {
     "histogram-outlier": { say: "A few values lie so far from the rest that the other bars are squeezed together.", todo: "Leave the far values out and say so in the footer notes, or show the spread as a box plot." },
     "percent-stack-negative": { say: "Bars stacked to 100 % have values below zero, which have no share of a total.", todo: "Stack the amounts instead, or set the bars side by side." },
     "heatmap-wide-data": { say: "The data is a wide table, but the heatmap reads it as one row per cell, so most cells are empty.", todo: "Apply the suggested columns: rows by columns." },
+    "highlight-all-or-none": { say: "The highlight names everything or nothing, so nothing stands out.", todo: "Tick only the one or two that matter, or clear the highlight." },
+    "facet-panels-too-small": { say: "The small multiples are too small for their titles, ticks and names.", todo: "Make the chart larger, or show fewer panels." },
+    "dark-faint-color": { say: "A colour is too faint against the dark background.", todo: "Give that series a lighter colour." },
+    "look-not-drawn": { say: "This chart type does not draw the highlight or small multiples kept from another type.", todo: "Clear them, or switch back to a type that draws them." },
   };
 
   // notices: by notice code, a fixed sentence; other codes go through plain().
