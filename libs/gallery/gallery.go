@@ -64,6 +64,9 @@ func pairOps() []struct{ example, op string } {
 		{"bar-gdp-by-country", `{"op":"setLabels","show":true}`},
 		{"bar-gdp-by-country", `{"op":"setVariants","variants":{"bar":{"orientation":"horizontal"}}}`},
 		{"pie-browser-share", `{"op":"setFooter","footer":{"source":"StatCounter","byline":"Data desk"}}`},
+		{"bar-gdp-by-country", `{"op":"setHighlight","highlight":{"categories":["Germany"]}}`},
+		{"scatter-life-expectancy-gdp", `{"op":"setFacet","facet":{"column":"c5","scales":"shared"}}`},
+		{"line-monthly-sales", `{"op":"setTheme","theme":"dark"}`},
 	}
 }
 
