@@ -217,3 +217,78 @@ func checkedSVG(t *testing.T, in Input) []byte {
 	checkDocument(t, svg)
 	return svg
 }
+
+// facet12x30 is twelve stores' thirty days as small multiples of bars.
+func facet12x30(f *Fonts) Input {
+	var store, day []string
+	var visits []float64
+	for i := 0; i < 12; i++ {
+		for j := 0; j < 30; j++ {
+			store = append(store, "Store "+itoa(i+1))
+			day = append(day, "D"+itoa(j+1))
+			visits = append(visits, float64(10+(i*13+j*7)%40+i*3))
+		}
+	}
+	spec := testSpec("bar", nil, chartspec.Mapping{"category": chartspec.One("c2"), "values": chartspec.Many("c3")})
+	spec.Facet = &chartspec.Facet{Column: "c1", Scales: chartspec.ScalesShared}
+	return Input{Spec: spec, Table: table(txt("c1", "Store", store...), txt("c2", "Day", day...), num("c3", "Visits", visits...)), Fonts: f}
+}
+
+// BenchmarkFacet12x30 draws twelve panels of thirty bars (budget 1 ms).
+func BenchmarkFacet12x30(b *testing.B) { benchDraw(b, facet12x30(fonts(b))) }
+
+var tickText = regexp.MustCompile(`<text x="[^"]*" y="([^"]*)"[^>]*text-anchor="end">([^<]*)</text>`)
+
+// TestFacetPanels: one titled panel per value in data order; shared
+// scales give every panel the same value ticks, written once per row;
+// free scales let each panel have its own.
+func TestFacetPanels(t *testing.T) {
+	f := fonts(t)
+	in := facet12x30(f)
+	svg := string(checkedSVG(t, in))
+	if n := strings.Count(svg, `<g class="panel">`); n != 12 {
+		t.Fatalf("%d panels, want 12", n)
+	}
+	last := -1
+	for i := 1; i <= 12; i++ {
+		at := strings.Index(svg, ">Store "+itoa(i)+"<")
+		if at < last {
+			t.Errorf("Store %d's panel is not in data order", i)
+		}
+		last = at
+	}
+	ticks := func(svg string) []string {
+		var out []string
+		for _, p := range strings.Split(svg, `<g class="panel">`)[1:] {
+			axes := p[strings.Index(p, `<g class="axes">`):]
+			var ts []string
+			for _, m := range tickText.FindAllStringSubmatch(axes[:strings.Index(axes, "</g>")], -1) {
+				ts = append(ts, m[2])
+			}
+			out = append(out, strings.Join(ts, ","))
+		}
+		return out
+	}
+	shared := ticks(svg)
+	cols, _ := chartspec.FacetGrid(12, 0, 768, 500)
+	for i, ts := range shared {
+		if i%cols == 0 && ts != shared[0] {
+			t.Errorf("panel %d writes ticks %q, panel 0 %q: shared scales differ", i, ts, shared[0])
+		}
+		if i%cols != 0 && ts != "" {
+			t.Errorf("panel %d writes ticks %q: only the first of a row does", i, ts)
+		}
+	}
+	in.Spec.Facet.Scales = chartspec.ScalesFree
+	free := ticks(string(checkedSVG(t, in)))
+	differ := false
+	for _, ts := range free {
+		if ts == "" {
+			t.Error("a free panel writes no ticks")
+		}
+		differ = differ || ts != free[0]
+	}
+	if !differ {
+		t.Errorf("free scales gave every panel the same ticks %q", free[0])
+	}
+}
