@@ -999,7 +999,9 @@ func (c *canvas) drawGrid(f *frame) {
 	grid := false
 	gridPath := func() {
 		if !grid {
-			w.s(`<path fill="none" stroke="` + c.inkGrid + `" stroke-width="1" shape-rendering="crispEdges" d="`)
+			w.s(`<path fill="none" stroke="`)
+			w.s(c.inkGrid)
+			w.s(`" stroke-width="1" shape-rendering="crispEdges" d="`)
 			grid = true
 		}
 	}
@@ -1034,7 +1036,9 @@ func (c *canvas) drawBaselines(f *frame) {
 	w := &c.w
 	if f.left.kind != axisBand && f.left.baseline {
 		y := crisp(f.left.pos(f.left.base()))
-		w.s(`<path fill="none" stroke="` + c.inkAxis + `" stroke-width="1" shape-rendering="crispEdges" d="M`)
+		w.s(`<path fill="none" stroke="`)
+		w.s(c.inkAxis)
+		w.s(`" stroke-width="1" shape-rendering="crispEdges" d="M`)
 		w.pt(p.x, y)
 		w.s("H")
 		w.f(p.right())
@@ -1042,7 +1046,9 @@ func (c *canvas) drawBaselines(f *frame) {
 	}
 	if f.bottom.kind != axisBand && f.bottom.baseline {
 		x := crisp(f.bottom.pos(f.bottom.base()))
-		w.s(`<path fill="none" stroke="` + c.inkAxis + `" stroke-width="1" shape-rendering="crispEdges" d="M`)
+		w.s(`<path fill="none" stroke="`)
+		w.s(c.inkAxis)
+		w.s(`" stroke-width="1" shape-rendering="crispEdges" d="M`)
 		w.pt(x, p.y)
 		w.s("V")
 		w.f(p.bottom())

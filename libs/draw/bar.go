@@ -237,7 +237,9 @@ func (b *barChart) draw(c *canvas, area rect) {
 // across the bar at the net value, a little wider than the bar.
 func (b *barChart) netMark(c *canvas, across, width, at float64) {
 	w := &c.w
-	w.s(`<path stroke="` + c.inkTitle + `" stroke-width="`)
+	w.s(`<path stroke="`)
+	w.s(c.inkTitle)
+	w.s(`" stroke-width="`)
 	w.f(2 * c.k)
 	w.s(`" d="M`)
 	if b.horizontal {
@@ -267,7 +269,9 @@ func (b *barChart) rect(c *canvas, cat *axis, i int, across, width, v0, v1 float
 	w := &c.w
 	w.s(`<rect`)
 	if b.dimmed(i) {
-		w.s(` fill="` + c.inkDim + `"`)
+		w.s(` fill="`)
+		w.s(c.inkDim)
+		w.s(`"`)
 	}
 	if b.horizontal {
 		w.af("x", lo)

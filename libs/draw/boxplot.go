@@ -290,7 +290,9 @@ func (b *boxplotChart) draw(c *canvas, area rect) {
 		line(mid-bw/2, mid+bw/2, med, med)
 		w.s(`"/>`)
 		if len(s.outliers) > 0 {
-			w.s(`<g fill="` + c.background + `" stroke="`)
+			w.s(`<g fill="`)
+			w.s(c.background)
+			w.s(`" stroke="`)
 			w.s(color)
 			w.s(`" stroke-width="1.25">`)
 			for _, o := range s.outliers {
@@ -341,7 +343,9 @@ func (b *boxplotChart) drawPoints(c *canvas, val *axis, plot rect, mid float64, 
 	r := 4 * c.k
 	w.s(`<g fill="`)
 	w.s(color)
-	w.s(`" fill-opacity="0.85" stroke="` + c.background + `" stroke-width="1">`)
+	w.s(`" fill-opacity="0.85" stroke="`)
+	w.s(c.background)
+	w.s(`" stroke-width="1">`)
 	for i, v := range s.points {
 		// equal values sit side by side, so each dot stays visible
 		off := 0.0

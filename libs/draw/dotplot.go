@@ -105,7 +105,9 @@ func (d *dotplotChart) draw(c *canvas, area rect) {
 	w := &c.w
 	p := f.plot
 	// dotted row guides across the plot
-	w.s(`<path fill="none" stroke="` + c.inkGuide + `" stroke-width="1" stroke-dasharray="1 3" d="`)
+	w.s(`<path fill="none" stroke="`)
+	w.s(c.inkGuide)
+	w.s(`" stroke-width="1" stroke-dasharray="1 3" d="`)
 	for i := 0; i < d.n; i++ {
 		m := cat.center(i)
 		w.s("M")
@@ -129,7 +131,9 @@ func (d *dotplotChart) draw(c *canvas, area rect) {
 		return m, val.pos(v)
 	}
 	if len(d.series) > 1 {
-		w.s(`<path fill="none" stroke="` + c.inkRule + `" stroke-width="`)
+		w.s(`<path fill="none" stroke="`)
+		w.s(c.inkRule)
+		w.s(`" stroke-width="`)
 		w.f(2 * c.k)
 		w.s(`" d="`)
 		for i := 0; i < d.n; i++ {
@@ -159,7 +163,9 @@ func (d *dotplotChart) draw(c *canvas, area rect) {
 	for si, s := range d.series {
 		w.s(`<g fill="`)
 		w.s(d.colors[si])
-		w.s(`" stroke="` + c.background + `" stroke-width="1">`)
+		w.s(`" stroke="`)
+		w.s(c.background)
+		w.s(`" stroke-width="1">`)
 		for i := 0; i < d.n; i++ {
 			v := s.Num[i]
 			if isBlank(v) {

@@ -388,7 +388,9 @@ func (c *canvas) render(ch chart, watermark bool) {
 	w.spans = w.spans[:0] // the title and description are not drawn
 	known := len(c.notices)
 	if !c.transparent {
-		w.s(`<rect width="100%" height="100%" fill="` + c.background + `"/>`)
+		w.s(`<rect width="100%" height="100%" fill="`)
+		w.s(c.background)
+		w.s(`"/>`)
 	}
 	area := c.titles(rect{c.pad, c.pad, c.width - 2*c.pad, c.height - 2*c.pad})
 	area = c.footer(area, watermark)
@@ -509,7 +511,9 @@ func (c *canvas) watermark() {
 	c.w.af("x", math.Round(c.width-c.pad*0.5))
 	c.w.af("y", math.Round(c.height-c.pad*0.35))
 	c.w.af("font-size", c.fsWatermark)
-	c.w.s(` font-weight="bold" fill="` + c.inkAxis + `" fill-opacity="0.75" text-anchor="end">chartd</text>`)
+	c.w.s(` font-weight="bold" fill="`)
+	c.w.s(c.inkAxis)
+	c.w.s(`" fill-opacity="0.75" text-anchor="end">chartd</text>`)
 }
 
 // textStyle is how one text element looks.
@@ -558,7 +562,9 @@ func (c *canvas) openText(x, y float64, st textStyle) {
 		w.s(`"`)
 	}
 	if st.halo {
-		w.s(` stroke="` + c.background + `" stroke-width="3" stroke-linejoin="round"`)
+		w.s(` stroke="`)
+		w.s(c.background)
+		w.s(`" stroke-width="3" stroke-linejoin="round"`)
 	}
 	if st.rotate != 0 {
 		w.s(` transform="rotate(`)

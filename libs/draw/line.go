@@ -288,7 +288,9 @@ func (l *lineChart) draw(c *canvas, area rect) {
 		if len(dots) > 0 {
 			c.w.s(`<g fill="`)
 			c.w.s(color)
-			c.w.s(`" stroke="` + c.background + `" stroke-width="1.5">`)
+			c.w.s(`" stroke="`)
+			c.w.s(c.background)
+			c.w.s(`" stroke-width="1.5">`)
 			for _, i := range dots {
 				c.w.s(`<circle`)
 				c.w.af("cx", xpos(i))
@@ -404,7 +406,9 @@ func (l *lineChart) drawDirect(c *canvas, f *frame, ends []directLabel, xpos fun
 		}
 		c.openText(x, by, st)
 		c.w.esc(e.name[n-1])
-		c.w.s(`<tspan font-weight="normal" fill="` + c.inkLabel + `"> `)
+		c.w.s(`<tspan font-weight="normal" fill="`)
+		c.w.s(c.inkLabel)
+		c.w.s(`"> `)
 		val := c.value(l.series[si].Num[e.row], format)
 		c.w.escBytes(val)
 		c.w.s(`</tspan></text>`)

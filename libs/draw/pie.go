@@ -414,7 +414,9 @@ func (p *pieChart) drawLabel(c *canvas, l pieLabel, cx, cy, r, side float64) {
 	if !l.right {
 		textX = cx - r - 20*c.k
 	}
-	w.s(`<path fill="none" stroke="` + c.inkAxis + `" stroke-width="1" d="M`)
+	w.s(`<path fill="none" stroke="`)
+	w.s(c.inkAxis)
+	w.s(`" stroke-width="1" d="M`)
 	w.pt(cx+(r+2)*cos, cy+(r+2)*sin)
 	w.s("L")
 	w.pt(elbowX, l.y)

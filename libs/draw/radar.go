@@ -221,7 +221,9 @@ func (d *radarChart) draw(c *canvas, area rect) {
 	}
 	w := &c.w
 	// rings at the ticks and spokes
-	w.s(`<path fill="none" stroke="` + c.inkGrid + `" stroke-width="1" d="`)
+	w.s(`<path fill="none" stroke="`)
+	w.s(c.inkGrid)
+	w.s(`" stroke-width="1" d="`)
 	for _, t := range val.ticks {
 		r := val.pos(t)
 		if r <= 0.5 {
@@ -339,7 +341,9 @@ func (d *radarChart) draw(c *canvas, area rect) {
 	half := math.Pi / float64(max(d.n, 2))
 	w.s(`<g class="ticks"`)
 	if !c.transparent {
-		w.s(` stroke="` + c.background + `" stroke-width="3" stroke-linejoin="round" paint-order="stroke"`)
+		w.s(` stroke="`)
+		w.s(c.background)
+		w.s(`" stroke-width="3" stroke-linejoin="round" paint-order="stroke"`)
 	}
 	w.s(`>`)
 	for i, t := range val.ticks {

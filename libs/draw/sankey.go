@@ -641,7 +641,9 @@ func (k *sankeyChart) drawLabels(c *canvas, xOf func(int) float64) {
 	w.s(`<g class="labels"`)
 	if !c.transparent {
 		// a halo keeps a middle label readable where a curve passes close
-		w.s(` stroke="` + c.background + `" stroke-width="3" stroke-linejoin="round" paint-order="stroke"`)
+		w.s(` stroke="`)
+		w.s(c.background)
+		w.s(`" stroke-width="3" stroke-linejoin="round" paint-order="stroke"`)
 	}
 	w.s(`>`)
 	for l, layer := range k.itemLayers {
@@ -718,7 +720,9 @@ func (k *sankeyChart) drawLabels(c *canvas, xOf func(int) float64) {
 				}
 			}
 			if showValue {
-				w.s(` <tspan font-weight="normal" fill="` + c.inkSubtitle + `">`)
+				w.s(` <tspan font-weight="normal" fill="`)
+				w.s(c.inkSubtitle)
+				w.s(`">`)
 				w.escBytes(val)
 				w.s(`</tspan>`)
 			}

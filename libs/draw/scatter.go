@@ -217,7 +217,9 @@ func (s *scatterChart) drawSizeKey(c *canvas, plot rect) {
 	x += c.measure(name, fs, true) + 2*gap
 	w := &c.w
 	for k := range vals {
-		w.s(`<circle fill="none" stroke="` + c.inkAxis + `" stroke-width="1"`)
+		w.s(`<circle fill="none" stroke="`)
+		w.s(c.inkAxis)
+		w.s(`" stroke-width="1"`)
 		w.af("cx", x+radii[k])
 		w.af("cy", cy)
 		w.af("r", radii[k])
@@ -379,7 +381,9 @@ func (s *scatterChart) drawBubbles(c *canvas, x, y *axis, rows []int, color stri
 	w.s(color)
 	w.s(`" fill-opacity="`)
 	w.f(s.opacity)
-	w.s(`" stroke="` + c.background + `" stroke-width="0.75">`)
+	w.s(`" stroke="`)
+	w.s(c.background)
+	w.s(`" stroke-width="0.75">`)
 	for _, i := range order {
 		if x.log && s.x.Num[i] <= 0 || y.log && s.y.Num[i] <= 0 {
 			continue
