@@ -1,5 +1,12 @@
 package raster
 
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
 // looksGoldens are issue 34's highlight, small multiples and dark theme,
 // one SVG golden of libs/draw each, drawn to PNG as the render service
 // does (testdata/png/issue34/key-golden.png). The auto theme's SVG is
@@ -25,4 +32,25 @@ var looksGoldens = []itemGolden{
 	{"facet-histogram", "a histogram per plant, shared counts", "looks-histogram-facet"},
 	{"facet-boxplot", "box plots per year", "looks-boxplot-facet"},
 	{"facet-dotplot", "dot plots per continent", "looks-dotplot-facet"},
+}
+
+// TestLooksReplay (issue 34): the pictures of a dark theme, a highlight
+// and twelve panels of small multiples are PNGs by the Canvas replay, the
+// fast path, not the image fallback: the render service gives the
+// rasterizer a resolved light or dark drawing without CSS.
+func TestLooksReplay(t *testing.T) {
+	p := startPool(t, smallConfig())
+	for _, name := range []string{"looks-bar-dark", "looks-bar-highlight", "looks-line-highlight", "looks-bar-facet-12", "looks-line-facet-shared"} {
+		svg, err := os.ReadFile(filepath.Join("..", "draw", "testdata", name+".svg"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := p.Stats().Replayed
+		if _, err := p.Render(context.Background(), Job{SVG: svg, Width: 800, Height: 600, Scale: 1}); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if p.Stats().Replayed == before {
+			t.Errorf("%s was drawn by the image fallback, not replayed", name)
+		}
+	}
 }
