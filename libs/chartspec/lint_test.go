@@ -122,7 +122,7 @@ func TestLintChecksFireAndStayQuiet(t *testing.T) {
 		{name: "a highlight of one quiet", typ: "bar", csv: salesCSV, ops: []string{`{"op":"setHighlight","highlight":{"categories":["Spain"]}}`}, id: CheckHighlightAllOrNone},
 		{name: "36 panels at 800×600 fire", typ: "bar", csv: rowsCSV("Shop,Day,Visits", 72, func(i int) string { return fmt.Sprintf("S%d,D%d,%d", i%36, i/36, i) }),
 			ops: []string{`{"op":"setMapping","mapping":{"category":"c2","values":["c3"]}}`, `{"op":"setFacet","facet":{"column":"c1"}}`},
-			id: CheckFacetCrowded, level: Warn, contains: `{"op":"setSize","width":`},
+			id:  CheckFacetCrowded, level: Warn, contains: `{"op":"setSize","width":`},
 		{name: "12 panels at 800×600 quiet", typ: "bar", csv: rowsCSV("Shop,Day,Visits", 24, func(i int) string { return fmt.Sprintf("S%d,D%d,%d", i%12, i/12, i) }),
 			ops: []string{`{"op":"setMapping","mapping":{"category":"c2","values":["c3"]}}`, `{"op":"setFacet","facet":{"column":"c1"}}`}, id: CheckFacetCrowded},
 		{name: "a dark blue on a dark page fires", typ: "bar", csv: salesCSV, ops: []string{`{"op":"setTheme","theme":"dark"}`, `{"op":"setSeriesColor","series":"c2","color":"#1F4E99"}`},
