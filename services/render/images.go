@@ -180,7 +180,12 @@ type picture struct {
 func pictureHash(pic picture, o imageOptions) string {
 	h := sha256.New()
 	h.Write(pic.svg)
-	fmt.Fprintf(h, "|%s|%d|%s", o.format, o.scale, o.theme)
+	fmt.Fprintf(h, "|%s|%d", o.format, o.scale)
+	if o.theme != "" {
+		// written only when asked for, so a picture's hash is what it was
+		// before themes (the monthly count and the image cache keep it)
+		fmt.Fprintf(h, "|%s", o.theme)
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 
