@@ -11,8 +11,8 @@ import (
 
 // Highlight names the items that keep their colours; everything else is
 // drawn in one muted grey. Categories are values of the chart's category
-// role (bars, slices, points, dots, boxes); Series are value column ids
-// (lines, the bars of a series, radar rings).
+// role (bars, slices, scatter groups, boxes); Series are value column ids
+// (lines, the bars of a series, a dot plot's dots, radar rings).
 type Highlight struct {
 	Categories []string `json:"categories,omitempty"`
 	Series     []string `json:"series,omitempty"`
@@ -72,7 +72,7 @@ func HighlightTypes() []string {
 // highlightCategoryTypes take highlight.categories; highlightSeriesTypes
 // take highlight.series.
 func highlightCategoryTypes() []string {
-	return []string{"bar", "pie", "scatter", "boxplot", "dotplot"}
+	return []string{"bar", "pie", "scatter", "boxplot"}
 }
 
 func highlightSeriesTypes() []string { return []string{"bar", "line", "dotplot", "radar"} }

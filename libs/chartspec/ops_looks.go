@@ -119,7 +119,7 @@ func defSetHighlight() opDef {
 		return &schema{types: []string{"array"}, desc: desc, items: &schema{types: []string{"string"}, minLen: 1, desc: "a name"}, maxItems: 100}
 	}
 	h := nullable(object("what keeps its colour: categories or series; null clears the highlight", nil,
-		p("categories", names(`category values, as written in the data, such as "Germany" (bars, slices, points, dots, boxes)`)),
+		p("categories", names(`category values, as written in the data, such as "Germany" (bars, slices, points, boxes)`)),
 		p("series", names(`value column ids such as "c3" (lines, the bars of a series, radar rings)`)),
 	))
 	h.minProps = 1

@@ -70,7 +70,7 @@ func TestLooksOpsRefusals(t *testing.T) {
 		{"highlight on a heatmap names the types", "heatmap", false, `{"op":"setHighlight","highlight":{"categories":["North"]}}`,
 			"ops[0]: setHighlight has no meaning on a heatmap chart; it works on bar, line, pie, scatter, boxplot, dotplot and radar charts"},
 		{"categories on a line", "line", false, `{"op":"setHighlight","highlight":{"categories":["North"]}}`,
-			"ops[0].highlight.categories: a line chart highlights series, not categories; categories work on bar, pie, scatter, boxplot and dotplot charts"},
+			"ops[0].highlight.categories: a line chart highlights series, not categories; categories work on bar, pie, scatter and boxplot charts"},
 		{"empty highlight object", "bar", false, `{"op":"setHighlight","highlight":{}}`, "ops[0].highlight: …"},
 		{"facet of a number column", "bar", false, `{"op":"setFacet","facet":{"column":"c3"}}`,
 			"ops[0].facet.column: c3 (Sales) is a number column; small multiples take a text column, one panel per value: c1 (Region), c2 (Month)"},

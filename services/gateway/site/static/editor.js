@@ -202,7 +202,7 @@
   // (by their role) or of series, and small multiples (setHighlight,
   // setFacet; chartspec.HighlightTypes, FacetTypes).
   var lookTypes = {
-    categories: { bar: "category", pie: "label", scatter: "group", boxplot: "group", dotplot: "category" },
+    categories: { bar: "category", pie: "label", scatter: "group", boxplot: "group" },
     series: ["bar", "line", "dotplot", "radar"],
     facet: ["bar", "line", "scatter", "histogram", "boxplot", "dotplot"],
   };
