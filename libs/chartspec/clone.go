@@ -30,6 +30,7 @@ func (s *Spec) Clone() *Spec {
 	}
 	out.Style = s.Style.clone()
 	out.Annotations = cloneAnnotations(s.Annotations)
+	out.Highlight, out.Facet, out.Theme = s.Highlight.clone(), s.Facet.clone(), s.Theme
 	return out
 }
 

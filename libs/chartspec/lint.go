@@ -53,6 +53,10 @@ const (
 	CheckHistogramOutlier   = "histogram-outlier"
 	CheckPercentNegative    = "percent-stack-negative"
 	CheckHeatmapWide        = "heatmap-wide-data"
+	CheckHighlightAllOrNone = "highlight-all-or-none"
+	CheckFacetCrowded       = "facet-panels-too-small"
+	CheckDarkFaintColor     = "dark-faint-color"
+	CheckLookNotDrawn       = "look-not-drawn"
 )
 
 // Thresholds of the checks, named so docs and tests can quote them.
@@ -110,6 +114,10 @@ func Checks() []Check {
 		{CheckHistogramOutlier, Warn, fmt.Sprintf("a few histogram values so far out (%g interquartile ranges) that the rest are squeezed into a few bars", OutlierIQRs)},
 		{CheckPercentNegative, Warn, "bars stacked to 100 % with negative values, which have no share of a total"},
 		{CheckHeatmapWide, Warn, "a heatmap of a wide table (a row name and a number column per grid column) mapped as one row per cell, so most cells are empty"},
+		{CheckHighlightAllOrNone, Warn, "a highlight that names every category or series, or none, so nothing stands out; setHighlight null or a shorter list fixes it"},
+		{CheckFacetCrowded, Warn, fmt.Sprintf("small multiples whose panels are smaller than %d×%d px, too small for their text; setSize or fewer panels fixes it", MinPanelWidth, MinPanelHeight)},
+		{CheckDarkFaintColor, Warn, "on a dark or auto theme, a series colour below 3:1 against the dark background; setSeriesColor with a lighter colour fixes it"},
+		{CheckLookNotDrawn, Warn, "a highlight or small multiples the chart type does not draw (kept from another type), or a facet column the data no longer has as text"},
 	}, annotationChecks()...)
 }
 
@@ -186,7 +194,7 @@ func LintContext(ctx context.Context, spec *Spec, t *dataset.Table, env LintEnv)
 		}
 	} else {
 		for _, check := range []func(){c.pie, c.colors, c.axes, c.seriesCount, c.categories, c.line, c.lineCategories, c.scatter, c.radar, c.sankey, c.histogram,
-			c.histogramOutlier, c.percentNegative, c.heatmapWide} {
+			c.histogramOutlier, c.percentNegative, c.heatmapWide, c.highlight, c.facet, c.darkColors} {
 			if err := ctx.Err(); err != nil {
 				return nil, fmt.Errorf("lint: %w", err)
 			}
@@ -301,7 +309,7 @@ func (c *lintCtx) colors() {
 	if len(ps) == 0 {
 		return
 	}
-	if !c.env.Transparent {
+	if !c.env.Transparent && c.spec.Theme != ThemeDark { // a dark page is judged by darkColors
 		white := colorful.Color{R: 1, G: 1, B: 1}
 		var faint []string
 		worst, worstRatio := -1, math.Inf(1)
@@ -482,8 +490,8 @@ func (c *lintCtx) seriesCount() {
 		ids := c.spec.Mapping.Cols("values")
 		if len(ids) > MaxSeries {
 			keep := idList(ids[:3])
-			c.add(CheckTooManySeries, Warn, `%d value columns make %d series, more colours than a reader can match to the legend (%d at most read well). Show fewer with {"op":"setMapping","mapping":{"values":%s}}; or highlight the few that matter and push the rest back in grey, one {"op":"setSeriesColor","series":%q,"color":%q} each; or split the series over several charts of the same axes (small multiples).`,
-				len(ids), len(ids), MaxSeries, keep, ids[len(ids)-1], OtherColor)
+			c.add(CheckTooManySeries, Warn, `%d value columns make %d series, more colours than a reader can match to the legend (%d at most read well). Show fewer with {"op":"setMapping","mapping":{"values":%s}}; or highlight the one that matters and push the rest back in grey with {"op":"setHighlight","highlight":{"series":[%q]}}; or draw the series side by side as small multiples: unpivot them ({"op":"addTransform","transform":{"type":"unpivot","columns":%s}}) and facet by the name column it makes with setFacet.`,
+				len(ids), len(ids), MaxSeries, keep, c.leadingSeries(ids), idList(ids))
 		}
 	case "scatter":
 		g := c.col("group")
@@ -492,8 +500,8 @@ func (c *lintCtx) seriesCount() {
 		}
 		series := ChartSeries(c.spec, c.t, MaxSeries+1)
 		if len(series) > MaxSeries {
-			c.add(CheckTooManySeries, Warn, `%s has more than %d groups, more colours than a reader can match to the legend. Drop the grouping with {"op":"setMapping","mapping":{"group":null}}; or keep a few groups with {"op":"addTransform","transform":{"type":"filter","column":%q,"operator":"in","value":["…","…"]}}; or highlight the few that matter and push the rest back in grey, one {"op":"setSeriesColor","series":%q,"color":%q} each.`,
-				colLabel(g), MaxSeries, g.ID, series[len(series)-1].Key, OtherColor)
+			c.add(CheckTooManySeries, Warn, `%s has more than %d groups, more colours than a reader can match to the legend. Drop the grouping with {"op":"setMapping","mapping":{"group":null}}; or keep a few groups with {"op":"addTransform","transform":{"type":"filter","column":%q,"operator":"in","value":["…","…"]}}; or highlight the one that matters with {"op":"setHighlight","highlight":{"categories":[%q]}}; or give each group its own panel (small multiples) with {"op":"setFacet","facet":{"column":%q,"scales":"shared"}}.`,
+				colLabel(g), MaxSeries, g.ID, series[0].Key, g.ID)
 		}
 	}
 }

@@ -352,5 +352,8 @@ func opDefs(cat *charts.Catalog) []opDef {
 		defAddRange(),
 		defRemoveAnnotation(),
 		defClearAnnotations(),
+		defSetHighlight(),
+		defSetFacet(),
+		defSetTheme(),
 	}
 }

@@ -124,7 +124,7 @@ func TestCatalogTextHasALinePerOpWithAWorkingExample(t *testing.T) {
 // it fits and checks the stored spec changed.
 func TestEveryOpChangesTheState(t *testing.T) {
 	f := newFixture(t)
-	tab := parseCSV(t, salesCSV)
+	tab := parseCSV(t, salesCSV+"Germany,8,2\n")
 	base := f.apply(t, f.newSpec(t, "bar", tab), tab,
 		`{"op":"setMapping","mapping":{"values":["c2"]}}`,
 		`{"op":"addTransform","transform":{"type":"limit","n":100}}`,

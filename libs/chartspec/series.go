@@ -117,7 +117,11 @@ func ChartSeries(spec *Spec, t *dataset.Table, limit int) []Series {
 			add(name, name)
 		}
 	}
-	palette := ExtendPalette(spec.Style.Palette, len(out)-len(other))
+	pal := spec.Style.Palette
+	if spec.Theme == ThemeDark {
+		pal = DarkPalette(pal)
+	}
+	palette := ExtendPalette(pal, len(out)-len(other))
 	k := 0
 	for i := range out {
 		if other[i] {

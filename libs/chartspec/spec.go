@@ -29,6 +29,12 @@ type Spec struct {
 	// Annotations are the chart's notes, reference lines and ranges, in
 	// the order added (removeAnnotation names them by place).
 	Annotations []Annotation `json:"annotations,omitempty"`
+	// Highlight, Facet and Theme shape how the chart tells its story
+	// (setHighlight, setFacet, setTheme; looks.go); nil and "" are the
+	// plain chart.
+	Highlight *Highlight `json:"highlight,omitempty"`
+	Facet     *Facet     `json:"facet,omitempty"`
+	Theme     string     `json:"theme,omitempty"`
 	// DataVersion names the chart's data as stored (a hash of it), so
 	// parsed tables can be cached across edits that leave the data alone.
 	DataVersion string `json:"dataVersion,omitempty"`

@@ -233,7 +233,7 @@ func (s *story) drawRanges(f *frame) {
 		return
 	}
 	w := &s.c.w
-	w.s(`<g class="ranges" fill="` + inkMuted + `" fill-opacity="0.16">`)
+	w.s(`<g class="ranges" fill="` + s.c.inkMuted + `" fill-opacity="0.16">`)
 	for _, a := range s.ranges {
 		ax := s.axisOf(a)
 		a0, a1, ok0 := s.span(ax, *a.From)
@@ -263,7 +263,7 @@ func (s *story) drawLines() {
 	}
 	w := &s.c.w
 	pl := s.f.plot
-	w.s(`<path class="reference-lines" fill="none" stroke="` + inkLabel + `" stroke-width="`)
+	w.s(`<path class="reference-lines" fill="none" stroke="` + s.c.inkLabel + `" stroke-width="`)
 	w.f(1.25 * s.c.k)
 	w.s(`" stroke-dasharray="`)
 	w.f(5 * s.c.k)
@@ -377,7 +377,7 @@ func (s *story) drawNotes() {
 	gap := 4 * c.k
 	w := &c.w
 	w.s(`<g class="annotations">`)
-	lbl := textStyle{size: fs, fill: inkLabel, halo: true}
+	lbl := textStyle{size: fs, fill: c.inkLabel, halo: true}
 	for _, a := range s.ranges {
 		if a.Label == "" {
 			continue
@@ -699,18 +699,18 @@ search:
 		dx, dy := px-ex, py-ey
 		if l := math.Hypot(dx, dy); l > 3*c.k {
 			tx, ty := px-dx/l*3*c.k, py-dy/l*3*c.k
-			w.s(`<path fill="none" stroke="` + inkLabel + `" stroke-width="1" d="M`)
+			w.s(`<path fill="none" stroke="` + c.inkLabel + `" stroke-width="1" d="M`)
 			w.pt(ex, ey)
 			w.s("L")
 			w.pt(tx, ty)
-			w.s(`"/><circle fill="` + inkLabel + `"`)
+			w.s(`"/><circle fill="` + c.inkLabel + `"`)
 			w.af("cx", px)
 			w.af("cy", py)
 			w.af("r", 1.75*c.k)
 			w.s(`/>`)
 		}
 	}
-	st := textStyle{size: fs, fill: inkTitle, halo: true, anchor: "middle"}
+	st := textStyle{size: fs, fill: c.inkTitle, halo: true, anchor: "middle"}
 	x := (b.x0 + b.x1) / 2
 	switch {
 	case b.x1 <= px-d/2:

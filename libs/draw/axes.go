@@ -498,6 +498,7 @@ type frame struct {
 // category labels along the bottom are kept flat, rotated, thinned or
 // truncated (in that order) so none overlap, and everything fits in area.
 func (c *canvas) layoutFrame(area rect, bottom, left *axis) *frame {
+	c.facetAxes(bottom, left)
 	f := &frame{area: area, bottom: bottom, left: left}
 	bottom.across = true
 	gap := 8 * c.k
@@ -998,7 +999,9 @@ func (c *canvas) drawGrid(f *frame) {
 	grid := false
 	gridPath := func() {
 		if !grid {
-			w.s(`<path fill="none" stroke="` + inkGrid + `" stroke-width="1" shape-rendering="crispEdges" d="`)
+			w.s(`<path fill="none" stroke="`)
+			w.s(c.inkGrid)
+			w.s(`" stroke-width="1" shape-rendering="crispEdges" d="`)
 			grid = true
 		}
 	}
@@ -1033,7 +1036,9 @@ func (c *canvas) drawBaselines(f *frame) {
 	w := &c.w
 	if f.left.kind != axisBand && f.left.baseline {
 		y := crisp(f.left.pos(f.left.base()))
-		w.s(`<path fill="none" stroke="` + inkAxis + `" stroke-width="1" shape-rendering="crispEdges" d="M`)
+		w.s(`<path fill="none" stroke="`)
+		w.s(c.inkAxis)
+		w.s(`" stroke-width="1" shape-rendering="crispEdges" d="M`)
 		w.pt(p.x, y)
 		w.s("H")
 		w.f(p.right())
@@ -1041,7 +1046,9 @@ func (c *canvas) drawBaselines(f *frame) {
 	}
 	if f.bottom.kind != axisBand && f.bottom.baseline {
 		x := crisp(f.bottom.pos(f.bottom.base()))
-		w.s(`<path fill="none" stroke="` + inkAxis + `" stroke-width="1" shape-rendering="crispEdges" d="M`)
+		w.s(`<path fill="none" stroke="`)
+		w.s(c.inkAxis)
+		w.s(`" stroke-width="1" shape-rendering="crispEdges" d="M`)
 		w.pt(x, p.y)
 		w.s("V")
 		w.f(p.bottom())
@@ -1054,10 +1061,11 @@ func crisp(v float64) float64 { return math.Floor(v) + 0.5 }
 
 // drawAxisLabels draws tick labels, category labels and axis titles.
 func (c *canvas) drawAxisLabels(f *frame) {
+	f = c.facetFrame(f)
 	p := f.plot
 	gap := 8 * c.k
 	mid := c.mid(c.fsTick)
-	tick := textStyle{size: c.fsTick, fill: inkTick}
+	tick := textStyle{size: c.fsTick, fill: c.inkTick}
 	c.w.s(`<g class="axes">`)
 	// left (on the right when mirrored)
 	l := f.left
@@ -1129,7 +1137,7 @@ func (c *canvas) drawAxisLabels(f *frame) {
 		}
 	}
 	// titles
-	ts := textStyle{size: c.fsAxisTitle, fill: inkLabel, anchor: "middle"}
+	ts := textStyle{size: c.fsAxisTitle, fill: c.inkLabel, anchor: "middle"}
 	if l.title != "" {
 		s := c.fonts.Truncate(l.title, c.fsAxisTitle, false, p.h+p.y-f.area.y)
 		st := ts

@@ -29,7 +29,9 @@ func (c *canvas) axisBreak(f *frame, val *axis, horizontal bool) {
 	cut := base + dir*7*k
 	amp, step := 2.5*k, 6*k
 	w := &c.w
-	w.s(`<g class="axis-break"><path fill="none" stroke="` + background + `" stroke-width="`)
+	w.s(`<g class="axis-break"><path fill="none" stroke="`)
+	w.s(c.background)
+	w.s(`" stroke-width="`)
 	w.f(3 * k)
 	w.s(`" stroke-linejoin="round" d="M`)
 	long, from := p.w, p.x
@@ -55,7 +57,9 @@ func (c *canvas) axisBreak(f *frame, val *axis, horizontal bool) {
 	w.s(`"/>`)
 	// the break sign: two slanted strokes across the base line at its start
 	for _, at := range [...]float64{3 * k, 8 * k} {
-		w.s(`<path fill="none" stroke="` + inkTitle + `" stroke-width="`)
+		w.s(`<path fill="none" stroke="`)
+		w.s(c.inkTitle)
+		w.s(`" stroke-width="`)
 		w.f(1.5 * k)
 		w.s(`" d="M`)
 		if horizontal {

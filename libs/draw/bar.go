@@ -21,6 +21,8 @@ type barChart struct {
 	stack      string // none | stacked | percent
 	format     numFormat
 	n          int
+	// dim marks the categories a highlight greys out (nil: none).
+	dim []bool
 }
 
 func newBar(c *canvas, r roleColumns) *barChart {
@@ -37,8 +39,9 @@ func newBar(c *canvas, r roleColumns) *barChart {
 	}
 	c.colors.reserve(len(b.series))
 	for i, s := range b.series {
-		b.colors = append(b.colors, c.colors.of(s.ID, i))
+		b.colors = append(b.colors, c.seriesColor(s.ID, i))
 	}
+	b.dim = c.dimmedCategories(b.labels)
 	return b
 }
 
@@ -129,12 +132,14 @@ func (b *barChart) legend(c *canvas, area rect) rect {
 	if !c.legendVisible(len(b.series) > 1) {
 		return area
 	}
-	items := make([]legendItem, len(b.series), len(b.series)+1)
+	items := make([]legendItem, 0, len(b.series)+1)
 	for i, s := range b.series {
-		items[i] = legendItem{label: s.Name, color: b.colors[i]}
+		if c.hl.keepsSeries(s.ID) { // a highlight names only what it keeps
+			items = append(items, legendItem{label: s.Name, color: b.colors[i]})
+		}
 	}
 	if b.netMarks() {
-		items = append(items, legendItem{label: "Net total", color: inkTitle, shape: shapeLine})
+		items = append(items, legendItem{label: "Net total", color: c.inkTitle, shape: shapeLine})
 	}
 	return c.placeLegend(items, area)
 }
@@ -194,7 +199,8 @@ func (b *barChart) draw(c *canvas, area rect) {
 		val.extend(pos)
 		val.extend(neg)
 	}
-	labels := st.Labels.Show
+	// highlighted bars are named by their values even with labels off
+	labels := st.Labels.Show || c.hl.onCategories() || c.hl.onSeries()
 	if labels && b.stack != "percent" {
 		val.headroom = 0.1
 	}
@@ -236,7 +242,9 @@ func (b *barChart) draw(c *canvas, area rect) {
 // across the bar at the net value, a little wider than the bar.
 func (b *barChart) netMark(c *canvas, across, width, at float64) {
 	w := &c.w
-	w.s(`<path stroke="` + inkTitle + `" stroke-width="`)
+	w.s(`<path stroke="`)
+	w.s(c.inkTitle)
+	w.s(`" stroke-width="`)
 	w.f(2 * c.k)
 	w.s(`" d="M`)
 	if b.horizontal {
@@ -257,7 +265,7 @@ func (b *barChart) netMark(c *canvas, across, width, at float64) {
 // pixel long or more. The bars are sharp at scale 1, and Chromium fills
 // such rectangles faster (docs/decisions/rendering.md, "Bars on whole
 // pixels").
-func (b *barChart) rect(c *canvas, cat *axis, across, width, v0, v1 float64) (x, y, w, h float64) {
+func (b *barChart) rect(c *canvas, cat *axis, i int, across, width, v0, v1 float64) (x, y, w, h float64) {
 	lo, hi := math.Min(v0, v1), math.Max(v0, v1)
 	across, width = snap(across, width, cat.whole())
 	if hi-lo >= 1 {
@@ -269,6 +277,11 @@ func (b *barChart) rect(c *canvas, cat *axis, across, width, v0, v1 float64) (x,
 	}
 	c.story.mark(box{x, y, x + w, y + h})
 	c.w.s(`<rect`)
+	if b.dimmed(i) {
+		c.w.s(` fill="`)
+		c.w.s(c.inkDim)
+		c.w.s(`"`)
+	}
 	c.w.af("x", x)
 	c.w.af("y", y)
 	c.w.af("width", w)
@@ -331,7 +344,7 @@ func (b *barChart) drawGrouped(c *canvas, cat, val *axis, labels bool) {
 			if isBlank(v) {
 				continue
 			}
-			x, y, w, h := b.rect(c, cat, cat.bandStart(i)+inset+float64(cat.within(si, m))*(sub+gap), sub, base, val.pos(v))
+			x, y, w, h := b.rect(c, cat, i, cat.bandStart(i)+inset+float64(cat.within(si, m))*(sub+gap), sub, base, val.pos(v))
 			if c.wantMarks {
 				c.mark(x, y, w, h, b.labels[i], s.Name, c.value(v, b.format))
 			}
@@ -349,7 +362,7 @@ func (b *barChart) drawGrouped(c *canvas, cat, val *axis, labels bool) {
 	if b.horizontal && pitch < fs*1.05 {
 		fs = math.Max(math.Floor(pitch/1.05*2)/2, minText)
 	}
-	st := textStyle{size: fs, fill: inkLabel}
+	st := textStyle{size: fs, fill: c.inkLabel}
 	off := 4 * c.k
 	capH := c.fonts.CapHeight(fs)
 	type lbl struct {
@@ -362,7 +375,7 @@ func (b *barChart) drawGrouped(c *canvas, cat, val *axis, labels bool) {
 	for si, s := range b.series {
 		for i := 0; i < b.n; i++ {
 			v := s.Num[i]
-			if isBlank(v) {
+			if isBlank(v) || b.unnamed(c, si, i) {
 				continue
 			}
 			center := cat.bandStart(i) + inset + float64(cat.within(si, m))*(sub+gap) + sub/2
@@ -472,11 +485,11 @@ func (b *barChart) drawStacked(c *canvas, cat, val *axis, labels bool) {
 			}
 			p0, p1 := val.pos(*acc), val.pos(*acc+v)
 			*acc += v
-			x, y, w, h := b.rect(c, cat, cat.bandStart(i)+inset, bw, p0, p1)
+			x, y, w, h := b.rect(c, cat, i, cat.bandStart(i)+inset, bw, p0, p1)
 			if c.wantMarks {
 				c.mark(x, y, w, h, b.labels[i], s.Name, c.value(s.Num[i], b.format))
 			}
-			if !labels {
+			if !labels || b.unnamed(c, si, i) {
 				continue
 			}
 			txtW := c.measureBytes(c.value(v, segFormat), fs, false)
@@ -519,9 +532,9 @@ func (b *barChart) drawStacked(c *canvas, cat, val *axis, labels bool) {
 				continue
 			}
 		}
-		fill := inkTitle
+		fill := c.inkTitle
 		if l.dark {
-			fill = background
+			fill = c.background
 		}
 		c.textBytes(l.x, l.y, c.value(l.v, segFormat), textStyle{size: fs, fill: fill, anchor: "middle"})
 	}
@@ -544,14 +557,14 @@ func (b *barChart) drawStacked(c *canvas, cat, val *axis, labels bool) {
 				end, sign = val.pos(neg[i]), -1
 			}
 			txt := c.value(t, totalFormat)
-			st := textStyle{size: fs, fill: inkLabel, bold: true}
+			st := textStyle{size: fs, fill: c.inkLabel, bold: true}
 			if mixed(i) && !b.horizontal {
 				// at its mark: beside it in the gap to the next bar, else
 				// just above it on the bar, outlined to read on the colour
 				if cat.step()-bw-6*c.k >= c.measureBytes(txt, fs, true) {
 					c.textBytes(across+bw/2+3*c.k, val.pos(t)+c.mid(fs), txt, st)
 				} else {
-					st.anchor, st.halo, st.fill = "middle", true, inkTitle
+					st.anchor, st.halo, st.fill = "middle", true, c.inkTitle
 					c.textBytes(across, val.pos(t)-4*c.k, txt, st)
 				}
 				continue
@@ -573,4 +586,13 @@ func (b *barChart) drawStacked(c *canvas, cat, val *axis, labels bool) {
 		}
 	}
 	c.w.s(`</g>`)
+}
+
+// dimmed reports a category bar the highlight greys out.
+func (b *barChart) dimmed(i int) bool { return b.dim != nil && b.dim[i] }
+
+// unnamed reports a bar a highlight leaves without its value label: one
+// it greys out, by category or by series.
+func (b *barChart) unnamed(c *canvas, si, i int) bool {
+	return b.dimmed(i) || !c.hl.keepsSeries(b.series[si].ID)
 }

@@ -94,7 +94,11 @@ func newBoxplot(c *canvas, r roleColumns) *boxplotChart {
 				key = b.names[g]
 			}
 		}
-		b.colors = append(b.colors, c.colors.of(key, 0))
+		color := c.colors.of(key, 0)
+		if b.group != nil && !c.hl.keepsCategory(b.names[g]) {
+			color = c.inkDim
+		}
+		b.colors = append(b.colors, color)
 	}
 	return b
 }
@@ -290,7 +294,9 @@ func (b *boxplotChart) draw(c *canvas, area rect) {
 		line(mid-bw/2, mid+bw/2, med, med)
 		w.s(`"/>`)
 		if len(s.outliers) > 0 {
-			w.s(`<g fill="` + background + `" stroke="`)
+			w.s(`<g fill="`)
+			w.s(c.background)
+			w.s(`" stroke="`)
 			w.s(color)
 			w.s(`" stroke-width="1.25">`)
 			for _, o := range s.outliers {
@@ -324,9 +330,9 @@ func (b *boxplotChart) draw(c *canvas, area rect) {
 			mid, med := cat.center(g), val.pos(s.median)
 			txt := c.value(s.median, format)
 			if b.horizontal {
-				c.textBytes(med, mid-bw/2-4*c.k, txt, textStyle{size: fs, fill: inkLabel, anchor: "middle", bold: true})
+				c.textBytes(med, mid-bw/2-4*c.k, txt, textStyle{size: fs, fill: c.inkLabel, anchor: "middle", bold: true})
 			} else {
-				c.textBytes(mid+bw/2+4*c.k, med+c.mid(fs), txt, textStyle{size: fs, fill: inkLabel, bold: true})
+				c.textBytes(mid+bw/2+4*c.k, med+c.mid(fs), txt, textStyle{size: fs, fill: c.inkLabel, bold: true})
 			}
 		}
 		w.s(`</g>`)
@@ -342,7 +348,9 @@ func (b *boxplotChart) drawPoints(c *canvas, val *axis, plot rect, mid float64, 
 	r := 4 * c.k
 	w.s(`<g fill="`)
 	w.s(color)
-	w.s(`" fill-opacity="0.85" stroke="` + background + `" stroke-width="1">`)
+	w.s(`" fill-opacity="0.85" stroke="`)
+	w.s(c.background)
+	w.s(`" stroke-width="1">`)
 	for i, v := range s.points {
 		// equal values sit side by side, so each dot stays visible
 		off := 0.0
@@ -368,15 +376,15 @@ func (b *boxplotChart) drawPoints(c *canvas, val *axis, plot rect, mid float64, 
 	hi, lo := val.pos(s.whiskHi), val.pos(s.whiskLo)
 	if b.horizontal {
 		if x := hi + r + 4*c.k; x+c.measure(label, fs, false) <= plot.right() {
-			c.text(x, mid+c.mid(fs), label, textStyle{size: fs, fill: inkTick})
+			c.text(x, mid+c.mid(fs), label, textStyle{size: fs, fill: c.inkTick})
 		} else {
-			c.text(lo-r-4*c.k, mid+c.mid(fs), label, textStyle{size: fs, fill: inkTick, anchor: "end"})
+			c.text(lo-r-4*c.k, mid+c.mid(fs), label, textStyle{size: fs, fill: c.inkTick, anchor: "end"})
 		}
 		return
 	}
 	if y := hi - r - 4*c.k; y-fs >= plot.y {
-		c.text(mid, y, label, textStyle{size: fs, fill: inkTick, anchor: "middle"})
+		c.text(mid, y, label, textStyle{size: fs, fill: c.inkTick, anchor: "middle"})
 	} else {
-		c.text(mid, lo+r+4*c.k+fs, label, textStyle{size: fs, fill: inkTick, anchor: "middle"})
+		c.text(mid, lo+r+4*c.k+fs, label, textStyle{size: fs, fill: c.inkTick, anchor: "middle"})
 	}
 }

@@ -11,7 +11,7 @@ import (
 // defaultPalette is the catalog's "default" palette, used when a spec
 // carries no valid palette colour (a test keeps the two in step).
 func defaultPalette() []string {
-	return []string{"#2F6FDB", "#C8610C", "#17875F", "#D9415B", "#720183", "#534805", "#17A0B7", "#6C3435", "#026373", "#86659B", "#9D7FFC", "#0736C2"}
+	return chartspec.DefaultColors()
 }
 
 // parseColor reads #RRGGBB or #RGB and answers it as upper-case #RRGGBB,
@@ -43,6 +43,22 @@ type colors struct {
 	pinned  map[string]string
 	// extended is the palette extended for the series asked for so far.
 	extended []string
+	// record keeps every colour given (assigned), so small multiples
+	// give a series or group the same colour in every panel.
+	record   bool
+	assigned map[string]string
+}
+
+// assignedOrPinned answers the pins with every colour given so far added.
+func (c *colors) assignedOrPinned() map[string]string {
+	out := make(map[string]string, len(c.pinned)+len(c.assigned))
+	for k, v := range c.assigned {
+		out[k] = v
+	}
+	for k, v := range c.pinned {
+		out[k] = v
+	}
+	return out
 }
 
 // newColors validates the style's palette and pins.
@@ -88,13 +104,22 @@ func (c *colors) of(key string, i int) string {
 		return hex
 	}
 	i = max(i, 0)
+	var hex string
 	if i < len(c.palette) {
-		return c.palette[i]
+		hex = c.palette[i]
+	} else {
+		if i >= len(c.extended) {
+			c.reserve(max(i+1, 2*len(c.extended)))
+		}
+		hex = c.extended[i]
 	}
-	if i >= len(c.extended) {
-		c.reserve(max(i+1, 2*len(c.extended)))
+	if c.record {
+		if c.assigned == nil {
+			c.assigned = map[string]string{}
+		}
+		c.assigned[key] = hex
 	}
-	return c.extended[i]
+	return hex
 }
 
 // mustColor parses a colour this package wrote itself.
@@ -130,37 +155,6 @@ const minTextContrast = 4.5
 
 // contrastRatio is the WCAG contrast ratio of two colours, 1 to 21.
 func contrastRatio(a, b colorful.Color) float64 { return chartspec.Contrast(a, b) }
-
-// inkOn is the text colour for a label drawn on a mark of colour hex:
-// white on dark fills, the title ink on light ones.
-func inkOn(hex string) string {
-	if isDark(mustColor(hex)) {
-		return background
-	}
-	return inkTitle
-}
-
-// textColor is a series colour made dark enough to be read as text on the
-// white background (4.5:1): labels keep their series' hue, and a light
-// palette colour no longer gives labels of 2.5:1.
-func textColor(hex string) string {
-	c := mustColor(hex)
-	white := mustColor(background)
-	if contrastRatio(c, white) >= minTextContrast {
-		return hex
-	}
-	h, ch, l := c.Hcl()
-	lo, hi := 0.0, l
-	for range 20 {
-		m := (lo + hi) / 2
-		if contrastRatio(colorful.Hcl(h, ch, m).Clamped(), white) >= minTextContrast+0.05 {
-			lo = m
-		} else {
-			hi = m
-		}
-	}
-	return string(appendHex(nil, colorful.Hcl(h, ch, lo).Clamped()))
-}
 
 // colorScale maps values to colours for heatmaps: sequential from a pale
 // tint through the base colour to a deep shade of its hue, or diverging

@@ -46,6 +46,9 @@ func TestGalleryDefaultsPassLint(t *testing.T) {
 // value labels on it readable: text drawn on a mark in the mark's colour
 // or on it in white must reach 3:1 as well.
 func TestDefaultPaletteContrast(t *testing.T) {
+	background := lightTheme().background
+	c0 := &canvas{theme: lightTheme()}
+	inkOn, textColor := c0.inkOn, c0.textColor
 	for _, hex := range defaultPalette() {
 		c := mustColor(hex)
 		if r := contrastRatio(c, mustColor(background)); r < chartspec.MinContrast {

@@ -28,7 +28,7 @@ func newDotplot(c *canvas, r roleColumns) *dotplotChart {
 	d.format = baseFormat(c.style, d.series)
 	c.colors.reserve(len(d.series))
 	for i, s := range d.series {
-		d.colors = append(d.colors, c.colors.of(s.ID, i))
+		d.colors = append(d.colors, c.seriesColor(s.ID, i))
 	}
 	return d
 }
@@ -109,7 +109,9 @@ func (d *dotplotChart) draw(c *canvas, area rect) {
 	w := &c.w
 	p := f.plot
 	// dotted row guides across the plot
-	w.s(`<path fill="none" stroke="#C9CED4" stroke-width="1" stroke-dasharray="1 3" d="`)
+	w.s(`<path fill="none" stroke="`)
+	w.s(c.inkGuide)
+	w.s(`" stroke-width="1" stroke-dasharray="1 3" d="`)
 	for i := 0; i < d.n; i++ {
 		m := cat.center(i)
 		w.s("M")
@@ -133,7 +135,9 @@ func (d *dotplotChart) draw(c *canvas, area rect) {
 		return m, val.pos(v)
 	}
 	if len(d.series) > 1 {
-		w.s(`<path fill="none" stroke="#AEB6BF" stroke-width="`)
+		w.s(`<path fill="none" stroke="`)
+		w.s(c.inkRule)
+		w.s(`" stroke-width="`)
 		w.f(2 * c.k)
 		w.s(`" d="`)
 		for i := 0; i < d.n; i++ {
@@ -166,7 +170,9 @@ func (d *dotplotChart) draw(c *canvas, area rect) {
 	for si, s := range d.series {
 		w.s(`<g fill="`)
 		w.s(d.colors[si])
-		w.s(`" stroke="` + background + `" stroke-width="1">`)
+		w.s(`" stroke="`)
+		w.s(c.background)
+		w.s(`" stroke-width="1">`)
 		for i := 0; i < d.n; i++ {
 			v := s.Num[i]
 			if isBlank(v) {
@@ -215,7 +221,7 @@ func (d *dotplotChart) drawLabels(c *canvas, cat, val *axis, r float64, format n
 			}
 			txt := c.value(v, format)
 			tw := c.measureBytes(txt, fs, false)
-			st := textStyle{size: fs, fill: inkLabel}
+			st := textStyle{size: fs, fill: c.inkLabel}
 			var x, y, lo, hi float64
 			switch {
 			case d.horizontal && len(d.series) == 1:
@@ -239,9 +245,9 @@ func (d *dotplotChart) drawLabels(c *canvas, cat, val *axis, r float64, format n
 				continue
 			}
 			taken = append(taken, span{lo, hi})
-			st.fill = textColor(d.colors[si])
+			st.fill = c.textColor(d.colors[si])
 			if len(d.series) == 1 {
-				st.fill = inkLabel
+				st.fill = c.inkLabel
 			}
 			c.textBytes(x, y, txt, st)
 		}

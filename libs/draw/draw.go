@@ -36,8 +36,9 @@ type Input struct {
 	Watermark bool
 	// Fonts are the metrics from LoadFonts, loaded once by the caller.
 	Fonts *Fonts
-	// Theme is the colour scheme a reader sees: "" (the spec's own),
-	// "light", "dark" or "auto" (the reader's prefers-color-scheme).
+	// Theme overrides the spec's theme for this picture: "" keeps the
+	// spec's own, "light", "dark" or "auto" (an SVG with both, through CSS;
+	// the render service resolves auto to light or dark for a PNG).
 	Theme string
 	// Marks lists each mark's box, category, series and formatted value
 	// in a <metadata> element (MarksID), so an embed's page can name them
@@ -176,6 +177,7 @@ func drawOnce(in Input, scripts *scriptCount, w, h int, note string) (*canvas, e
 	if err != nil {
 		return nil, fmt.Errorf("draw %s chart: %w", in.Spec.Type, err)
 	}
+	ch = newFacet(c, roles, ch)
 	c.notices = slices.Concat(notices, left, c.notices) // reduce's first, the columns left out, then the chart's own
 	c.render(ch, in.Watermark)
 	return c, nil
@@ -250,20 +252,15 @@ type rect struct{ x, y, w, h float64 }
 func (r rect) right() float64  { return r.x + r.w }
 func (r rect) bottom() float64 { return r.y + r.h }
 
-// Colours of the chart furniture: quiet greys so the data stands out.
-const (
-	inkTitle    = "#1F2328"
-	inkSubtitle = "#59636E"
-	inkTick     = "#59636E"
-	inkLabel    = "#3D444D"
-	inkGrid     = "#E6E9ED"
-	inkAxis     = "#8C959F"
-	inkMuted    = "#9AA3AD"
-	background  = "#FFFFFF"
-)
-
 // canvas is the state of one drawing: the output, the sizes and the style.
 type canvas struct {
+	// theme holds the colours of the page: background, text, gridlines,
+	// axes and the muted grey (theme.go); notes and highlights take them.
+	theme
+	// hl is the spec's highlight (highlight.go); facet is set while
+	// small multiples draw their panels (facet.go).
+	hl          highlighter
+	facet       *facetState
 	w           svgWriter
 	fonts       *Fonts
 	spec        *chartspec.Spec
@@ -320,9 +317,11 @@ func newCanvas(in Input, w, h float64) *canvas {
 		k = math.Max(k, in.MinText/10)
 	}
 	st := &in.Spec.Style
+	th := themeNamed(chartspec.EffectiveTheme(in.Spec, in.Theme))
 	c := &canvas{wantMarks: in.Marks,
+		theme: th, hl: newHighlighter(in.Spec.Highlight),
 		fonts: in.Fonts, spec: in.Spec, style: st, table: in.Table,
-		colors: newColors(st.Palette, st.SeriesColors),
+		colors: newThemedColors(st.Palette, st.SeriesColors, th),
 		width:  w, height: h, transparent: in.Transparent, k: k,
 		pad:     math.Round(16 * k),
 		fsTitle: textSize(18 * k), fsSub: textSize(13 * k), fsTick: textSize(12 * k), fsLabel: textSize(11 * k),
@@ -333,6 +332,7 @@ func newCanvas(in Input, w, h float64) *canvas {
 	// little from many
 	cells := in.Table.Rows * max(1, min(len(in.Table.Columns), 4))
 	c.w.b = make([]byte, 0, 6144+min(cells, 1<<14)*16)
+	c.colors.record = in.Spec.Facet != nil
 	c.w.plain = &in.Fonts.plain
 	c.scratch = make([]byte, 0, 64)
 	return c
@@ -381,7 +381,13 @@ func (c *canvas) render(ch chart, watermark bool) {
 	w.af("height", c.height)
 	w.s(` viewBox="0 0 `)
 	w.pt(c.width, c.height)
-	w.s(`" role="img" aria-labelledby="`)
+	w.s(`"`)
+	if c.name == chartspec.ThemeAuto {
+		w.s(` class="`)
+		w.s(c.id)
+		w.s(`auto"`)
+	}
+	w.s(` role="img" aria-labelledby="`)
 	w.s(c.id)
 	w.s(`title `)
 	w.s(c.id)
@@ -397,10 +403,15 @@ func (c *canvas) render(ch chart, watermark bool) {
 	w.esc(desc)
 	descEnd := len(w.b)
 	w.s(`</desc>`)
+	if c.name == chartspec.ThemeAuto {
+		w.s(autoStyle(c.id+"auto", c.autoPairs()))
+	}
 	w.spans = w.spans[:0] // the title and description are not drawn
 	known := len(c.notices)
 	if !c.transparent {
-		w.s(`<rect width="100%" height="100%" fill="` + background + `"/>`)
+		w.s(`<rect width="100%" height="100%" fill="`)
+		w.s(c.background)
+		w.s(`"/>`)
 	}
 	area := c.titles(rect{c.pad, c.pad, c.width - 2*c.pad, c.height - 2*c.pad})
 	area = c.footer(area, watermark)
@@ -471,7 +482,7 @@ func (c *canvas) titles(area rect) rect {
 	titleRTL := false
 	if t := c.style.Title; shown(t) {
 		titleRTL = isRTL(t.Text)
-		x, st := area.x, textStyle{size: c.fsTitle, bold: true, fill: inkTitle}
+		x, st := area.x, textStyle{size: c.fsTitle, bold: true, fill: c.inkTitle}
 		if titleRTL {
 			x, st.rtl = area.right(), true
 		}
@@ -488,7 +499,7 @@ func (c *canvas) titles(area rect) rect {
 		if drew {
 			y += c.fsSub * 0.35
 		}
-		x, st := area.x, textStyle{size: c.fsSub, fill: inkSubtitle}
+		x, st := area.x, textStyle{size: c.fsSub, fill: c.inkSubtitle}
 		if rtl, strong := direction(t.Text); rtl || !strong && titleRTL {
 			x, st.rtl = area.right(), true
 		}
@@ -514,7 +525,7 @@ func shown(t chartspec.Text) bool {
 // noData says plainly that there is nothing to draw, instead of drawing zeros.
 func (c *canvas) noData(area rect) {
 	msg := "No data to show"
-	c.text(area.x+area.w/2, area.y+area.h/2, msg, textStyle{size: c.fsTitle * 0.8, fill: inkMuted, anchor: "middle"})
+	c.text(area.x+area.w/2, area.y+area.h/2, msg, textStyle{size: c.fsTitle * 0.8, fill: c.inkMuted, anchor: "middle"})
 }
 
 // watermark draws the free plan's service mark, small and quiet, in the
@@ -524,7 +535,9 @@ func (c *canvas) watermark() {
 	c.w.af("x", math.Round(c.width-c.pad*0.5))
 	c.w.af("y", math.Round(c.height-c.pad*0.35))
 	c.w.af("font-size", c.fsWatermark)
-	c.w.s(` font-weight="bold" fill="#8C959F" fill-opacity="0.75" text-anchor="end">chartd</text>`)
+	c.w.s(` font-weight="bold" fill="`)
+	c.w.s(c.inkAxis)
+	c.w.s(`" fill-opacity="0.75" text-anchor="end">chartd</text>`)
 }
 
 // textStyle is how one text element looks.
@@ -573,7 +586,9 @@ func (c *canvas) openText(x, y float64, st textStyle) {
 		w.s(`"`)
 	}
 	if st.halo {
-		w.s(` stroke="` + background + `" stroke-width="3" stroke-linejoin="round"`)
+		w.s(` stroke="`)
+		w.s(c.background)
+		w.s(`" stroke-width="3" stroke-linejoin="round"`)
 	}
 	if st.rotate != 0 {
 		w.s(` transform="rotate(`)

@@ -147,7 +147,7 @@ fit:
 		y -= between
 	}
 	top := y - c.fonts.CapHeight(size)
-	st := textStyle{size: size, fill: inkSubtitle}
+	st := textStyle{size: size, fill: c.inkSubtitle}
 	x := area.x
 	if c.rtl {
 		// anchored right, as the title is, and clear of the service mark

@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode"
 
+	"chartd.dev/libs/chartspec"
 	"chartd.dev/libs/dataset"
 	colorful "github.com/lucasb-eyer/go-colorful"
 )
@@ -135,6 +136,10 @@ func (h *heatmapChart) chooseScale(c *canvas) {
 		h.scale = rampOver(hexStops(tempWarm[:]), h.lo, h.hi)
 	default:
 		h.scale = newSequential(high, h.lo, h.hi)
+		if c.name == chartspec.ThemeDark {
+			// on a dark page low values fade into it and high ones glow
+			slices.Reverse(h.scale.stops)
+		}
 	}
 }
 
@@ -198,13 +203,9 @@ func (h *heatmapChart) empty() bool { return h.filled == 0 }
 // blanks reports cells without a value, drawn hatched and named in the legend.
 func (h *heatmapChart) blanks() bool { return h.filled < len(h.cells) }
 
-// Blank heatmap cells: a light grey hatch, unlike any colour of a scale
-// (whose light end is near-white), named in the legend.
-const (
-	blankFill   = "#F1F3F5"
-	blankStroke = "#B8C0C8"
-	blankLabel  = "No data"
-)
+// blankLabel names blank heatmap cells in the legend; they are drawn in
+// the theme's hatch (blankFill, blankStroke), unlike any colour of a scale.
+const blankLabel = "No data"
 
 // hatchDefs defines the hatch pattern of blank cells.
 func (h *heatmapChart) hatchDefs(c *canvas) {
@@ -221,9 +222,13 @@ func (h *heatmapChart) hatchDefs(c *canvas) {
 	w.s(` patternTransform="rotate(45)"><rect`)
 	w.af("width", size)
 	w.af("height", size)
-	w.s(` fill="` + blankFill + `"/><line x1="0" y1="0" x2="0"`)
+	w.s(` fill="`)
+	w.s(c.blankFill)
+	w.s(`"/><line x1="0" y1="0" x2="0"`)
 	w.af("y2", size)
-	w.s(` stroke="` + blankStroke + `" stroke-width="`)
+	w.s(` stroke="`)
+	w.s(c.blankStroke)
+	w.s(`" stroke-width="`)
 	w.f(math.Max(1, 1.5*c.k))
 	w.s(`"/></pattern></defs>`)
 }
@@ -249,7 +254,7 @@ func (h *heatmapChart) blankKey(c *canvas, x, cy float64) float64 {
 	fs := c.fsLabel
 	sw := 10 * c.k
 	h.blankRect(c, x, cy-sw/2, sw*1.6, sw)
-	c.text(x+sw*1.6+5*c.k, cy+c.mid(fs), blankLabel, textStyle{size: fs, fill: inkSubtitle})
+	c.text(x+sw*1.6+5*c.k, cy+c.mid(fs), blankLabel, textStyle{size: fs, fill: c.inkSubtitle})
 	return h.blankKeyWidth(c)
 }
 
@@ -358,13 +363,13 @@ func (h *heatmapChart) legend(c *canvas, area rect) rect {
 			h.blankKey(c, x, y+length+fs*1.5)
 		}
 		if title != "" {
-			c.text(x, y-fs*0.6, title, textStyle{size: fs, fill: inkSubtitle})
+			c.text(x, y-fs*0.6, title, textStyle{size: fs, fill: c.inkSubtitle})
 		}
 		h.bar(c, x, y, thick, length, gid)
 		for _, t := range ticks {
 			ty := y + length - (t-lo)/(hi-lo)*length
 			c.scratch = tf.appendTick(c.scratch[:0], t)
-			c.textBytes(x+thick+6*c.k, ty+c.mid(fs), c.scratch, textStyle{size: fs, fill: inkTick})
+			c.textBytes(x+thick+6*c.k, ty+c.mid(fs), c.scratch, textStyle{size: fs, fill: c.inkTick})
 		}
 		space := width + 20*c.k
 		if px == "left" {
@@ -395,7 +400,7 @@ func (h *heatmapChart) legend(c *canvas, area rect) rect {
 		y = area.bottom() - height
 	}
 	if title != "" {
-		c.text(x, y+thick/2+c.mid(fs), title, textStyle{size: fs, fill: inkSubtitle})
+		c.text(x, y+thick/2+c.mid(fs), title, textStyle{size: fs, fill: c.inkSubtitle})
 	}
 	h.bar(c, x+titleW, y, length, thick, gid)
 	if h.blanks() {
@@ -404,7 +409,7 @@ func (h *heatmapChart) legend(c *canvas, area rect) rect {
 	for _, t := range ticks {
 		tx := x + titleW + (t-lo)/(hi-lo)*length
 		c.scratch = tf.appendTick(c.scratch[:0], t)
-		c.textBytes(tx, y+thick+4*c.k+c.fonts.CapHeight(fs), c.scratch, textStyle{size: fs, fill: inkTick, anchor: "middle"})
+		c.textBytes(tx, y+thick+4*c.k+c.fonts.CapHeight(fs), c.scratch, textStyle{size: fs, fill: c.inkTick, anchor: "middle"})
 	}
 	space := height + 12*c.k
 	if py == "bottom" {
@@ -498,9 +503,9 @@ func (h *heatmapChart) draw(c *canvas, area rect) {
 				if c.measureBytes(txt, fs, false) > sx-4*c.k {
 					continue
 				}
-				fill := inkTitle
+				fill := c.inkTitle
 				if isDark(h.scale.at(v)) {
-					fill = background
+					fill = c.background
 				}
 				c.textBytes(bx.center(k%nx), by.center(k/nx)+c.mid(fs), c.value(v, format), textStyle{size: fs, fill: fill, anchor: "middle"})
 			}

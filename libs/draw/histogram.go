@@ -187,7 +187,7 @@ func (h *histogramChart) draw(c *canvas, area rect) {
 			if c.measureBytes(txt, fs, false) > x1-x0 {
 				continue
 			}
-			c.textBytes((x0+x1)/2, y.pos(float64(n))-4*c.k, txt, textStyle{size: fs, fill: inkLabel, anchor: "middle"})
+			c.textBytes((x0+x1)/2, y.pos(float64(n))-4*c.k, txt, textStyle{size: fs, fill: c.inkLabel, anchor: "middle"})
 		}
 		w.s(`</g>`)
 	}

@@ -2,6 +2,7 @@ package draw
 
 import (
 	"math"
+	"slices"
 	"strconv"
 
 	"chartd.dev/libs/chartspec"
@@ -56,6 +57,10 @@ func (c *canvas) legendPlacement() (x, y string) {
 // placeLegend draws the items where the style puts them and answers the
 // area left for the chart.
 func (c *canvas) placeLegend(items []legendItem, area rect) rect {
+	if c.hl.onSeries() || c.hl.onCategories() {
+		// a highlight's legend names only what keeps its colour
+		items = slices.DeleteFunc(slices.Clone(items), func(it legendItem) bool { return it.color == c.inkDim })
+	}
 	if len(items) == 0 {
 		return area
 	}
@@ -165,7 +170,7 @@ func (c *canvas) legendRows(items []legendItem, area rect, px, py string) rect {
 		}
 		for k, p := range row {
 			if p.item.color == "" {
-				c.text(x, cy+c.mid(fs), p.label[0], textStyle{size: fs, fill: inkSubtitle})
+				c.text(x, cy+c.mid(fs), p.label[0], textStyle{size: fs, fill: c.inkSubtitle})
 			} else {
 				c.legendEntry(x, p.w, cy, p.item, p.label, rtl)
 			}
@@ -232,7 +237,7 @@ func (c *canvas) legendColumn(items []legendItem, area rect, px string) rect {
 		y += rowH + float64(max(len(labels[i]), 1)-1)*c.legendLineH()
 	}
 	if more > 0 {
-		st := textStyle{size: fs, fill: inkSubtitle}
+		st := textStyle{size: fs, fill: c.inkSubtitle}
 		mx := x
 		if rtl {
 			mx, st.anchor = x+colW, "end"
@@ -273,7 +278,7 @@ func (c *canvas) legendRTL(items []legendItem) bool {
 func (c *canvas) legendEntry(x, width, cy float64, it legendItem, label []string, rtl bool) {
 	w := &c.w
 	sw := c.swatchW(it.shape)
-	st := textStyle{size: c.fsLegend, fill: inkLabel}
+	st := textStyle{size: c.fsLegend, fill: c.inkLabel}
 	tx := x + sw + 6*c.k
 	if rtl {
 		x += width - sw

@@ -35,7 +35,7 @@ func newLine(c *canvas, r roleColumns) *lineChart {
 	l.format = baseFormat(c.style, l.series)
 	c.colors.reserve(len(l.series))
 	for i, s := range l.series {
-		l.colors = append(l.colors, c.colors.of(s.ID, i))
+		l.colors = append(l.colors, c.seriesColor(s.ID, i))
 	}
 	n := c.table.Rows
 	l.order = make([]int, 0, n)
@@ -148,16 +148,36 @@ const maxDirect = 8
 func (l *lineChart) direct(c *canvas) bool {
 	// a mirrored chart has its value axis where the lines end: a legend,
 	// anchored right, names them instead
-	return !c.rtl && len(l.series) > 1 && len(l.series) <= maxDirect && c.style.Legend.Show != chartspec.On && c.style.Legend.Show != chartspec.Off
+	if c.rtl || c.style.Legend.Show == chartspec.On || c.style.Legend.Show == chartspec.Off {
+		return false
+	}
+	if c.hl.onSeries() { // the highlighted lines are named where they end
+		n := l.kept(c)
+		return n >= 1 && n <= maxDirect
+	}
+	return len(l.series) > 1 && len(l.series) <= maxDirect
+}
+
+// kept counts the series a highlight keeps in colour.
+func (l *lineChart) kept(c *canvas) int {
+	n := 0
+	for _, s := range l.series {
+		if c.hl.keepsSeries(s.ID) {
+			n++
+		}
+	}
+	return n
 }
 
 func (l *lineChart) legend(c *canvas, area rect) rect {
 	if l.direct(c) || !c.legendVisible(len(l.series) > 1) {
 		return area
 	}
-	items := make([]legendItem, len(l.series))
+	items := make([]legendItem, 0, len(l.series))
 	for i, s := range l.series {
-		items[i] = legendItem{label: s.Name, color: l.colors[i], shape: shapeLine}
+		if c.hl.keepsSeries(s.ID) {
+			items = append(items, legendItem{label: s.Name, color: l.colors[i], shape: shapeLine})
+		}
 	}
 	return c.placeLegend(items, area)
 }
@@ -226,7 +246,8 @@ func (l *lineChart) draw(c *canvas, area rect) {
 		return x.pos(l.x.Num[i])
 	}
 	sw := 2.25 * c.k
-	for si, s := range l.series {
+	for _, si := range c.highlightOrder(l.keys()) {
+		s := l.series[si]
 		color := l.colors[si]
 		c.w.s(`<path fill="none" stroke="`)
 		c.w.s(color)
@@ -275,7 +296,9 @@ func (l *lineChart) draw(c *canvas, area rect) {
 		if len(dots) > 0 {
 			c.w.s(`<g fill="`)
 			c.w.s(color)
-			c.w.s(`" stroke="` + background + `" stroke-width="1.5">`)
+			c.w.s(`" stroke="`)
+			c.w.s(c.background)
+			c.w.s(`" stroke-width="1.5">`)
 			for _, i := range dots {
 				c.w.s(`<circle`)
 				c.w.af("cx", xpos(i))
@@ -317,6 +340,9 @@ func (l *lineChart) directLabels(c *canvas, y *axis, h float64) ([]directLabel, 
 	maxLines := min(3, max(1, int(h*0.8/(float64(len(l.series))*c.fsLegend*1.25))))
 	format := l.format.forLabels(columnNums(l.series)...)
 	for si, s := range l.series {
+		if !c.hl.keepsSeries(s.ID) {
+			continue
+		}
 		row := -1
 		for k := len(l.order) - 1; k >= 0; k-- {
 			if i := l.order[k]; !isBlank(s.Num[i]) {
@@ -389,7 +415,9 @@ func (l *lineChart) drawDirect(c *canvas, f *frame, ends []directLabel, xpos fun
 		}
 		c.openText(x, by, st)
 		c.w.esc(e.name[n-1])
-		c.w.s(`<tspan font-weight="normal" fill="` + inkLabel + `"> `)
+		c.w.s(`<tspan font-weight="normal" fill="`)
+		c.w.s(c.inkLabel)
+		c.w.s(`"> `)
 		val := c.value(l.series[si].Num[e.row], format)
 		c.w.escBytes(val)
 		c.w.s(`</tspan></text>`)
@@ -587,7 +615,7 @@ func (l *lineChart) drawLabels(c *canvas, f *frame, xpos func(int) float64, take
 	}
 	inks := make([]string, len(l.series)) // textColor searches; once per line
 	for si := range inks {
-		inks[si] = textColor(l.colors[si])
+		inks[si] = c.textColor(l.colors[si])
 	}
 	c.w.s(`<g class="labels">`)
 	for k, a := range all {
@@ -695,4 +723,13 @@ func appendMonotone(w *svgWriter, pts []point) {
 		w.pt(b.x, b.y)
 		m0 = m1
 	}
+}
+
+// keys are the series' column ids.
+func (l *lineChart) keys() []string {
+	out := make([]string, len(l.series))
+	for i, s := range l.series {
+		out[i] = s.ID
+	}
+	return out
 }

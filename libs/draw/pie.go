@@ -50,11 +50,14 @@ func newPie(c *canvas, r roleColumns) *pieChart {
 		case isBlank(v) || v == 0:
 		case v < 0: // left out, and said so by reduce (otherSlice)
 		default:
-			color := c.colors.of(names[i], k)
+			color := c.categoryColor(names[i], k)
 			if _, pinned := c.colors.pinned[names[i]]; isOther(names[i]) && !pinned {
 				color = otherColor // Other is grey and takes no palette colour
 			} else {
 				k++
+			}
+			if !c.hl.keepsCategory(names[i]) {
+				color = c.inkDim // Other too, unless a highlight names it
 			}
 			p.slices = append(p.slices, pieSlice{name: names[i], v: v, color: color})
 			p.total += v
@@ -150,7 +153,7 @@ func (p *pieChart) draw(c *canvas, area rect) {
 	if c.transparent {
 		w.s(`none`)
 	} else {
-		w.s(background)
+		w.s(c.background)
 	}
 	w.s(`" stroke-width="`)
 	w.f(math.Max(1, 1.5*c.k))
@@ -225,7 +228,7 @@ func (p *pieChart) drawShares(c *canvas, cx, cy, r, inner float64) {
 		x, y := cx+rl*math.Cos(mid), cy+rl*math.Sin(mid)
 		b := box{x0: x - tw/2 - pad, x1: x + tw/2 + pad, y0: y - fs/2 - pad, y1: y + fs/2 + pad}
 		if inWedge(b, cx, cy, inner, r, a0, a1) {
-			c.textBytes(x, y+c.mid(fs), txt, textStyle{size: fs, bold: true, fill: inkOn(sl.color), anchor: "middle"})
+			c.textBytes(x, y+c.mid(fs), txt, textStyle{size: fs, bold: true, fill: c.inkOn(sl.color), anchor: "middle"})
 		}
 		a0 = a1
 	}
@@ -274,7 +277,7 @@ func (p *pieChart) drawNote(c *canvas, area rect) rect {
 	y := area.bottom() - float64(len(lines)-1)*lineH
 	c.w.s(`<g class="note">`)
 	for i, l := range lines {
-		c.text(area.x, y+float64(i)*lineH, l, textStyle{size: fs, fill: inkSubtitle})
+		c.text(area.x, y+float64(i)*lineH, l, textStyle{size: fs, fill: c.inkSubtitle})
 	}
 	c.w.s(`</g>`)
 	space := float64(len(lines))*lineH + 8*c.k
@@ -308,8 +311,8 @@ func (p *pieChart) drawTotal(c *canvas, cx, cy, inner float64) {
 	for size > 8 && c.measureBytes(txt, size, true) > inner*1.6 {
 		size--
 	}
-	c.text(cx, cy-size*0.45, "Total", textStyle{size: c.fsLabel, fill: inkSubtitle, anchor: "middle"})
-	c.textBytes(cx, cy+size*0.75, c.value(p.total, p.format), textStyle{size: size, bold: true, fill: inkTitle, anchor: "middle"})
+	c.text(cx, cy-size*0.45, "Total", textStyle{size: c.fsLabel, fill: c.inkSubtitle, anchor: "middle"})
+	c.textBytes(cx, cy+size*0.75, c.value(p.total, p.format), textStyle{size: size, bold: true, fill: c.inkTitle, anchor: "middle"})
 }
 
 // drawLabels writes "name share" outside the pie with leader lines; a
@@ -411,7 +414,9 @@ func (p *pieChart) drawLabel(c *canvas, l pieLabel, cx, cy, r, side float64) {
 	if !l.right {
 		textX = cx - r - 20*c.k
 	}
-	w.s(`<path fill="none" stroke="` + inkAxis + `" stroke-width="1" d="M`)
+	w.s(`<path fill="none" stroke="`)
+	w.s(c.inkAxis)
+	w.s(`" stroke-width="1" d="M`)
 	w.pt(cx+(r+2)*cos, cy+(r+2)*sin)
 	w.s("L")
 	w.pt(elbowX, l.y)
@@ -422,7 +427,7 @@ func (p *pieChart) drawLabel(c *canvas, l pieLabel, cx, cy, r, side float64) {
 		w.f(textX + 4*c.k)
 	}
 	w.s(`"/>`)
-	st := textStyle{size: fs, fill: inkLabel}
+	st := textStyle{size: fs, fill: c.inkLabel}
 	if !l.right {
 		st.anchor = "end"
 	}

@@ -25,7 +25,7 @@ func newRadar(c *canvas, r roleColumns) *radarChart {
 	d.format = baseFormat(c.style, d.series)
 	c.colors.reserve(len(d.series))
 	for i, s := range d.series {
-		d.colors = append(d.colors, c.colors.of(s.ID, i))
+		d.colors = append(d.colors, c.seriesColor(s.ID, i))
 	}
 	return d
 }
@@ -221,7 +221,9 @@ func (d *radarChart) draw(c *canvas, area rect) {
 	}
 	w := &c.w
 	// rings at the ticks and spokes
-	w.s(`<path fill="none" stroke="` + inkGrid + `" stroke-width="1" d="`)
+	w.s(`<path fill="none" stroke="`)
+	w.s(c.inkGrid)
+	w.s(`" stroke-width="1" d="`)
 	for _, t := range val.ticks {
 		r := val.pos(t)
 		if r <= 0.5 {
@@ -339,7 +341,9 @@ func (d *radarChart) draw(c *canvas, area rect) {
 	half := math.Pi / float64(max(d.n, 2))
 	w.s(`<g class="ticks"`)
 	if !c.transparent {
-		w.s(` stroke="` + background + `" stroke-width="3" stroke-linejoin="round" paint-order="stroke"`)
+		w.s(` stroke="`)
+		w.s(c.background)
+		w.s(`" stroke-width="3" stroke-linejoin="round" paint-order="stroke"`)
 	}
 	w.s(`>`)
 	for i, t := range val.ticks {
@@ -349,17 +353,17 @@ func (d *radarChart) draw(c *canvas, area rect) {
 		}
 		a := -math.Pi/2 + half
 		x, y := cx+(r-2*c.k)*math.Cos(a), cy+(r-2*c.k)*math.Sin(a)
-		c.textBytes(x+2*c.k, y+c.fonts.CapHeight(tickFs)+1*c.k, c.tickLabel(val, i), textStyle{size: tickFs, fill: inkSubtitle})
+		c.textBytes(x+2*c.k, y+c.fonts.CapHeight(tickFs)+1*c.k, c.tickLabel(val, i), textStyle{size: tickFs, fill: c.inkSubtitle})
 	}
 	w.s(`</g>`)
 	// axis labels around the outside
 	w.s(`<g class="axes">`)
 	for _, l := range labels {
 		if l.lines != nil {
-			c.textLines(l.x, l.y, l.lines, radarLineH(fs), textStyle{size: fs, fill: inkLabel, anchor: l.anchor})
+			c.textLines(l.x, l.y, l.lines, radarLineH(fs), textStyle{size: fs, fill: c.inkLabel, anchor: l.anchor})
 			continue
 		}
-		c.text(l.x, l.y, l.text, textStyle{size: fs, fill: inkLabel, anchor: l.anchor})
+		c.text(l.x, l.y, l.text, textStyle{size: fs, fill: c.inkLabel, anchor: l.anchor})
 	}
 	w.s(`</g>`)
 	if c.style.Labels.Show {
@@ -367,7 +371,7 @@ func (d *radarChart) draw(c *canvas, area rect) {
 		format := d.format.forLabels(columnNums(d.series)...)
 		w.s(`<g class="labels">`)
 		for si, s := range d.series {
-			ink := textColor(d.colors[si])
+			ink := c.textColor(d.colors[si])
 			for i := 0; i < d.n; i++ {
 				v := s.Num[i]
 				if isBlank(v) {

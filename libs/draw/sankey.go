@@ -641,7 +641,9 @@ func (k *sankeyChart) drawLabels(c *canvas, xOf func(int) float64) {
 	w.s(`<g class="labels"`)
 	if !c.transparent {
 		// a halo keeps a middle label readable where a curve passes close
-		w.s(` stroke="` + background + `" stroke-width="3" stroke-linejoin="round" paint-order="stroke"`)
+		w.s(` stroke="`)
+		w.s(c.background)
+		w.s(`" stroke-width="3" stroke-linejoin="round" paint-order="stroke"`)
 	}
 	w.s(`>`)
 	for l, layer := range k.itemLayers {
@@ -654,7 +656,7 @@ func (k *sankeyChart) drawLabels(c *canvas, xOf func(int) float64) {
 			nd := &k.nodes[item.node]
 			cy := (item.y0 + item.y1) / 2
 			x, y := xOf(it), cy+c.mid(fs)
-			st := textStyle{size: fs, fill: inkTitle, bold: true}
+			st := textStyle{size: fs, fill: c.inkTitle, bold: true}
 			maxW := k.colGap * 0.9
 			switch {
 			case l == 0 && last > 0:
@@ -718,7 +720,9 @@ func (k *sankeyChart) drawLabels(c *canvas, xOf func(int) float64) {
 				}
 			}
 			if showValue {
-				w.s(` <tspan font-weight="normal" fill="` + inkSubtitle + `">`)
+				w.s(` <tspan font-weight="normal" fill="`)
+				w.s(c.inkSubtitle)
+				w.s(`">`)
 				w.escBytes(val)
 				w.s(`</tspan>`)
 			}

@@ -64,7 +64,11 @@ func newScatter(c *canvas, r roleColumns) *scatterChart {
 		if s.group == nil {
 			key = s.y.ID
 		}
-		s.colors = append(s.colors, c.colors.of(key, g))
+		color := c.categoryColor(key, g)
+		if s.group == nil {
+			color = c.seriesColor(key, g)
+		}
+		s.colors = append(s.colors, color)
 	}
 	return s
 }
@@ -209,17 +213,19 @@ func (s *scatterChart) drawSizeKey(c *canvas, plot rect) {
 	}
 	x := s.key.right() - width
 	cy := s.key.y + s.key.h/2
-	c.text(x, cy+c.mid(fs), name, textStyle{size: fs, fill: inkLabel, bold: true})
+	c.text(x, cy+c.mid(fs), name, textStyle{size: fs, fill: c.inkLabel, bold: true})
 	x += c.measure(name, fs, true) + 2*gap
 	w := &c.w
 	for k := range vals {
-		w.s(`<circle fill="none" stroke="` + inkAxis + `" stroke-width="1"`)
+		w.s(`<circle fill="none" stroke="`)
+		w.s(c.inkAxis)
+		w.s(`" stroke-width="1"`)
 		w.af("cx", x+radii[k])
 		w.af("cy", cy)
 		w.af("r", radii[k])
 		w.s(`/>`)
 		x += 2*radii[k] + 4*c.k
-		c.textBytes(x, cy+c.mid(fs), labels[k], textStyle{size: fs, fill: inkLabel})
+		c.textBytes(x, cy+c.mid(fs), labels[k], textStyle{size: fs, fill: c.inkLabel})
 		x += c.measureBytes(labels[k], fs, false) + 2*gap
 	}
 }
@@ -388,7 +394,9 @@ func (s *scatterChart) drawBubbles(c *canvas, x, y *axis, rows []int, color stri
 	w.s(color)
 	w.s(`" fill-opacity="`)
 	w.f(s.opacity)
-	w.s(`" stroke="` + background + `" stroke-width="0.75">`)
+	w.s(`" stroke="`)
+	w.s(c.background)
+	w.s(`" stroke-width="0.75">`)
 	for _, i := range order {
 		if x.log && s.x.Num[i] <= 0 || y.log && s.y.Num[i] <= 0 {
 			continue
@@ -465,7 +473,7 @@ func (s *scatterChart) drawLabels(c *canvas, x, y *axis, plot rect, radius func(
 		if k < 0 {
 			continue
 		}
-		c.textBytes(cands[k].x, cands[k].y, txt, textStyle{size: fs, fill: inkLabel, anchor: cands[k].anchor})
+		c.textBytes(cands[k].x, cands[k].y, txt, textStyle{size: fs, fill: c.inkLabel, anchor: cands[k].anchor})
 	}
 	c.w.s(`</g>`)
 	if pl.hidden > 0 {

@@ -67,6 +67,9 @@ func pairOps() []struct{ example, op string } {
 		{"line-monthly-sales", `{"op":"addAnnotation","annotation":{"text":"Best month","x":"2024-12","series":"c2"}}`},
 		{"bar-gdp-by-country", `{"op":"addReferenceLine","line":{"axis":"y","value":"mean"}}`},
 		{"line-monthly-sales", `{"op":"addRange","range":{"axis":"x","from":"2024-06","to":"2024-08","label":"Summer"}}`},
+		{"bar-gdp-by-country", `{"op":"setHighlight","highlight":{"categories":["Germany"]}}`},
+		{"scatter-life-expectancy-gdp", `{"op":"setFacet","facet":{"column":"c5","scales":"shared"}}`},
+		{"line-monthly-sales", `{"op":"setTheme","theme":"dark"}`},
 	}
 }
 

@@ -107,3 +107,24 @@ func TestSourceWarm(t *testing.T) {
 		t.Fatal("a source that never fetched has a gallery")
 	}
 }
+
+// TestLooksOpsArePictured (issue 34): setHighlight, setFacet and setTheme
+// each have a before-and-after pair, drawn from the op on its example,
+// and the after shows the op: a grey bar, panels, a dark page.
+func TestLooksOpsArePictured(t *testing.T) {
+	_, g := drawn(t)
+	for _, tc := range []struct{ op, shows string }{
+		{"setHighlight", `fill="#C6CCD2"`},
+		{"setFacet", `<g class="panel">`},
+		{"setTheme", `fill="#16181D"`},
+	} {
+		p, ok := g.PairFor(tc.op)
+		if !ok {
+			t.Errorf("%s has no picture", tc.op)
+			continue
+		}
+		if !strings.Contains(p.After, tc.shows) || strings.Contains(p.Before, tc.shows) {
+			t.Errorf("%s: the after picture does not show %s (or the before does)", tc.op, tc.shows)
+		}
+	}
+}

@@ -100,9 +100,11 @@ type Link struct {
 	Width       int    // canvas width in CSS px, 100..4000; 0 for the chart's own
 	Height      int    // canvas height in CSS px, 100..4000; 0 for the chart's own
 	Transparent bool
-	Expires     int64  // unix seconds; 0 for no expiry
-	Data        []byte // drawn instead of the chart's data; nil for a live picture
-	DataFormat  string // "csv", "tsv" or "json", only with Data; "" for the default
+	// Theme draws the picture light, dark or auto; "" for the chart's own.
+	Theme      string
+	Expires    int64  // unix seconds; 0 for no expiry
+	Data       []byte // drawn instead of the chart's data; nil for a live picture
+	DataFormat string // "csv", "tsv" or "json", only with Data; "" for the default
 }
 
 // Request is a parsed link waiting for its key: Parse has read kid, so the
@@ -124,13 +126,13 @@ type Request struct {
 // canonical (sorted) order. Sign and Parse both build the canonical string
 // from it, so the two cannot disagree on it.
 type params struct {
-	d, df, exp, h, kid, scale, t, w string
+	d, df, exp, h, kid, scale, t, theme, w string
 }
 
 // Sign makes the path and query of a link to l for the site host (host[:port]
 // of {site_url}). It refuses, with ErrInvalid, a Link that Parse would not
 // accept back, and secrets shorter than 16 bytes. Parameters come in a fixed
-// order with sig last: kid, scale, w, h, t, exp, df, d, sig.
+// order with sig last: kid, scale, w, h, t, theme, exp, df, d, sig.
 func Sign(host string, l Link, secret []byte) (pathAndQuery string, err error) {
 	if len(secret) < minSecretLen {
 		return "", reason("secret shorter than 16 bytes")
@@ -167,6 +169,7 @@ func Sign(host string, l Link, secret []byte) (pathAndQuery string, err error) {
 	add("w", p.w)
 	add("h", p.h)
 	add("t", p.t)
+	add("theme", p.theme)
 	add("exp", p.exp)
 	add("df", p.df)
 	add("d", p.d)
@@ -205,6 +208,12 @@ func (l *Link) params() (params, error) {
 			return p, reason("height out of 100..4000")
 		}
 		p.h = strconv.Itoa(l.Height)
+	}
+	switch l.Theme {
+	case "", "light", "dark", "auto":
+		p.theme = l.Theme
+	default:
+		return p, reason("theme is not light, dark or auto")
 	}
 	if l.Transparent {
 		p.t = "1"
@@ -293,6 +302,8 @@ func Parse(host, path, rawQuery string) (Request, error) {
 			slot, bit = &p.scale, 1<<5
 		case "t":
 			slot, bit = &p.t, 1<<6
+		case "theme":
+			slot, bit = &p.theme, 1<<9
 		case "w":
 			slot, bit = &p.w, 1<<7
 		case "sig":
@@ -353,6 +364,12 @@ func Parse(host, path, rawQuery string) (Request, error) {
 			return r, reason("t is not 1")
 		}
 		l.Transparent = true
+	}
+	switch p.theme {
+	case "", "light", "dark", "auto":
+		l.Theme = p.theme
+	default:
+		return r, reason("theme is not light, dark or auto")
 	}
 	if p.exp != "" {
 		n, ok := parseNum(p.exp, 1, math.MaxInt64)
@@ -419,7 +436,7 @@ func (r *Request) Expired(now time.Time) bool {
 func canonicalLen(host, path string, p *params) int {
 	return len(scheme) + len(host) + 1 + len(path) + 1 +
 		paramLen("d", p.d) + paramLen("df", p.df) + paramLen("exp", p.exp) + paramLen("h", p.h) +
-		paramLen("kid", p.kid) + paramLen("scale", p.scale) + paramLen("t", p.t) + paramLen("w", p.w)
+		paramLen("kid", p.kid) + paramLen("scale", p.scale) + paramLen("t", p.t) + paramLen("theme", p.theme) + paramLen("w", p.w)
 }
 
 func paramLen(name, value string) int {
@@ -450,6 +467,7 @@ func appendCanonical(dst []byte, host, path string, p *params) []byte {
 	dst = appendParam(dst, "kid", p.kid)
 	dst = appendParam(dst, "scale", p.scale)
 	dst = appendParam(dst, "t", p.t)
+	dst = appendParam(dst, "theme", p.theme)
 	dst = appendParam(dst, "w", p.w)
 	return dst
 }

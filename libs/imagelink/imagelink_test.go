@@ -44,7 +44,7 @@ func mustSign(t testing.TB, host string, l Link, secret []byte) (path, query str
 func sameLink(a, b Link) bool {
 	return a.ChartID == b.ChartID && a.Format == b.Format && a.KID == b.KID && a.Scale == b.Scale &&
 		a.Width == b.Width && a.Height == b.Height && a.Transparent == b.Transparent &&
-		a.Expires == b.Expires && bytes.Equal(a.Data, b.Data) && a.DataFormat == b.DataFormat
+		a.Expires == b.Expires && bytes.Equal(a.Data, b.Data) && a.DataFormat == b.DataFormat && a.Theme == b.Theme
 }
 
 func baseLink() Link {

@@ -190,7 +190,7 @@ func goldenPNGs(d *drawing) []goldenPNG {
 		dir   string
 		items []itemGolden
 	}{{"issue13", itemGoldens}, {"issue22", issue22Goldens}, {"issue22", paletteGoldens}, {"issue22", kindGoldens}, {"issue32", layoutGoldens}, {"issue32", truthGoldens},
-		{"issue32", issue32NumberGoldens}, {"issue34", annotationGoldens}} {
+		{"issue32", issue32NumberGoldens}, {"issue34", annotationGoldens}, {"issue34", looksGoldens}} {
 		for _, it := range set.items {
 			out = append(out, itemPNG(set.dir, it))
 		}

@@ -36,6 +36,11 @@ type State struct {
 	// Annotations are the chart's notes, reference lines and ranges.
 	Annotations []chartspec.Annotation `json:"annotations"`
 	Warnings    []Problem              `json:"warnings"`
+	// Highlight and Facet are null until setHighlight or setFacet; Theme
+	// is light, dark or auto (setTheme).
+	Highlight *chartspec.Highlight `json:"highlight"`
+	Facet     *chartspec.Facet     `json:"facet"`
+	Theme     string               `json:"theme" enum:"light,dark,auto"`
 }
 
 // state builds the chart state; it stops once ctx ends (the client has
@@ -81,6 +86,9 @@ func (s *Service) state(ctx context.Context, p auth.Principal, l *aggregate.Char
 		Style:             l.Spec.Style,
 		Annotations:       annotationsOf(l.Spec),
 		Warnings:          warnings,
+		Highlight:         l.Spec.Highlight,
+		Facet:             l.Spec.Facet,
+		Theme:             chartspec.EffectiveTheme(l.Spec, ""),
 	}, nil
 }
 
@@ -155,6 +163,11 @@ type FullSpec struct {
 	Annotations []chartspec.Annotation `json:"annotations"`
 	Data        SpecData               `json:"data"`
 	Advanced    *struct{}              `json:"advanced"`
+	// Highlight, Facet and Theme are left out until set (setHighlight,
+	// setFacet, setTheme), so create_chart takes the spec back as it is.
+	Highlight *chartspec.Highlight `json:"highlight,omitempty"`
+	Facet     *chartspec.Facet     `json:"facet,omitempty"`
+	Theme     string               `json:"theme,omitempty" enum:"light,dark,auto"`
 }
 
 // SpecData is the chart's data inside FullSpec: the parsed table as rows.
@@ -184,7 +197,8 @@ func fullSpec(l *aggregate.Chart) *FullSpec {
 		Steps:       steps,
 		Style:       l.Spec.Style,
 		Annotations: annotationsOf(l.Spec),
-		Data:        SpecData{Format: format, Columns: columnsOf(l.Table), Rows: rows},
+		Highlight:   l.Spec.Highlight, Facet: l.Spec.Facet, Theme: l.Spec.Theme,
+		Data: SpecData{Format: format, Columns: columnsOf(l.Table), Rows: rows},
 	}
 }
 

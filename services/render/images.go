@@ -38,14 +38,31 @@ type imageOptions struct {
 	name        string
 	// fonts is embedded or system (see fontsEmbedded).
 	fonts string
-	// theme is the colour scheme asked for ("" for the spec's own,
-	// "light", "dark" or "auto"), carried into draw.Input.Theme and the
-	// picture hash.
+	// theme overrides the chart's theme for this picture (draw.Input.Theme):
+	// "" keeps the spec's, else light, dark or auto (drawn light as a PNG).
 	theme string
 	// marks lists the marks in the SVG for an embed's tooltips, and
 	// minText is the smallest type in px (draw.Input.MinText).
 	marks   bool
 	minText float64
+}
+
+// checkTheme accepts the render-time themes.
+func checkTheme(th string) error {
+	switch th {
+	case "", chartspec.ThemeLight, chartspec.ThemeDark, chartspec.ThemeAuto:
+		return nil
+	}
+	return apierr.New(apierr.InvalidRequest, "theme %q: use light, dark or auto", th)
+}
+
+// drawTheme is the theme a picture is drawn in: a PNG has no CSS, so an
+// auto chart is resolved to light unless the render asked for dark.
+func drawTheme(spec *chartspec.Spec, o imageOptions) string {
+	if o.format == "png" && chartspec.EffectiveTheme(spec, o.theme) == chartspec.ThemeAuto {
+		return chartspec.ThemeLight
+	}
+	return o.theme
 }
 
 // checkFormat accepts png and svg.
@@ -86,10 +103,19 @@ type BodyOptions struct {
 	Transparent *bool   `json:"transparent"`
 	Name        *string `json:"name"`
 	Fonts       *string `json:"fonts" enum:"embedded,system"`
+	// Theme draws this picture light, dark or auto instead of the chart's
+	// own theme.
+	Theme *string `json:"theme" enum:"light,dark,auto"`
 }
 
 func (b BodyOptions) options() (imageOptions, error) {
 	o := imageOptions{format: "png", scale: 1, name: "chart", fonts: fontsEmbedded}
+	if b.Theme != nil {
+		o.theme = *b.Theme
+	}
+	if err := checkTheme(o.theme); err != nil {
+		return o, err
+	}
 	if b.Fonts != nil {
 		o.fonts = *b.Fonts
 	}
@@ -162,8 +188,9 @@ func pictureHash(pic picture, o imageOptions) string {
 	h.Write(pic.svg)
 	fmt.Fprintf(h, "|%s|%d", o.format, o.scale)
 	if o.theme != "" {
-		// a theme the drawing does not show yet is still another picture
-		fmt.Fprintf(h, "|theme=%s", o.theme)
+		// written only when asked for, so a picture's hash is what it was
+		// before themes (the monthly count and the image cache keep it)
+		fmt.Fprintf(h, "|%s", o.theme)
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
@@ -325,6 +352,7 @@ type RenderChartRequest struct {
 	Scale       *string `query:"scale" json:"-" enum:"1,2,4"`
 	Transparent *string `query:"transparent" json:"-"`
 	Fonts       *string `query:"fonts" json:"-" enum:"embedded,system"`
+	Theme       *string `query:"theme" json:"-" enum:"light,dark,auto"`
 }
 
 func (s *Service) renderChart(w http.ResponseWriter, r *http.Request, p auth.Principal, req RenderChartRequest) error {
@@ -334,6 +362,12 @@ func (s *Service) renderChart(w http.ResponseWriter, r *http.Request, p auth.Pri
 		o.fonts = *req.Fonts
 	}
 	if err := checkFonts(o.fonts); err != nil {
+		return err
+	}
+	if req.Theme != nil {
+		o.theme = *req.Theme
+	}
+	if err := checkTheme(o.theme); err != nil {
 		return err
 	}
 	if err := checkFormat(o.format); err != nil {

@@ -69,6 +69,7 @@ type ImageURLRequest struct {
 	Width       *int           `json:"width"`
 	Height      *int           `json:"height"`
 	Transparent *bool          `json:"transparent"`
+	Theme       *string        `json:"theme" enum:"light,dark,auto"`
 	Data        jsontext.Value `json:"data"`
 	DataFormat  *string        `json:"data_format" enum:"csv,tsv,json"`
 	ExpiresIn   *int64         `json:"expires_in"`
@@ -90,11 +91,11 @@ func (s *Service) createImageURL(ctx context.Context, p auth.Principal, req Imag
 	if req.ID == nil || *req.ID == "" {
 		return ImageURLAnswer{}, apierr.New(apierr.InvalidRequest, "id is required: the chart to link to")
 	}
-	o, err := BodyOptions{Format: req.Format, Scale: req.Scale, Width: req.Width, Height: req.Height, Transparent: req.Transparent}.options()
+	o, err := BodyOptions{Format: req.Format, Scale: req.Scale, Width: req.Width, Height: req.Height, Transparent: req.Transparent, Theme: req.Theme}.options()
 	if err != nil {
 		return ImageURLAnswer{}, err
 	}
-	link := imagelink.Link{ChartID: *req.ID, Format: o.format, Scale: o.scale, Width: o.width, Height: o.height, Transparent: o.transparent}
+	link := imagelink.Link{ChartID: *req.ID, Format: o.format, Scale: o.scale, Width: o.width, Height: o.height, Transparent: o.transparent, Theme: o.theme}
 	now := s.deps.Now()
 	var expiresAt *string
 	if req.ExpiresIn != nil {
@@ -391,7 +392,7 @@ func (s *Service) image(w http.ResponseWriter, r *http.Request) error {
 			return errNoImage(err)
 		}
 	}
-	o := imageOptions{format: l.Format, scale: l.Scale, width: l.Width, height: l.Height, transparent: l.Transparent, name: "chart", fonts: fontsEmbedded}
+	o := imageOptions{format: l.Format, scale: l.Scale, width: l.Width, height: l.Height, transparent: l.Transparent, theme: l.Theme, name: "chart", fonts: fontsEmbedded}
 	// Each different picture counts once a month, by the picture hash,
 	// as every render does; a 304 is decided after the count and before
 	// any rasterizing.

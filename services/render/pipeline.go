@@ -146,7 +146,7 @@ func (s *Service) draw(ctx context.Context, p auth.Principal, spec *chartspec.Sp
 	}
 	drawn, err := draw.Render(draw.Input{Spec: spec, Table: after, Width: o.width, Height: o.height,
 		Transparent: o.transparent, Watermark: p.Plan != plan.Pro, Fonts: s.deps.Fonts,
-		Theme: o.theme, Marks: o.marks, MinText: o.minText})
+		Theme: drawTheme(spec, o), Marks: o.marks, MinText: o.minText})
 	if err != nil {
 		release()
 		return picture{}, apierr.New(apierr.InvalidRequest, "the chart cannot be drawn: %v", err)

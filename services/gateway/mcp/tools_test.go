@@ -18,7 +18,7 @@ import (
 // toolsListBudget is the most tools/list may weigh: every assistant
 // session reads it whole (95 KB, ~24k tokens, before the op schemas were
 // cut to their one-line forms).
-const toolsListBudget = 25 << 10
+const toolsListBudget = 28 << 10
 
 // listTools answers tools/list as an assistant receives it, over the
 // Streamable HTTP handler: the raw answer and its tools.

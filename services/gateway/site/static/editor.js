@@ -133,6 +133,7 @@
     $("rename").value = cur.chart.name;
     document.title = cur.chart.name + " · chartd";
     fillSeries();
+    fillLooks();
     showControls();
     // what the form shows of the saved chart, to tell edits from it
     cur.filled = formValues();
@@ -195,6 +196,86 @@
     if (!v && saved.length) return saved;
     var p = cur.palettes.filter(function (x) { return x.id === (v || "default"); })[0];
     return p ? p.colors : saved;
+  }
+
+  // lookTypes are the chart types that draw a highlight of categories
+  // (by their role) or of series, and small multiples (setHighlight,
+  // setFacet; chartspec.HighlightTypes, FacetTypes).
+  var lookTypes = {
+    categories: { bar: "category", pie: "label", scatter: "group", boxplot: "group" },
+    series: ["bar", "line", "dotplot", "radar"],
+    facet: ["bar", "line", "scatter", "histogram", "boxplot", "dotplot"],
+  };
+
+  // fillLooks fills the highlight, small multiples and theme controls
+  // from the saved chart: a box to tick for each category or series,
+  // the text columns to draw panels by, the theme.
+  function fillLooks() {
+    var st = cur.state, mapping = st.mapping || {}, d = cur.spec && cur.spec.data;
+    var hl = st.highlight || {}, box = $("highlight-items");
+    box.textContent = "";
+    var cols = {};
+    (st.columns || []).forEach(function (col) { cols[col.id] = col.name; });
+    var items = [];
+    if (lookTypes.series.indexOf(st.type) >= 0 && [].concat(mapping.values || []).length > 1) {
+      [].concat(mapping.values).forEach(function (cid) { items.push({ kind: "series", key: cid, name: cols[cid] || cid }); });
+    }
+    var role = lookTypes.categories[st.type], cat = role && mapping[role];
+    if (cat && d && !items.length) {
+      var at = -1;
+      d.columns.forEach(function (c, i) { if (c.id === cat) at = i; });
+      var seen = {};
+      (d.rows || []).forEach(function (row) {
+        var v = at >= 0 && row[at] != null ? String(row[at]) : "";
+        if (v && !seen[v] && items.length < 36) { seen[v] = true; items.push({ kind: "categories", key: v, name: v }); }
+      });
+    }
+    items.forEach(function (it, i) {
+      var lab = document.createElement("label");
+      lab.className = "check";
+      var inp = document.createElement("input");
+      inp.type = "checkbox";
+      inp.id = "hl-" + i;
+      inp.setAttribute("data-hl-kind", it.kind);
+      inp.setAttribute("data-hl-key", it.key);
+      inp.checked = (hl[it.kind] || []).indexOf(it.key) >= 0;
+      lab.appendChild(inp);
+      lab.appendChild(document.createTextNode(" " + it.name));
+      box.appendChild(lab);
+    });
+    $("highlight").hidden = !items.length;
+    var fc = $("facet-column");
+    while (fc.options.length > 1) fc.remove(1);
+    (st.columnsAfterSteps || []).forEach(function (col) {
+      if (col.kind !== "text") return;
+      var o = document.createElement("option");
+      o.value = col.id;
+      o.textContent = col.name;
+      fc.appendChild(o);
+    });
+    fc.value = st.facet ? st.facet.column : "";
+    $("facet-scales").value = st.facet ? st.facet.scales : "shared";
+    $("facet").hidden = lookTypes.facet.indexOf(st.type) < 0;
+    $("theme").value = st.theme || "light";
+  }
+
+  // looksOps are the highlight, small multiples and theme edits as ops.
+  function looksOps() {
+    var st = cur.state, ops = [], hl = {}, any = false;
+    [].forEach.call(document.querySelectorAll("[data-hl-kind]"), function (inp) {
+      if (!inp.checked) return;
+      var k = inp.getAttribute("data-hl-kind");
+      (hl[k] = hl[k] || []).push(inp.getAttribute("data-hl-key"));
+      any = true;
+    });
+    var want = any ? hl : null, was = st.highlight || null;
+    if (JSON.stringify(want) !== JSON.stringify(was)) ops.push({ op: "setHighlight", highlight: want });
+    var col = $("facet-column").value, scales = $("facet-scales").value, f = st.facet;
+    if (!$("facet").hidden && (col ? !f || f.column !== col || f.scales !== scales : !!f)) {
+      ops.push({ op: "setFacet", facet: col ? { column: col, scales: scales } : null });
+    }
+    if ($("theme").value !== (st.theme || "light")) ops.push({ op: "setTheme", theme: $("theme").value });
+    return ops;
   }
 
   // fillSeries makes a colour swatch for each column that colours a
@@ -498,7 +579,7 @@
     }
     if (has("y-log") && $("y-log").checked !== !!ya.log) { ax.log = $("y-log").checked; axChanged = true; }
     if (axChanged) ops.push(ax);
-    return ops;
+    return ops.concat(looksOps());
   }
 
   // showUnsaved says whether the form holds edits not yet saved (the

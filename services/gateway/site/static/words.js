@@ -36,6 +36,10 @@ window.chartdWords = (function () {
     "too-many-notes": { say: "The chart has so many notes that they compete with the data.", todo: "Keep the few notes that tell the story." },
     "note-covers": { say: "A note found no free place and covers a mark or another text.", todo: "Shorten the note, move it to another side, or make the chart larger." },
     "heatmap-wide-data": { say: "The data is a wide table, but the heatmap reads it as one row per cell, so most cells are empty.", todo: "Apply the suggested columns: rows by columns." },
+    "highlight-all-or-none": { say: "The highlight names everything or nothing, so nothing stands out.", todo: "Tick only the one or two that matter, or clear the highlight." },
+    "facet-panels-too-small": { say: "The small multiples are too small for their titles, ticks and names.", todo: "Make the chart larger, or show fewer panels." },
+    "dark-faint-color": { say: "A colour is too faint against the dark background.", todo: "Give that series a lighter colour." },
+    "look-not-drawn": { say: "This chart type does not draw the highlight or small multiples kept from another type.", todo: "Clear them, or switch back to a type that draws them." },
   };
 
   // notices: by notice code, a fixed sentence; other codes go through plain().
