@@ -2,6 +2,7 @@ package brand
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -125,5 +126,39 @@ func TestMarkWeights(t *testing.T) {
 	ws = markWeights([]rgb{grey, red}, []float64{0.95, 0.05}, []float64{0.95, 0.05}, 6)
 	if want := 6 * math.Sqrt(0.05/markFullShare); math.Abs(ws[1]-want) > 1e-9 || ws[0] > 6 {
 		t.Errorf("grey mark with a dot: %v, want the dot at %.2f", ws, want)
+	}
+}
+
+// A gradient counts as it is painted, and a translucent paint as it looks
+// laid on white: two translucent stops are seen mostly as their blend (a
+// person sees the logo's middle green, not its darkest stop); a stop held
+// over a third of the run outweighs the one it fades to; a group at
+// 70 % opacity shows a tint. (Before, stops shared half the area whatever
+// their offsets, the blend counted nothing, stop-opacity written as an
+// attribute was not read and group opacity changed no colour.)
+func TestSVGGradientAsPainted(t *testing.T) {
+	const defs = `<defs>
+<linearGradient id="tr"><stop offset="0%" stop-color="#88C649" stop-opacity=".8"/><stop offset="100%" stop-color="#439240" stop-opacity=".84"/></linearGradient>
+<linearGradient id="held"><stop offset="0" stop-color="#60B932"/><stop offset=".28" stop-color="#60B932"/><stop offset="1" stop-color="#367C34"/></linearGradient>
+<linearGradient id="ref" href="#held"/>
+</defs>`
+	for _, tc := range []struct {
+		name, shapes, want string
+	}{
+		{"translucent stops show their blend", `<rect width="10" height="10" fill="url(#tr)"/>`, "#82BB66"},
+		{"a held stop outweighs its fade", `<rect width="10" height="10" fill="url(#held)"/>`, "#60B932"},
+		{"a referenced gradient keeps its offsets", `<rect width="10" height="10" fill="url(#ref)"/>`, "#60B932"},
+		{"group opacity tints", `<g opacity=".7"><rect width="10" height="10" fill="#0000FF"/></g>`, "#4D4DFF"},
+		{"opacity and fill-opacity multiply", `<g opacity=".8"><rect width="10" height="10" fill="#1F6FEB" fill-opacity=".9"/></g>`, "#5E97F1"},
+	} {
+		p := &palette{}
+		svgPaint([]byte(`<svg viewBox="0 0 10 10">`+defs+tc.shapes+`</svg>`), p)
+		heaviest := ""
+		if len(p.c) > 0 {
+			heaviest = p.c[slices.Index(p.area, slices.Max(p.area))].hex()
+		}
+		if heaviest != tc.want {
+			t.Errorf("%s: heaviest %q, want %q (%v %v)", tc.name, heaviest, tc.want, p.c, p.area)
+		}
 	}
 }
