@@ -27,6 +27,7 @@ const (
 	maxSVGNumbers  = 1 << 17 // path and points coordinates, all shapes together
 	maxSVGStyle    = 64 << 10
 	maxSVGRules    = 256
+	maxSVGImages   = 8 // embedded rasters decoded, each within the decoder's own bounds
 )
 
 // svgEl is one element of an SVG document, with the attributes paint
@@ -41,6 +42,7 @@ type svgEl struct {
 	fill     float64           // area the fill paints, before transforms
 	stroke   float64           // outline length, before stroke-width
 	scale    float64           // |det| of this element's own transform
+	image    float64           // an <image>'s width × height, before transforms
 	inert    bool              // inside defs, clipPath, mask…: paints nothing
 	hasShape bool
 }
@@ -184,6 +186,10 @@ func (d *svgDoc) geometry(el *svgEl, g map[string]string) {
 	case "polygon", "polyline":
 		w, h := bboxOf(d.numbers(g["points"], -1))
 		el.fill, el.stroke = w*h/2, 2*(w+h)
+	case "image":
+		// Not a shape: its colours are its raster's (paintImages).
+		el.image = num("width", d.vbW) * num("height", d.vbH)
+		return
 	case "path":
 		// Each subpath by its own box: a wordmark's letters are many small
 		// subpaths across a wide box, which as one box would outweigh the
@@ -714,6 +720,39 @@ func (d *svgDoc) gradientStops(id string, depth int) []gradStop {
 		return out
 	}
 	return nil
+}
+
+// paintImages adds the colours of the rasters an SVG embeds as data: URLs
+// (a logo exported as an SVG wrapping a PNG paints nothing but its
+// raster): each dominant colour with its share of the image's area, laid
+// on white at the image's opacity. clusters decodes a raster; images it
+// cannot decode, and linked ones (the fetcher does not follow them), add
+// nothing.
+func (d *svgDoc) paintImages(p *palette, clusters func([]byte) ([]cluster, bool)) {
+	st := d.states()
+	decoded := 0
+	for i := range d.els {
+		el, s := &d.els[i], &st[i]
+		if el.tag != "image" || el.inert || s.hidden || !(el.image > 0) || decoded >= maxSVGImages {
+			continue
+		}
+		href := el.attr["href"]
+		if href == "" {
+			href = el.attr["xlink:href"]
+		}
+		_, body, ok := decodeDataURL([]byte(href))
+		if !ok || isSVG(body, "") {
+			continue
+		}
+		decoded++
+		cls, ok := clusters(body)
+		if !ok {
+			continue
+		}
+		for _, cl := range cls {
+			d.addPaint(p, []shareOf{{onWhite(cl.c, s.opacity), cl.share}}, el.image*s.scale*s.opacity)
+		}
+	}
 }
 
 // paint adds each shape's fill and stroke colours with their areas.
