@@ -30,6 +30,7 @@ func FuzzColors(f *testing.F) {
 		`<svg><stop stop-color="#123456"/></svg>`,
 		`<svg viewBox="0 0 1e308 1e308"><g transform="matrix(1e308 0 0 1e308 0 0) scale(-1e308)"><path fill="#f60" d="m1.5.5-2e400z a1 1 0 0 0 .5.5"/><rect width="-5%" height="1e999"/></g></svg>`,
 		`<svg><linearGradient id="a" href="#a"/><linearGradient id="b" xlink:href="#a"/><circle r="3" fill="url(#b)" stroke="url('#a')" stroke-width="x"/></svg>`,
+		`<a href="/"><svg><g opacity=".7"><image width="5" height="5" href="data:image/png;base64,iVBORw0KGgo="/></g><linearGradient id="g"><stop offset="2" stop-opacity="-1"/><stop offset="-50%"/></linearGradient><rect width="1" height="1" fill="url(#g)"/></svg></a>`,
 	} {
 		f.Add([]byte(s))
 	}

@@ -607,7 +607,7 @@ const maxInlineSVG = 256 << 10
 // emitSVGLogo weighs an inline SVG logo's colours by the area they paint.
 func (e *extractor) emitSVGLogo(markup []byte) {
 	p := &palette{}
-	svgPaint(markup, p)
+	e.svgPaint(markup, p)
 	p.mergeNear()
 	max, _ := p.total()
 	for i, c := range p.c {

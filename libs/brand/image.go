@@ -25,6 +25,7 @@ const (
 	maxSamples     = 16384 // pixels sampled for clustering
 	clusterK       = 6
 	minShare       = 0.05 // clusters below this share of opaque pixels are edges and noise
+	whiteFloor     = 245  // a pixel with every channel at least this is white (embeddedClusters)
 )
 
 // imageWeight is the base weight of an image's colours by role.
@@ -50,7 +51,7 @@ func (e *extractor) scanImage(body []byte, ctype, src string, r Role) {
 	k, base := imageWeight(r)
 	if isSVG(body, ctype) {
 		p := &palette{}
-		svgPaint(body, p)
+		e.svgPaint(body, p)
 		p.mergeNear()
 		_, sum := p.total()
 		shares := make([]float64, len(p.c))
@@ -79,6 +80,13 @@ func (e *extractor) scanImage(body []byte, ctype, src string, r Role) {
 		where := fmt.Sprintf("%s %.0f%% of pixels, %.0f%% flat", src, cl.share*100, cl.flat*100)
 		e.addMark(cl.c, k, src, where, ws[i], cl.isFlat())
 	}
+}
+
+// svgPaint adds an SVG's painted shapes and the rasters it embeds to p.
+func (e *extractor) svgPaint(doc []byte, p *palette) {
+	d := parseSVG(doc)
+	d.paint(p)
+	d.paintImages(p, embeddedClusters)
 }
 
 // markFullShare is the share of an image its main chromatic colour needs
@@ -148,11 +156,25 @@ type rasterMemo struct {
 }
 
 func decodeClusters(body []byte) (cls []cluster, ok bool) {
+	return decodeClustersOn(body, false)
+}
+
+// embeddedClusters answers the dominant colours of a raster an SVG embeds,
+// its white left out as an SVG's white paints are (svgDoc.paint): white
+// is the ground the mark sits on, and counted it would push a
+// wordmark logo's small coloured parts under minShare.
+func embeddedClusters(body []byte) ([]cluster, bool) {
+	return decodeClustersOn(body, true)
+}
+
+// decodeClustersOn decodes a raster and answers its dominant colours,
+// without its white pixels when skipWhite.
+func decodeClustersOn(body []byte, skipWhite bool) (cls []cluster, ok bool) {
 	if bytes.HasPrefix(body, []byte("\x89PNG\r\n\x1a\n")) {
 		if cfg, err := png.DecodeConfig(bytes.NewReader(body)); err == nil && sizeOK(cfg.Width, cfg.Height) {
 			if step := sampleStep(cfg.Width, cfg.Height); step > 1 {
 				if img, ok := safeSamplePNG(body, step); ok {
-					return dominantStep(img, 1), true
+					return dominantOf(img, 1, skipWhite), true
 				}
 			}
 		}
@@ -161,7 +183,8 @@ func decodeClusters(body []byte) (cls []cluster, ok bool) {
 	if !ok {
 		return nil, false
 	}
-	return dominant(img), true
+	b := img.Bounds()
+	return dominantOf(img, sampleStep(b.Dx(), b.Dy()), skipWhite), true
 }
 
 // safeSamplePNG is samplePNG on hostile bytes: a panic is a skip, and the
@@ -486,6 +509,12 @@ func dominant(img image.Image) []cluster {
 // dominantStep is dominant sampling every step-th pixel of every step-th
 // row (1 for an image samplePNG has sampled already).
 func dominantStep(img image.Image, step int) []cluster {
+	return dominantOf(img, step, false)
+}
+
+// dominantOf is dominantStep, leaving out white pixels (whiteFloor) when
+// skipWhite: shares are then of the opaque pixels that are not white.
+func dominantOf(img image.Image, step int, skipWhite bool) []cluster {
 	b := img.Bounds()
 	w, h := b.Dx(), b.Dy()
 	if w <= 0 || h <= 0 {
@@ -499,7 +528,7 @@ func dominantStep(img image.Image, step int) []cluster {
 	for y := b.Min.Y; y < b.Max.Y; y += step {
 		for x := b.Min.X; x < b.Max.X; x += step {
 			r, g, bl, a := at(x, y)
-			if a < 128 {
+			if a < 128 || skipWhite && min(r, g, bl) >= whiteFloor {
 				continue
 			}
 			exact[rgb{r, g, bl}]++

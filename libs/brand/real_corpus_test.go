@@ -159,13 +159,13 @@ func (st standing) String() string {
 // brands' own logo colours (testdata/real/manifest.json cites each) rank,
 // on two sets chosen by heldBack. Both are held at their standing as
 // floors, so a change that loses a page fails: the held-back third scores
-// primary first on ≥ 75 %, in the top three on ≥ 85 %, a documented
-// secondary found (place) on ≥ 80 %; the targets (first ≥ 85 %,
-// top three on all) are not met, and the gap is logged (the misses are in
-// docs/decisions/brand.md). The tuning set is held at its standing: first
-// on ≥ 85 % (octant's logo is a near tie that its icon tips; kubevirt's
-// SVG logo areas are misjudged), top three on all, a secondary on ≥ 90 %. The why of every colour is logged for the pages
-// whose primary is not first. Extraction stays within 50 ms at the median
+// primary first on ≥ 90 % (the target is 85 %; neovim's logo
+// green is second behind its favicon's), in the top three on all, a
+// documented secondary found (place) on all. The tuning set: first on
+// ≥ 88 % (octant's logo is a near tie that its icon tips; kubevirt's SVG
+// logo areas are misjudged), top three on all, a secondary on ≥ 92 %
+// (leaflet's is missed). The misses are in docs/decisions/brand.md. The
+// why of every colour is logged for the pages whose primary is not first. Extraction stays within 50 ms at the median
 // page (the best of three runs per page, as the machine is shared), and
 // one extraction allocates at most 8 MB on every page.
 func TestRealCorpus(t *testing.T) {
@@ -218,15 +218,11 @@ func TestRealCorpus(t *testing.T) {
 	if len(sites) < 12 {
 		t.Errorf("the corpus has %d sites, want at least 12", len(sites))
 	}
-	if pct(held.first, held.sites) < 75 || pct(held.top3, held.sites) < 85 || pct(held.sec6, held.withSec) < 80 {
-		t.Errorf("held-back third fell (first ≥ 75 %%, top three ≥ 85 %%, secondary ≥ 80 %%): %v", held)
+	if pct(held.first, held.sites) < 90 || held.top3 < held.sites || held.sec6 < held.withSec {
+		t.Errorf("held-back third fell (first ≥ 90 %%, top three on all, secondary on all): %v", held)
 	}
-	if pct(held.first, held.sites) < 85 || held.top3 < held.sites {
-		t.Logf("held-back third short of the targets (first ≥ 85 %%, top three on all): first %d of %d, top three %d of %d",
-			held.first, held.sites, held.top3, held.sites)
-	}
-	if pct(tuning.first, tuning.sites) < 85 || tuning.top3 < tuning.sites || pct(tuning.sec6, tuning.withSec) < 90 {
-		t.Errorf("tuning set fell (first ≥ 85 %%, top three 100 %%, secondary ≥ 90 %%): %v", tuning)
+	if pct(tuning.first, tuning.sites) < 88 || tuning.top3 < tuning.sites || pct(tuning.sec6, tuning.withSec) < 92 {
+		t.Errorf("tuning set fell (first ≥ 88 %%, top three on all, secondary ≥ 92 %%): %v", tuning)
 	}
 	slices.Sort(times)
 	if med := times[len(times)/2]; pace.Over(med, 50*time.Millisecond) {

@@ -14,8 +14,11 @@ import (
 // or polygon's bounding box (half of it, as a shape rarely fills its box),
 // a stroke's outline length × width, all scaled by the transforms above
 // the shape. White and transparent paints never count: they are the
-// background a logo sits on, not its colour. Gradients spread their area
-// over their stops. Shapes inside <defs>, <clipPath>, <mask>, <symbol>,
+// background a logo sits on, not its colour. A translucent paint (opacity,
+// fill-opacity, stop-opacity) counts as it looks laid on white, as a person
+// sees a logo on a light page. A gradient's stops are seen only at its
+// ends: they share half its area, and the blend between them, named by the
+// stops' mean, the other half. Shapes inside <defs>, <clipPath>, <mask>, <symbol>,
 // <pattern> and the like paint nothing themselves.
 
 // Bounds for hostile SVGs: the reader stops at these, keeping what it read.
@@ -24,6 +27,7 @@ const (
 	maxSVGNumbers  = 1 << 17 // path and points coordinates, all shapes together
 	maxSVGStyle    = 64 << 10
 	maxSVGRules    = 256
+	maxSVGImages   = 8 // embedded rasters decoded, each within the decoder's own bounds
 )
 
 // svgEl is one element of an SVG document, with the attributes paint
@@ -38,6 +42,7 @@ type svgEl struct {
 	fill     float64           // area the fill paints, before transforms
 	stroke   float64           // outline length, before stroke-width
 	scale    float64           // |det| of this element's own transform
+	image    float64           // an <image>'s width × height, before transforms
 	inert    bool              // inside defs, clipPath, mask…: paints nothing
 	hasShape bool
 }
@@ -128,7 +133,7 @@ func parseSVG(doc []byte) *svgDoc {
 					}
 				case "style":
 					el.style = parseDecls(string(v))
-				case "fill", "stroke", "stop-color", "opacity", "fill-opacity", "stroke-opacity",
+				case "fill", "stroke", "stop-color", "stop-opacity", "offset", "opacity", "fill-opacity", "stroke-opacity",
 					"stroke-width", "display", "visibility", "href", "xlink:href":
 					if el.attr == nil {
 						el.attr = map[string]string{}
@@ -181,6 +186,10 @@ func (d *svgDoc) geometry(el *svgEl, g map[string]string) {
 	case "polygon", "polyline":
 		w, h := bboxOf(d.numbers(g["points"], -1))
 		el.fill, el.stroke = w*h/2, 2*(w+h)
+	case "image":
+		// Not a shape: its colours are its raster's (paintImages).
+		el.image = num("width", d.vbW) * num("height", d.vbH)
+		return
 	case "path":
 		// Each subpath by its own box: a wordmark's letters are many small
 		// subpaths across a wide box, which as one box would outweigh the
@@ -532,6 +541,7 @@ func (d *svgDoc) own(i int, name string) string {
 type svgState struct {
 	fill, stroke, strokeWidth string
 	fillOpacity, strokeOpac   float64
+	opacity                   float64 // the product of opacity down from the root
 	scale                     float64
 	hidden                    bool
 }
@@ -539,7 +549,7 @@ type svgState struct {
 func (d *svgDoc) states() []svgState {
 	st := make([]svgState, len(d.els))
 	for i := range d.els {
-		s := svgState{fill: "#000", fillOpacity: 1, strokeOpac: 1, scale: 1}
+		s := svgState{fill: "#000", fillOpacity: 1, strokeOpac: 1, opacity: 1, scale: 1}
 		if p := d.els[i].parent; p >= 0 {
 			s = st[p]
 		}
@@ -557,8 +567,8 @@ func (d *svgDoc) states() []svgState {
 		if v := d.own(i, "stroke-opacity"); v != "" {
 			s.strokeOpac = parseOpacity(v)
 		}
-		if d.own(i, "display") == "none" || d.own(i, "visibility") == "hidden" ||
-			parseOpacity(d.own(i, "opacity")) == 0 {
+		s.opacity *= parseOpacity(d.own(i, "opacity"))
+		if d.own(i, "display") == "none" || d.own(i, "visibility") == "hidden" || s.opacity == 0 {
 			s.hidden = true
 		}
 		s.scale *= d.els[i].scale
@@ -584,9 +594,17 @@ func parseOpacity(v string) float64 {
 	return clamp(f, 0, 1)
 }
 
-// paintColors resolves a paint value to the colours it paints: a colour,
-// or a gradient's stops.
-func (d *svgDoc) paintColors(v string) []rgb {
+// shareOf is one colour a paint shows and the part of the shape's area it
+// gets.
+type shareOf struct {
+	c     rgb
+	share float64
+}
+
+// paints resolves a paint value, at an opacity, to the colours it shows
+// laid on white: a colour over the whole shape, or a gradient's stops
+// sharing half of it and their blend the other half (gradientPaints).
+func (d *svgDoc) paints(v string, alpha float64) []shareOf {
 	v = strings.TrimSpace(v)
 	switch strings.ToLower(v) {
 	case "", "none", "transparent", "currentcolor", "context-fill", "context-stroke":
@@ -598,17 +616,70 @@ func (d *svgDoc) paintColors(v string) []rgb {
 			return nil
 		}
 		ref := strings.Trim(strings.TrimSpace(v[4:end]), `'"`)
-		return d.gradientStops(strings.TrimPrefix(ref, "#"), 0)
+		return gradientPaints(d.gradientStops(strings.TrimPrefix(ref, "#"), 0), alpha)
 	}
-	if c, ok := parseColorValue([]byte(v)); ok {
-		return []rgb{c}
+	if c, ok := parseColorValue([]byte(v)); ok && alpha >= minAlpha {
+		return []shareOf{{onWhite(c, alpha), 1}}
 	}
 	return nil
 }
 
-// gradientStops lists the opaque stop colours of the gradient with an id,
-// following its href when it has no stops of its own.
-func (d *svgDoc) gradientStops(id string, depth int) []rgb {
+// gradStop is a gradient stop's colour, stop-opacity and offset (0..1).
+type gradStop struct {
+	c   rgb
+	a   float64
+	off float64
+}
+
+// gradientPaints is what a gradient at an opacity shows, laid on white,
+// as shares of the shape's area by the stops' offsets: the pads before the
+// first and after the last stop, and a run between two stops of one
+// colour, are that colour; a run between two colours gives half its
+// length to their blend at its middle and a quarter to each end. (Before,
+// the stops alone shared half the area, whatever their offsets, and the
+// blend a person sees most of counted nothing: a logo of translucent
+// gradients was named by its darkest stops.) Paints too faint to see
+// are left out.
+func gradientPaints(stops []gradStop, alpha float64) []shareOf {
+	if len(stops) == 0 {
+		return nil
+	}
+	var out []shareOf
+	add := func(c rgb, a, share float64) {
+		if a*alpha >= minAlpha && share > 0 {
+			out = append(out, shareOf{onWhite(c, a*alpha), share})
+		}
+	}
+	first, last := stops[0], stops[len(stops)-1]
+	add(first.c, first.a, first.off)
+	add(last.c, last.a, 1-last.off)
+	for i := 1; i < len(stops); i++ {
+		x, y := stops[i-1], stops[i]
+		run := y.off - x.off
+		if x.c == y.c {
+			add(x.c, (x.a+y.a)/2, run)
+			continue
+		}
+		add(x.c, x.a, run/4)
+		add(y.c, y.a, run/4)
+		mid := func(u, v uint8) uint8 { return uint8((int(u) + int(v) + 1) / 2) }
+		add(rgb{mid(x.c.R, y.c.R), mid(x.c.G, y.c.G), mid(x.c.B, y.c.B)}, (x.a+y.a)/2, run/2)
+	}
+	return out
+}
+
+// onWhite is c at opacity a laid on white.
+func onWhite(c rgb, a float64) rgb {
+	if a >= 1 {
+		return c
+	}
+	f := func(v uint8) uint8 { return uint8(math.Round(float64(v)*a + 255*(1-a))) }
+	return rgb{f(c.R), f(c.G), f(c.B)}
+}
+
+// gradientStops lists the stops of the gradient with an id, following
+// its href when it has no stops of its own.
+func (d *svgDoc) gradientStops(id string, depth int) []gradStop {
 	if id == "" || depth > 4 {
 		return nil
 	}
@@ -617,7 +688,7 @@ func (d *svgDoc) gradientStops(id string, depth int) []rgb {
 		if g.id != id || !strings.HasSuffix(g.tag, "gradient") {
 			continue
 		}
-		var out []rgb
+		var out []gradStop
 		for si := gi + 1; si < len(d.els); si++ {
 			if d.els[si].parent != gi || d.els[si].tag != "stop" {
 				continue
@@ -626,12 +697,18 @@ func (d *svgDoc) gradientStops(id string, depth int) []rgb {
 			if v == "" {
 				v = "#000"
 			}
-			if parseOpacity(d.own(si, "stop-opacity")) < minAlpha {
+			c, ok := parseColorValue([]byte(v))
+			if !ok {
 				continue
 			}
-			if c, ok := parseColorValue([]byte(v)); ok {
-				out = append(out, c)
+			off := parseOpacity(d.els[si].attr["offset"]) // a fraction or percentage clamped to 0..1, like an opacity
+			if d.els[si].attr["offset"] == "" {
+				off = 0
 			}
+			if n := len(out); n > 0 {
+				off = max(off, out[n-1].off)
+			}
+			out = append(out, gradStop{c, parseOpacity(d.own(si, "stop-opacity")), off})
 		}
 		if len(out) == 0 {
 			href := g.attr["href"]
@@ -643,6 +720,39 @@ func (d *svgDoc) gradientStops(id string, depth int) []rgb {
 		return out
 	}
 	return nil
+}
+
+// paintImages adds the colours of the rasters an SVG embeds as data: URLs
+// (a logo exported as an SVG wrapping a PNG paints nothing but its
+// raster): each dominant colour with its share of the image's area, laid
+// on white at the image's opacity. clusters decodes a raster; images it
+// cannot decode, and linked ones (the fetcher does not follow them), add
+// nothing.
+func (d *svgDoc) paintImages(p *palette, clusters func([]byte) ([]cluster, bool)) {
+	st := d.states()
+	decoded := 0
+	for i := range d.els {
+		el, s := &d.els[i], &st[i]
+		if el.tag != "image" || el.inert || s.hidden || !(el.image > 0) || decoded >= maxSVGImages {
+			continue
+		}
+		href := el.attr["href"]
+		if href == "" {
+			href = el.attr["xlink:href"]
+		}
+		_, body, ok := decodeDataURL([]byte(href))
+		if !ok || isSVG(body, "") {
+			continue
+		}
+		decoded++
+		cls, ok := clusters(body)
+		if !ok {
+			continue
+		}
+		for _, cl := range cls {
+			d.addPaint(p, []shareOf{{onWhite(cl.c, s.opacity), cl.share}}, el.image*s.scale*s.opacity)
+		}
+	}
 }
 
 // paint adds each shape's fill and stroke colours with their areas.
@@ -660,14 +770,16 @@ func (d *svgDoc) paint(p *palette) {
 			if a == 0 { // size not told: one unit
 				a = 1
 			}
-			d.addPaint(p, d.paintColors(s.fill), a*s.scale*s.fillOpacity*gradientShare(s.fill))
+			alpha := s.fillOpacity * s.opacity
+			d.addPaint(p, d.paints(s.fill, alpha), a*s.scale*alpha)
 		}
 		if s.stroke != "" && el.stroke > 0 {
 			sw := 1.0
 			if s.strokeWidth != "" {
 				sw = d.length(s.strokeWidth, math.Hypot(d.vbW, d.vbH)/math.Sqrt2)
 			}
-			d.addPaint(p, d.paintColors(s.stroke), el.stroke*sw*s.scale*s.strokeOpac*gradientShare(s.stroke))
+			alpha := s.strokeOpac * s.opacity
+			d.addPaint(p, d.paints(s.stroke, alpha), el.stroke*sw*s.scale*alpha)
 		}
 	}
 	if len(p.c) > 0 {
@@ -680,7 +792,7 @@ func (d *svgDoc) paint(p *palette) {
 		for _, k := range [...]string{"fill", "stroke", "stop-color"} {
 			for _, v := range [...]string{el.attr[k], el.style[k]} {
 				if c, ok := parseColorValue([]byte(v)); ok {
-					d.addPaint(p, []rgb{c}, 1)
+					d.addPaint(p, []shareOf{{c, 1}}, 1)
 				}
 			}
 		}
@@ -688,30 +800,20 @@ func (d *svgDoc) paint(p *palette) {
 	for _, r := range d.rules {
 		for _, k := range [...]string{"fill", "stroke", "stop-color"} {
 			if c, ok := parseColorValue([]byte(r.decls[k])); ok {
-				d.addPaint(p, []rgb{c}, 1)
+				d.addPaint(p, []shareOf{{c, 1}}, 1)
 			}
 		}
 	}
 }
 
-// gradientShare is the part of a shape's area its paint's colours get: a
-// gradient's stops are seen exactly only at its ends, the rest is their
-// blend, so they share half of it.
-func gradientShare(paint string) float64 {
-	if strings.HasPrefix(strings.ToLower(strings.TrimSpace(paint)), "url(") {
-		return 0.5
-	}
-	return 1
-}
-
-func (d *svgDoc) addPaint(p *palette, cs []rgb, area float64) {
+func (d *svgDoc) addPaint(p *palette, cs []shareOf, area float64) {
 	if len(cs) == 0 || !(area > 0) || math.IsInf(area, 0) {
 		return
 	}
 	for _, c := range cs {
-		if l, a, b := c.lab(); nearWhite(l, a, b) {
+		if l, a, b := c.c.lab(); nearWhite(l, a, b) {
 			continue
 		}
-		p.add(c, area/float64(len(cs)))
+		p.add(c.c, area*c.share)
 	}
 }

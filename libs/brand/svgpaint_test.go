@@ -1,7 +1,14 @@
 package brand
 
 import (
+	"bytes"
+	"encoding/base64"
+	"image"
+	"image/color"
+	"image/draw"
+	"image/png"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -125,5 +132,74 @@ func TestMarkWeights(t *testing.T) {
 	ws = markWeights([]rgb{grey, red}, []float64{0.95, 0.05}, []float64{0.95, 0.05}, 6)
 	if want := 6 * math.Sqrt(0.05/markFullShare); math.Abs(ws[1]-want) > 1e-9 || ws[0] > 6 {
 		t.Errorf("grey mark with a dot: %v, want the dot at %.2f", ws, want)
+	}
+}
+
+// A gradient counts as it is painted, and a translucent paint as it looks
+// laid on white: two translucent stops are seen mostly as their blend (a
+// person sees the logo's middle green, not its darkest stop); a stop held
+// over a third of the run outweighs the one it fades to; a group at
+// 70 % opacity shows a tint. (Before, stops shared half the area whatever
+// their offsets, the blend counted nothing, stop-opacity written as an
+// attribute was not read and group opacity changed no colour.)
+func TestSVGGradientAsPainted(t *testing.T) {
+	const defs = `<defs>
+<linearGradient id="tr"><stop offset="0%" stop-color="#88C649" stop-opacity=".8"/><stop offset="100%" stop-color="#439240" stop-opacity=".84"/></linearGradient>
+<linearGradient id="held"><stop offset="0" stop-color="#60B932"/><stop offset=".28" stop-color="#60B932"/><stop offset="1" stop-color="#367C34"/></linearGradient>
+<linearGradient id="ref" href="#held"/>
+</defs>`
+	for _, tc := range []struct {
+		name, shapes, want string
+	}{
+		{"translucent stops show their blend", `<rect width="10" height="10" fill="url(#tr)"/>`, "#82BB66"},
+		{"a held stop outweighs its fade", `<rect width="10" height="10" fill="url(#held)"/>`, "#60B932"},
+		{"a referenced gradient keeps its offsets", `<rect width="10" height="10" fill="url(#ref)"/>`, "#60B932"},
+		{"group opacity tints", `<g opacity=".7"><rect width="10" height="10" fill="#0000FF"/></g>`, "#4D4DFF"},
+		{"opacity and fill-opacity multiply", `<g opacity=".8"><rect width="10" height="10" fill="#1F6FEB" fill-opacity=".9"/></g>`, "#5E97F1"},
+	} {
+		p := &palette{}
+		svgPaint([]byte(`<svg viewBox="0 0 10 10">`+defs+tc.shapes+`</svg>`), p)
+		heaviest := ""
+		if len(p.c) > 0 {
+			heaviest = p.c[slices.Index(p.area, slices.Max(p.area))].hex()
+		}
+		if heaviest != tc.want {
+			t.Errorf("%s: heaviest %q, want %q (%v %v)", tc.name, heaviest, tc.want, p.c, p.area)
+		}
+	}
+}
+
+// A logo exported as an SVG wrapping a PNG counts the PNG's colours: a
+// grey wordmark on white with five small coloured arrows, each under 5 %
+// of the image, gives the arrows' colours, the navy first as the largest.
+// (Before, the SVG painted nothing and its raster was not read.)
+func TestSVGEmbeddedRaster(t *testing.T) {
+	img := image.NewNRGBA(image.Rect(0, 0, 200, 50))
+	draw.Draw(img, img.Bounds(), image.NewUniform(color.White), image.Point{}, draw.Src)
+	fill := func(x0, x1 int, c color.NRGBA) {
+		draw.Draw(img, image.Rect(x0, 0, x1, 50), image.NewUniform(c), image.Point{}, draw.Src)
+	}
+	fill(100, 200, color.NRGBA{0x71, 0x70, 0x73, 0xFF}) // the wordmark, 50 %
+	arrows := []color.NRGBA{{0x1E, 0x44, 0x88, 0xFF}, {0x79, 0x45, 0x9B, 0xFF}, {0x1A, 0xBF, 0xD3, 0xFF}, {0x21, 0x8F, 0xCF, 0xFF}, {0x78, 0xBE, 0x43, 0xFF}}
+	for i, c := range arrows {
+		fill(10+16*i, 10+16*i+9-i, c) // 4.5 % down to 2.5 %
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	svg := `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" viewBox="0 0 200 50">
+<g fill="none"><image width="200" height="50" xlink:href="data:image/png;base64,` + base64.StdEncoding.EncodeToString(buf.Bytes()) + `"/></g></svg>`
+	for _, tc := range []struct {
+		name string
+		site Site
+	}{
+		{"logo file", Site{URL: "https://s.example/", Images: []Image{{URL: "https://s.example/logo.svg", Body: []byte(svg), Role: RoleLogo}}}},
+		{"inline logo", Site{URL: "https://s.example/", HTML: []byte(`<a href="/">` + svg + `</a>`)}},
+	} {
+		res, err := Extract(tc.site)
+		if err != nil || len(res.Colors) < 3 || res.Colors[0] != "#1E4488" {
+			t.Errorf("%s: %v %v, want the navy #1E4488 first and the other arrows after", tc.name, res.Colors, err)
+		}
 	}
 }
