@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"html"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"chartd.dev/charts"
+	"chartd.dev/libs/draw"
 	"chartd.dev/libs/gallery"
 )
 
@@ -15,6 +17,9 @@ import (
 const (
 	chartTypesSlug = "chart-types"
 	opsSlug        = "ops"
+	embeddingSlug  = "embedding"
+	// widthsAfter is the embedding page's section the widths picture ends.
+	widthsAfter = "What the frame does"
 )
 
 // NewPictured is New with the gallery's pictures inline: on the chart
@@ -32,6 +37,8 @@ func NewPictured(cat *charts.Catalog, docsURL, baseURL, siteURL string, g *galle
 			return pictureTypes(cat, g, body)
 		case opsSlug:
 			return picturePairs(g, body), nil
+		case embeddingSlug:
+			return pictureWidths(g, body)
 		}
 		return body, nil
 	}, g.Fonts)
@@ -77,6 +84,45 @@ func pictureTypes(cat *charts.Catalog, g *gallery.Gallery, body []byte) ([]byte,
 		}
 	}
 	return []byte(out), nil
+}
+
+// pictureWidths ends the embedding page's section on what the frame does
+// with the one chart as an embed draws it at a phone's, a tablet's and a
+// desktop's width, so a reader sees the re-layout, not just reads of it.
+func pictureWidths(g *gallery.Gallery, body []byte) ([]byte, error) {
+	if len(g.Widths) == 0 {
+		return nil, fmt.Errorf("docs site: the gallery has no pictures at embed widths")
+	}
+	out := string(body)
+	at := strings.Index(out, ">"+widthsAfter+"</h2>")
+	if at < 0 {
+		return nil, fmt.Errorf("docs site: the embedding page has no section %q", widthsAfter)
+	}
+	end := strings.Index(out[at:], "<h2")
+	if end < 0 {
+		end = len(out) - at
+	}
+	end += at
+	var b strings.Builder
+	b.WriteString(`<figure class="widths">`)
+	for _, w := range g.Widths {
+		fmt.Fprintf(&b, `<div class="width"><p class="pair-label">In a frame %d px wide</p>%s</div>`, w.Width, renameIDs(w.SVG, "w"+strconv.Itoa(w.Width)))
+	}
+	fmt.Fprintf(&b, `<figcaption>The example %s as an embed draws it at %s: the same chart laid out again for each width, its type never under %d px.</figcaption></figure>`,
+		html.EscapeString(gallery.WidthsExample), widthList(g.Widths), draw.ReadingMinText)
+	return []byte(out[:end] + b.String() + "\n" + out[end:]), nil
+}
+
+// widthList names the widths: "320, 640 and 1200 px".
+func widthList(ws []gallery.Sized) string {
+	var names []string
+	for _, w := range ws {
+		names = append(names, strconv.Itoa(w.Width))
+	}
+	if len(names) == 1 {
+		return names[0] + " px"
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1] + " px"
 }
 
 // picturePairs puts each pair into the list item of its op.

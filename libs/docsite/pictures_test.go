@@ -1,6 +1,7 @@
 package docsite
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -23,6 +24,10 @@ func fakeGallery(cat *charts.Catalog, skip string) *gallery.Gallery {
 	for _, op := range []string{"setPalette", "setLabels", "setVariants", "setFooter"} {
 		g.Pairs = append(g.Pairs, gallery.Pair{Op: op, JSON: `{"op":"` + op + `"}`, Example: "bar-gdp-by-country",
 			Before: `<svg data-before="` + op + `"></svg>`, After: `<svg data-after="` + op + `"></svg>`})
+	}
+	for _, w := range gallery.EmbedWidths() {
+		g.Widths = append(g.Widths, gallery.Sized{Width: w, Height: w * 3 / 4,
+			SVG: `<svg data-width="` + strconv.Itoa(w) + `"><title id="chartd-bargdpbycountry-title">t</title></svg>`})
 	}
 	return g
 }
@@ -60,6 +65,26 @@ func TestPicturedPages(t *testing.T) {
 		if !strings.Contains(string(ops), `data-before="`+op+`"`) || !strings.Contains(string(ops), `data-after="`+op+`"`) {
 			t.Errorf("op %s has no before/after pair", op)
 		}
+	}
+	embedding, _ := s.Page("embedding")
+	e := string(embedding)
+	frame, oembed := strings.Index(e, ">What the frame does</h2>"), strings.Index(e, `<h2 id="oembed"`)
+	for _, w := range gallery.EmbedWidths() {
+		at := strings.Index(e, `data-width="`+strconv.Itoa(w)+`"`)
+		if at < frame || at > oembed || frame < 0 {
+			t.Errorf("the embedding page shows no picture %d px wide in its section on what the frame does (at %d, section %d–%d)", w, at, frame, oembed)
+		}
+	}
+	if strings.Count(e, `-title"`) != 3 || strings.Count(e, `id="chartd-bargdpbycountryw320-title"`) != 1 {
+		t.Errorf("the three widths keep their ids apart")
+	}
+	if strings.Count(e, `id="font-block"`) != 1 {
+		t.Errorf("the embedding page carries the font block once")
+	}
+	noWidths := fakeGallery(cat, "")
+	noWidths.Widths = nil
+	if _, err := NewPictured(cat, "https://x.test/docs", "https://x.test/v1", "https://x.test", noWidths); err == nil {
+		t.Errorf("a gallery without the widths pictures builds the docs")
 	}
 	limits, _ := s.Page("limits")
 	if strings.Contains(string(limits), "font-block") {

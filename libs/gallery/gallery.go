@@ -51,9 +51,26 @@ type Gallery struct {
 	Types map[string]string `json:"types"`
 	// Pairs are the style ops' before/after pictures.
 	Pairs []Pair `json:"pairs"`
+	// Widths are WidthsExample drawn as an embed draws it in a frame of
+	// each of EmbedWidths, for the embedding page.
+	Widths []Sized `json:"widths"`
 	// Fonts is a hidden inline <svg> whose style holds one @font-face per
 	// face the pictures draw with; put it once in a page that shows any.
 	Fonts string `json:"fonts"`
+}
+
+// WidthsExample is the example the embedding page draws at a phone's, a
+// tablet's and a desktop's width.
+const WidthsExample = "bar-gdp-by-country"
+
+// EmbedWidths are the frame widths the embedding page shows.
+func EmbedWidths() []int { return []int{320, 640, 1200} }
+
+// Sized is one picture drawn at a frame's width.
+type Sized struct {
+	Width  int    `json:"width"`
+	Height int    `json:"height"`
+	SVG    string `json:"svg"`
 }
 
 // pairOps are the style ops drawn as pairs, each on the example it shows
@@ -84,7 +101,7 @@ func Draw(ctx context.Context, cat *charts.Catalog, ops *chartspec.Ops, fonts *d
 	for _, ct := range cat.Types() {
 		g.Types[ct.Type] = cat.Sample(ct.Type).ID
 		for _, ex := range cat.Examples(ct.Type) {
-			svg, err := drawExample(cat, ops, ct, ex, "", ExampleWidth, ExampleHeight, fonts)
+			svg, err := drawExample(cat, ops, ct, ex, "", draw.Input{Width: ExampleWidth, Height: ExampleHeight, Fonts: fonts})
 			if err != nil {
 				return nil, err
 			}
@@ -98,11 +115,12 @@ func Draw(ctx context.Context, cat *charts.Catalog, ops *chartspec.Ops, fonts *d
 			return nil, fmt.Errorf("gallery: pair example %s is not in the catalog", po.example)
 		}
 		ct, _ := cat.Type(ex.Type)
-		before, err := drawExample(cat, ops, ct, ex, "", PairWidth, PairHeight, fonts)
+		pair := draw.Input{Width: PairWidth, Height: PairHeight, Fonts: fonts}
+		before, err := drawExample(cat, ops, ct, ex, "", pair)
 		if err != nil {
 			return nil, err
 		}
-		after, err := drawExample(cat, ops, ct, ex, po.op, PairWidth, PairHeight, fonts)
+		after, err := drawExample(cat, ops, ct, ex, po.op, pair)
 		if err != nil {
 			return nil, err
 		}
@@ -112,6 +130,14 @@ func Draw(ctx context.Context, cat *charts.Catalog, ops *chartspec.Ops, fonts *d
 		}
 		g.Pairs = append(g.Pairs, Pair{Op: name.Op, JSON: po.op, Example: ex.ID, Before: string(before), After: string(after)})
 		all = append(all, before, after)
+	}
+	widths, err := drawWidths(cat, ops, fonts)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range widths {
+		g.Widths = append(g.Widths, w)
+		all = append(all, []byte(w.SVG))
 	}
 	block, err := FontBlock(ctx, fonts, sub, all)
 	if err != nil {
@@ -131,8 +157,33 @@ func (g *Gallery) PairFor(op string) (Pair, bool) {
 	return Pair{}, false
 }
 
-// drawExample draws example ex of type ct at w×h, after op when set.
-func drawExample(cat *charts.Catalog, ops *chartspec.Ops, ct charts.ChartType, ex charts.Example, op string, w, h int, fonts *draw.Fonts) ([]byte, error) {
+// drawWidths draws WidthsExample in a frame of each of EmbedWidths, at the
+// size and smallest type an embed draws it with.
+func drawWidths(cat *charts.Catalog, ops *chartspec.Ops, fonts *draw.Fonts) ([]Sized, error) {
+	ex, ok := cat.Example(WidthsExample)
+	if !ok {
+		return nil, fmt.Errorf("gallery: widths example %s is not in the catalog", WidthsExample)
+	}
+	ct, _ := cat.Type(ex.Type)
+	ec, err := chartspec.Example(cat, ct, ex)
+	if err != nil {
+		return nil, fmt.Errorf("gallery: %w", err)
+	}
+	var out []Sized
+	for _, fw := range EmbedWidths() {
+		w, h := draw.SizeAtWidth(ec.Spec, fw)
+		svg, err := drawExample(cat, ops, ct, ex, "", draw.Input{Width: w, Height: h, Fonts: fonts, MinText: draw.ReadingMinText})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Sized{Width: w, Height: h, SVG: string(svg)})
+	}
+	return out, nil
+}
+
+// drawExample draws example ex of type ct as in says (its size, fonts and
+// smallest type), after op when set.
+func drawExample(cat *charts.Catalog, ops *chartspec.Ops, ct charts.ChartType, ex charts.Example, op string, in draw.Input) ([]byte, error) {
 	ec, err := chartspec.Example(cat, ct, ex)
 	if err != nil {
 		return nil, fmt.Errorf("gallery: %w", err)
@@ -155,7 +206,8 @@ func drawExample(cat *charts.Catalog, ops *chartspec.Ops, ct charts.ChartType, e
 	if err != nil {
 		return nil, fmt.Errorf("gallery: %s steps: %w", ex.ID, err)
 	}
-	out, err := draw.Render(draw.Input{Spec: spec, Table: t, Width: w, Height: h, Fonts: fonts})
+	in.Spec, in.Table = spec, t
+	out, err := draw.Render(in)
 	if err != nil {
 		return nil, fmt.Errorf("gallery: draw %s: %w", ex.ID, err)
 	}

@@ -3,6 +3,8 @@ package gallery
 import (
 	"context"
 	"errors"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -43,6 +45,9 @@ func drawn(t *testing.T) (*charts.Catalog, *Gallery) {
 	return cat, g
 }
 
+// fontSize is a text's size in an SVG.
+var fontSize = regexp.MustCompile(`font-size="([\d.]+)"`)
+
 // TestDrawEveryExample: every example and type has a picture, each pair's
 // op changes its picture, and the font block carries faces.
 func TestDrawEveryExample(t *testing.T) {
@@ -76,6 +81,21 @@ func TestDrawEveryExample(t *testing.T) {
 	for op, text := range map[string]string{"addAnnotation": ">Best month<", "addReferenceLine": ">Mean ", "addRange": ">Summer<"} {
 		if p, _ := g.PairFor(op); !strings.Contains(p.After, text) || strings.Contains(p.Before, text) {
 			t.Errorf("%s pair: %s shows only after", op, text)
+		}
+	}
+	// issue 35: the embedding page's one chart at each frame width, as an
+	// embed draws it: that width, and no type under the reading minimum
+	if len(g.Widths) != len(EmbedWidths()) {
+		t.Fatalf("%d pictures at embed widths, want %d", len(g.Widths), len(EmbedWidths()))
+	}
+	for i, w := range g.Widths {
+		if w.Width != EmbedWidths()[i] || !strings.Contains(w.SVG, `width="`+strconv.Itoa(w.Width)+`"`) {
+			t.Errorf("widths[%d]: %d px, svg %.120q", i, w.Width, w.SVG)
+		}
+		for _, m := range fontSize.FindAllStringSubmatch(w.SVG, -1) {
+			if px, _ := strconv.ParseFloat(m[1], 64); px < draw.ReadingMinText {
+				t.Errorf("%d px wide: type of %g px, under %d", w.Width, px, draw.ReadingMinText)
+			}
 		}
 	}
 	p, _ := g.PairFor("setFooter")

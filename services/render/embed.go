@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"html"
 	"html/template"
-	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -37,9 +36,9 @@ const (
 	oembedRoute = "/oembed"
 )
 
-// embedMinText is the smallest type of an embed's picture: read at the
-// frame's own size on a phone, 11 px is the least a reader reads.
-const embedMinText = 11
+// embedMinText is the smallest type of an embed's picture, read at its
+// own size on a phone.
+const embedMinText = draw.ReadingMinText
 
 // embedWidthStep is the step an embed's width is drawn at: a frame 333 px
 // wide gets the 320 px picture stretched to fill it, so a chart read on
@@ -133,17 +132,8 @@ func embedTitle(c *aggregate.Chart) string {
 }
 
 // embedSize is the canvas an embed draws at width w (0: the chart's own
-// size): the chart's proportions, but never so flat that a phone's
-// picture has no room for its plot.
-func embedSize(spec *chartspec.Spec, w int) (int, int) {
-	sw, sh := spec.Style.Dimensions()
-	if w == 0 {
-		return sw, sh
-	}
-	h := int(math.Round(float64(w) * float64(sh) / float64(sw)))
-	h = max(h, min(sh, 360))
-	return w, min(max(h, draw.MinSide), draw.MaxSide)
-}
+// size; see draw.SizeAtWidth).
+func embedSize(spec *chartspec.Spec, w int) (int, int) { return draw.SizeAtWidth(spec, w) }
 
 // snapWidth is the width an embed's picture is drawn at for a frame w
 // wide (w already in range).
