@@ -368,6 +368,37 @@ func (s *Service) image(w http.ResponseWriter, r *http.Request) error {
 		return fmt.Errorf("load account: %w", err)
 	}
 	p := auth.Principal{AccountID: account, Plan: acct.Plan}
+	match := r.Header.Get("If-None-Match")
+	month := quota.Month.Start(now)
+	// The link's path and query, verified above: the key of what the
+	// process knows of its answer.
+	key := r.Host + r.URL.EscapedPath() + "?" + r.URL.RawQuery
+	if k, ok := s.known.links.Get(key); ok {
+		// One read of the chart's record (no data, no drawing) proves the
+		// picture unchanged: its last save is the one the answer was drawn at.
+		c, err := s.charts.Load(r.Context(), p, l.ChartID, aggregate.SpecOnly)
+		if err != nil {
+			s.known.links.Remove(key)
+			var ae *apierr.Error
+			if errors.As(err, &ae) && ae.Code == apierr.NotFound {
+				return errNoImage(err)
+			}
+			return err
+		}
+		if k.fresh(account, acct.Plan, c.Stored.UpdatedAt, month) {
+			pic := picture{hash: k.hash, lint: k.lint, notices: k.notices}
+			if match != "" && etagMatch(match, pictureETag(k.hash)) {
+				pic.notModified = true
+				s.answerLink(w, r, l, pic, now)
+				return nil
+			}
+			if b, ok := s.known.bodies.Get(k.hash); ok {
+				pic.body, pic.contentType = b.body, b.contentType
+				s.answerLink(w, r, l, pic, now)
+				return nil
+			}
+		}
+	}
 	c, err := s.charts.Load(r.Context(), p, l.ChartID, aggregate.WithTable)
 	if err != nil {
 		var ae *apierr.Error
@@ -396,7 +427,6 @@ func (s *Service) image(w http.ResponseWriter, r *http.Request) error {
 	// Each different picture counts once a month, by the picture hash,
 	// as every render does; a 304 is decided after the count and before
 	// any rasterizing.
-	match := r.Header.Get("If-None-Match")
 	pic, err := s.makePicture(r.Context(), pictureJob{p: p, spec: spec, table: t, o: o, charge: chargeImage, viaLink: true,
 		fresh: func(hash string) bool { return match != "" && etagMatch(match, pictureETag(hash)) }})
 	if isDrawFailure(err) {
@@ -405,6 +435,20 @@ func (s *Service) image(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// Counted in this month, drawn from the chart as saved at c's last
+	// save: until either changes, the same link answers the same.
+	s.known.links.Add(key, knownLink{account: account, plan: acct.Plan, saved: c.Stored.UpdatedAt, month: month,
+		hash: pic.hash, lint: pic.lint, notices: pic.notices})
+	if !pic.notModified {
+		s.known.keepBody(pic.hash, pic.contentType, pic.body)
+	}
+	s.answerLink(w, r, l, pic, now)
+	return nil
+}
+
+// answerLink writes an image link's answer: pic, or 304 when the caller
+// has it.
+func (s *Service) answerLink(w http.ResponseWriter, r *http.Request, l imagelink.Link, pic picture, now time.Time) {
 	h := w.Header()
 	h.Set("ETag", pictureETag(pic.hash))
 	setNotices(h, pic)
@@ -416,22 +460,21 @@ func (s *Service) image(w http.ResponseWriter, r *http.Request) error {
 		}
 		h.Set("Cache-Control", "public, max-age="+strconv.FormatInt(max(age, 0), 10)+", immutable")
 	} else {
-		h.Set("Cache-Control", "public, max-age="+strconv.FormatInt(liveMaxAge(s.cfg.Links.LiveMaxAge, l.Expires, s.deps.Now()), 10))
+		h.Set("Cache-Control", "public, max-age="+strconv.FormatInt(liveMaxAge(s.cfg.Links.LiveMaxAge, l.Expires, now), 10))
 	}
 	if pic.notModified {
 		w.WriteHeader(http.StatusNotModified)
-		return nil
+		return
 	}
 	h.Set("Content-Type", pic.contentType)
 	h.Set("Content-Length", strconv.Itoa(len(pic.body)))
-	h.Set("Content-Disposition", mime.FormatMediaType("inline", map[string]string{"filename": "chart." + o.format}))
+	h.Set("Content-Disposition", mime.FormatMediaType("inline", map[string]string{"filename": "chart." + l.Format}))
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Security-Policy", PictureCSP)
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
 		w.Write(pic.body)
 	}
-	return nil
 }
 
 // pictureETag is an image link's ETag: the picture hash, cut short.

@@ -18,6 +18,9 @@ import (
 type metrics struct {
 	cache  metric.Int64Counter
 	raster metric.Float64Histogram
+	// draws counts SVG drawings, the CPU cost of every picture: an image
+	// link answered from what the process knows draws none.
+	draws metric.Int64Counter
 }
 
 var (
@@ -37,6 +40,9 @@ func newMetrics(mp metric.MeterProvider) (metrics, error) {
 	if ms.cache, err = m.Int64Counter("chartd.render.image_cache", metric.WithDescription("PNG image cache lookups by result")); err != nil {
 		return ms, fmt.Errorf("metric: %w", err)
 	}
+	if ms.draws, err = m.Int64Counter("chartd.render.draws", metric.WithDescription("charts drawn as SVG, the first step of every picture")); err != nil {
+		return ms, fmt.Errorf("metric: %w", err)
+	}
 	if ms.raster, err = m.Float64Histogram("chartd.render.raster.duration", metric.WithUnit("s"),
 		metric.WithDescription("time to turn an SVG into a PNG in Chromium, queueing included")); err != nil {
 		return ms, fmt.Errorf("metric: %w", err)
@@ -46,6 +52,8 @@ func newMetrics(mp metric.MeterProvider) (metrics, error) {
 
 func (m metrics) cacheHit(ctx context.Context)  { m.cache.Add(ctx, 1, hitAttr) }
 func (m metrics) cacheMiss(ctx context.Context) { m.cache.Add(ctx, 1, missAttr) }
+
+func (m metrics) drawn(ctx context.Context) { m.draws.Add(ctx, 1) }
 
 func (m metrics) rasterized(ctx context.Context, d time.Duration, err error) {
 	a := okAttr

@@ -135,6 +135,7 @@ func (s *Service) draw(ctx context.Context, p auth.Principal, spec *chartspec.Sp
 		}
 		steps = append(steps, st)
 	}
+	s.metrics.drawn(ctx)
 	release, err := s.admit.acquire(ctx, drawCost(t))
 	if err != nil {
 		return picture{}, fmt.Errorf("admit the drawing: %w", err)

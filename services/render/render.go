@@ -136,7 +136,9 @@ type Service struct {
 	charts  *aggregate.Loader
 	metrics metrics
 	keys    *signing.Keys
-	errs    httpx.Errors
+	// known remembers image link answers, so a repeat is not drawn.
+	known known
+	errs  httpx.Errors
 	// puts bounds the image cache writes in flight; writers waits for them.
 	puts    chan struct{}
 	writers sync.WaitGroup
@@ -189,6 +191,9 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	}
 	svc := &Service{subsets: deps.Subsets, cfg: cfg, deps: deps, charts: loader, metrics: m, puts: make(chan struct{}, 32), errs: cfg.Site.Errors(deps.Log),
 		admit: newAdmission(cfg.DrawBudgetMiB, cfg.Raster.Deadline)}
+	if svc.known, err = newKnown(); err != nil {
+		return nil, fmt.Errorf("render service: %w", err)
+	}
 	if svc.embedTmpl, err = parseEmbedPage(); err != nil {
 		return nil, fmt.Errorf("render service: %w", err)
 	}
