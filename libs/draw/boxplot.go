@@ -236,8 +236,11 @@ func (b *boxplotChart) draw(c *canvas, area rect) {
 		color := b.colors[g]
 		mid := cat.center(g)
 		if s.points != nil {
-			b.drawPoints(c, val, f.plot, mid, s, color)
+			b.drawPoints(c, val, f.plot, mid, b.names[g], s, color)
 			continue
+		}
+		if c.wantMarks {
+			b.markBox(c, val, g, mid, bw)
 		}
 		// seg draws a line across (a0..a1 at value v) or along (v0..v1 at a)
 		line := func(a0, a1, v0, v1 float64) {
@@ -341,9 +344,22 @@ func (b *boxplotChart) draw(c *canvas, area rect) {
 	story.drawNotes()
 }
 
+// markBox lists a group's box: its median, and the middle half the box
+// spans, as the summary words them.
+func (b *boxplotChart) markBox(c *canvas, val *axis, g int, mid, bw float64) {
+	s := b.stats[g]
+	lo, hi := math.Min(val.pos(s.q1), val.pos(s.q3)), math.Max(val.pos(s.q1), val.pos(s.q3))
+	value := "median " + formatValue(s.median, b.format) + ", middle half " + formatValue(s.q1, b.format) + "–" + formatValue(s.q3, b.format)
+	if b.horizontal {
+		c.mark(lo, mid-bw/2, hi-lo, bw, b.names[g], b.value.Name, []byte(value))
+		return
+	}
+	c.mark(mid-bw/2, lo, bw, hi-lo, b.names[g], b.value.Name, []byte(value))
+}
+
 // drawPoints draws a group of fewPoints values or fewer as its dots and
 // "n = 3" beyond the highest (below the lowest when the plot ends there).
-func (b *boxplotChart) drawPoints(c *canvas, val *axis, plot rect, mid float64, s boxStats, color string) {
+func (b *boxplotChart) drawPoints(c *canvas, val *axis, plot rect, mid float64, name string, s boxStats, color string) {
 	w := &c.w
 	r := 4 * c.k
 	w.s(`<g fill="`)
@@ -358,6 +374,13 @@ func (b *boxplotChart) drawPoints(c *canvas, val *axis, plot rect, mid float64, 
 			if math.Abs(val.pos(s.points[k])-val.pos(v)) < r {
 				off += 2 * r
 			}
+		}
+		if c.wantMarks {
+			x, y := mid+off, val.pos(v)
+			if b.horizontal {
+				x, y = val.pos(v), mid+off
+			}
+			c.mark(x-r, y-r, 2*r, 2*r, name, b.value.Name, c.value(v, b.format))
 		}
 		w.s(`<circle`)
 		if b.horizontal {

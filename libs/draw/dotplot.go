@@ -184,6 +184,9 @@ func (d *dotplotChart) draw(c *canvas, area rect) {
 			}
 			x, y := at(m, v)
 			c.story.mark(box{x - r, y - r, x + r, y + r})
+			if c.wantMarks {
+				c.mark(x-r, y-r, 2*r, 2*r, d.labels[i], s.Name, c.value(v, d.format))
+			}
 			w.s(`<circle`)
 			w.af("cx", x)
 			w.af("cy", y)

@@ -481,6 +481,9 @@ func (h *heatmapChart) draw(c *canvas, area rect) {
 		}
 		x, wd := snap(bx.bandStart(k%nx)+gap/2, sx-gap, h.wholeX)
 		y, ht := snap(by.bandStart(k/nx)+gap/2, sy-gap, h.wholeY)
+		if c.wantMarks {
+			c.mark(x, y, wd, ht, h.ys[k/nx], h.xs[k%nx], c.value(v, h.format))
+		}
 		w.s(`<rect`)
 		w.af("x", x)
 		w.af("y", y)

@@ -161,6 +161,10 @@ func (h *histogramChart) draw(c *canvas, area rect) {
 		x0, x1 := x.pos(h.edges[i])+gap/2, x.pos(h.edges[i+1])-gap/2
 		top := y.pos(float64(n))
 		c.story.mark(box{x0, top, x1, base})
+		if c.wantMarks {
+			bin := formatValue(h.edges[i], h.format) + "–" + formatValue(h.edges[i+1], h.format)
+			c.mark(x0, top, x1-x0, base-top, bin, h.value.Name, c.value(float64(n), numFormat{decimals: -1, scale: 1}))
+		}
 		w.s(`<rect`)
 		w.af("x", x0)
 		w.af("y", top)

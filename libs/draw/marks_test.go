@@ -26,24 +26,47 @@ func marksOf(t *testing.T, svg []byte) [][7]any {
 	return rows
 }
 
-// TestMarksListed: with Input.Marks a picture lists every mark with its
-// category, series and value in the chart's number format, in its own
-// <metadata>; without it the picture is unchanged.
+// TestMarksListed: with Input.Marks a picture of every chart type lists
+// each of its marks with its category, series and value in the chart's
+// number format, in its own <metadata>; without it the picture is
+// unchanged.
 func TestMarksListed(t *testing.T) {
 	f := fonts(t)
 	cats := txt("c1", "Fruit", "Apples & pears", "Plums", "Figs")
 	a, b := num("c2", "2024", 1200, 3400, 560), num("c3", "2025", 1500, nan, 700)
+	one := chartspec.One
+	scores := table(txt("c1", "Class", "A", "A", "A", "A", "A", "A", "A", "A", "A", "B", "B", "B"),
+		num("c2", "Score", 1, 2, 3, 4, 5, 6, 7, 8, 9, 2.5, 4, 6))
+	flows := table(txt("c1", "From", "Coal", "Gas", "Power"), txt("c2", "To", "Power", "Power", "Homes"), num("c3", "TWh", 50, 30, 60))
 	for _, tc := range []struct {
-		name  string
-		spec  *chartspec.Spec
-		table *dataset.Table
-		n     int
-		first [3]string
+		name        string
+		spec        *chartspec.Spec
+		table       *dataset.Table
+		n           int
+		first, last [3]string
 	}{
-		{"grouped bars", testSpec("bar", map[string]any{"orientation": "vertical"}, nil), table(cats, a, b), 5, [3]string{"Apples & pears", "2024", "1,200"}},
-		{"stacked bars", testSpec("bar", map[string]any{"orientation": "horizontal", "stack": "stacked"}, nil), table(cats, a, b), 5, [3]string{"Apples & pears", "2024", "1,200"}},
-		{"line", testSpec("line", nil, nil), table(dates("c1", "Year", dataset.UnitYear, "2021", "2022", "2023"), a), 3, [3]string{"2021", "2024", "1,200"}},
-		{"scatter", testSpec("scatter", nil, chartspec.Mapping{"x": chartspec.One("c2"), "y": chartspec.One("c3"), "group": chartspec.Ref{}}), table(cats, a, b), 2, [3]string{"Apples & pears", "", "1,500"}},
+		{"grouped bars", testSpec("bar", map[string]any{"orientation": "vertical"}, nil), table(cats, a, b), 5,
+			[3]string{"Apples & pears", "2024", "1,200"}, [3]string{"Figs", "2025", "700"}},
+		{"stacked bars", testSpec("bar", map[string]any{"orientation": "horizontal", "stack": "stacked"}, nil), table(cats, a, b), 5,
+			[3]string{"Apples & pears", "2024", "1,200"}, [3]string{"Figs", "2025", "700"}},
+		{"line", testSpec("line", nil, nil), table(dates("c1", "Year", dataset.UnitYear, "2021", "2022", "2023"), a), 3,
+			[3]string{"2021", "2024", "1,200"}, [3]string{"2023", "2024", "560"}},
+		{"scatter", testSpec("scatter", nil, chartspec.Mapping{"x": one("c2"), "y": one("c3"), "group": chartspec.Ref{}}), table(cats, a, b), 2,
+			[3]string{"Apples & pears", "", "1,500"}, [3]string{"Figs", "", "700"}},
+		{"pie", testSpec("pie", nil, chartspec.Mapping{"label": one("c1"), "value": one("c2")}), table(cats, a), 3,
+			[3]string{"Apples & pears", "2024", "1,200 (23%)"}, [3]string{"Figs", "2024", "560 (11%)"}},
+		{"histogram", testSpec("histogram", map[string]any{"bins": 4}, chartspec.Mapping{"value": one("c2")}), scores, 4,
+			[3]string{"0–2.5", "Score", "2"}, [3]string{"7.5–10", "Score", "2"}},
+		{"box plot", testSpec("boxplot", nil, chartspec.Mapping{"group": one("c1"), "value": one("c2")}), scores, 4,
+			[3]string{"A", "Score", "median 5, middle half 3–7"}, [3]string{"B", "Score", "6"}},
+		{"dot plot", testSpec("dotplot", nil, chartspec.Mapping{"category": one("c1"), "values": chartspec.Many("c2", "c3")}), table(cats, a, b), 5,
+			[3]string{"Apples & pears", "2024", "1,200"}, [3]string{"Figs", "2025", "700"}},
+		{"heatmap", testSpec("heatmap", nil, chartspec.Mapping{"y": one("c1"), "value": chartspec.Many("c2", "c3")}), table(cats, a, b), 5,
+			[3]string{"Apples & pears", "2024", "1,200"}, [3]string{"Figs", "2025", "700"}},
+		{"radar", testSpec("radar", nil, chartspec.Mapping{"axis": one("c1"), "values": chartspec.Many("c2", "c3")}), table(cats, a, b), 5,
+			[3]string{"Apples & pears", "2024", "1,200"}, [3]string{"Figs", "2025", "700"}},
+		{"sankey", testSpec("sankey", nil, chartspec.Mapping{"source": one("c1"), "target": one("c2"), "value": one("c3")}), flows, 3,
+			[3]string{"Coal → Power", "TWh", "50"}, [3]string{"Power → Homes", "TWh", "60"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := Input{Spec: tc.spec, Table: tc.table, Fonts: f, Width: 640, Height: 400}
@@ -67,12 +90,16 @@ func TestMarksListed(t *testing.T) {
 			if len(rows) != tc.n {
 				t.Fatalf("%d marks, want %d: %v", len(rows), tc.n, rows)
 			}
-			if got := [3]string{rows[0][4].(string), rows[0][5].(string), rows[0][6].(string)}; got != tc.first {
+			name := func(r [7]any) [3]string { return [3]string{r[4].(string), r[5].(string), r[6].(string)} }
+			if got := name(rows[0]); got != tc.first {
 				t.Errorf("first mark names %q, want %q", got, tc.first)
 			}
+			if got := name(rows[len(rows)-1]); got != tc.last {
+				t.Errorf("last mark names %q, want %q", got, tc.last)
+			}
 			for _, r := range rows {
-				x, y := r[0].(float64), r[1].(float64)
-				if x < 0 || y < 0 || x > 640 || y > 400 {
+				x, y, w, h := r[0].(float64), r[1].(float64), r[2].(float64), r[3].(float64)
+				if x < 0 || y < 0 || w < 0 || h < 0 || x+w > 640 || y+h > 400 {
 					t.Errorf("mark %v lies outside the picture", r)
 				}
 			}

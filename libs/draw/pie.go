@@ -164,6 +164,9 @@ func (p *pieChart) draw(c *canvas, area rect) {
 		sweep := sl.v / p.total * 2 * math.Pi
 		a1 := a0 + sweep
 		angles[k] = a0 + sweep/2
+		if c.wantMarks {
+			p.markSlice(c, sl, cx, cy, r, inner, angles[k])
+		}
 		w.s(`<path fill="`)
 		w.s(sl.color)
 		w.s(`" d="`)
@@ -206,6 +209,17 @@ func (p *pieChart) draw(c *canvas, area rect) {
 	} else {
 		p.drawShares(c, cx, cy, r, inner)
 	}
+}
+
+// markSlice lists a slice as a point where its share is set, naming its
+// value and its share, which the drawing shows on the slice or beside it.
+func (p *pieChart) markSlice(c *canvas, sl pieSlice, cx, cy, r, inner, mid float64) {
+	rl := r * 0.65
+	if inner > 0 {
+		rl = (r + inner) / 2
+	}
+	value := formatValue(sl.v, p.format) + " (" + string(p.share(nil, sl.v)) + ")"
+	c.mark(cx+rl*math.Cos(mid), cy+rl*math.Sin(mid), 0, 0, sl.name, p.value.Name, []byte(value))
 }
 
 // drawShares writes each slice's share on the slice, where it fits whole

@@ -326,6 +326,9 @@ func (d *radarChart) draw(c *canvas, area rect) {
 		for i := 0; i < d.n; i++ {
 			if v := s.Num[i]; !isBlank(v) {
 				x, y := at(i, clampR(val.pos(v), R))
+				if c.wantMarks {
+					c.mark(x, y, 0, 0, d.labels[i], s.Name, c.value(v, d.format))
+				}
 				w.s(`<circle`)
 				w.af("cx", x)
 				w.af("cy", y)

@@ -555,6 +555,12 @@ func (k *sankeyChart) draw(c *canvas, area rect) {
 		for i := range segIDs {
 			segIDs[i] = segOf[[2]int{chain[i], chain[i+1]}]
 		}
+		if c.wantMarks {
+			// a flow is listed at the middle of its first stretch
+			ax, bx := xOf(chain[0])+nodeW, xOf(chain[1])
+			c.mark((ax+bx)/2, (sy[segIDs[0]]+ty[segIDs[0]]+width)/2, 0, 0,
+				k.nodes[l.s].name+" → "+k.nodes[l.t].name, k.val.Name, c.value(l.v, k.format))
+		}
 		w.s(`<path fill="`)
 		w.s(k.nodes[l.s].color)
 		w.s(`" d="M`)
