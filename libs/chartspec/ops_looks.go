@@ -135,6 +135,16 @@ func defSetHighlight() opDef {
 	}
 }
 
+// facetColumns says which columns a facet can take, or that the data has
+// none (a text column is what a facet needs).
+func facetColumns(t *dataset.Table) string {
+	cols := textColumns(t)
+	if len(cols) == 0 {
+		return "the data has no text column; add one to the data (set_data) to draw small multiples"
+	}
+	return "the text columns are " + columnList(cols)
+}
+
 // SetFacet draws the chart as small multiples, one panel per value of a
 // text column; a null facet clears it.
 type SetFacet struct {
@@ -163,10 +173,10 @@ func (o *SetFacet) apply(st *applyState) *OpError {
 	t := st.table()
 	c, ok := t.Column(o.Facet.Column)
 	if !ok {
-		return opErr("facet.column", "no column %s; the text columns are %s", o.Facet.Column, columnList(textColumns(t)))
+		return opErr("facet.column", "no column %s; %s", o.Facet.Column, facetColumns(t))
 	}
 	if c.Kind != dataset.Text {
-		return opErr("facet.column", "%s is a %s column; small multiples take a text column, one panel per value: %s", colLabel(c), c.Kind, columnList(textColumns(t)))
+		return opErr("facet.column", "%s is a %s column; small multiples take a text column, one panel per value; %s", colLabel(c), c.Kind, facetColumns(t))
 	}
 	if n := len(FacetValues(t, c.ID)); n > MaxFacetPanels {
 		return opErr("facet.column", "%s has %d values, and small multiples draw at most %d panels; filter the rows first (addTransform filter) or choose a column with fewer values", colLabel(c), n, MaxFacetPanels)

@@ -73,7 +73,7 @@ func TestLooksOpsRefusals(t *testing.T) {
 			"ops[0].highlight.categories: a line chart highlights series, not categories; categories work on bar, pie, scatter and boxplot charts"},
 		{"empty highlight object", "bar", false, `{"op":"setHighlight","highlight":{}}`, "ops[0].highlight: …"},
 		{"facet of a number column", "bar", false, `{"op":"setFacet","facet":{"column":"c3"}}`,
-			"ops[0].facet.column: c3 (Sales) is a number column; small multiples take a text column, one panel per value: c1 (Region), c2 (Month)"},
+			"ops[0].facet.column: c3 (Sales) is a number column; small multiples take a text column, one panel per value; the text columns are c1 (Region), c2 (Month)"},
 		{"facet of too many values", "bar", true, `{"op":"setFacet","facet":{"column":"c1"}}`,
 			"ops[0].facet.column: c1 (Name) has 40 values, and small multiples draw at most 36 panels; filter the rows first (addTransform filter) or choose a column with fewer values"},
 		{"facet of a sankey names the types", "sankey", false, `{"op":"setFacet","facet":{"column":"c1"}}`,
