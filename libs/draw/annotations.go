@@ -571,6 +571,50 @@ type noteCand struct {
 	near bool
 }
 
+// beyondLabel moves a note's point past a value label drawn at it (a
+// highlight's direct label, setLabels): the note stands on the label as
+// on its mark, instead of a connector striking the label through. The
+// label is looked for on the side the note goes first.
+func (s *story) beyondLabel(px, py float64, up bool, position string) (float64, float64) {
+	d := 8 * s.c.k
+	side := "above"
+	switch {
+	case position != "" && position != "auto":
+		side = position
+	case !s.xAx.across && up:
+		side = "right"
+	case !s.xAx.across:
+		side = "left"
+	case !up:
+		side = "below"
+	}
+	var probe box
+	switch side {
+	case "above":
+		probe = box{px - 0.5, py - d, px + 0.5, py}
+	case "below":
+		probe = box{px - 0.5, py, px + 0.5, py + d}
+	case "right":
+		probe = box{px, py - 0.5, px + d, py + 0.5}
+	default:
+		probe = box{px - d, py - 0.5, px, py + 0.5}
+	}
+	id := s.taken.find(probe, 0, true)
+	if id < 0 || s.taken.kinds[id] != obstText {
+		return px, py
+	}
+	lb := s.taken.boxes[id]
+	switch side {
+	case "above":
+		return px, lb.y0
+	case "below":
+		return px, lb.y1
+	case "right":
+		return lb.x1, py
+	}
+	return lb.x0, py
+}
+
 // drawNote places and draws one note; it answers what the note covers
 // when no free place was found ("" when it found one).
 func (s *story) drawNote(a chartspec.Annotation) string {
@@ -579,6 +623,7 @@ func (s *story) drawNote(a chartspec.Annotation) string {
 	if !ok {
 		return ""
 	}
+	px, py = s.beyondLabel(px, py, up, a.Position)
 	text := a.Text
 	if strings.Contains(text, valueToken) {
 		// the note quotes its point's value, in the chart's number format
@@ -830,7 +875,15 @@ func (g *boxGrid) insert(b box, kind int, seg int32) {
 // pad (a segment: that passes through b grown by pad), or -1 when b is
 // free; with textOnly, marks do not count.
 func (g *boxGrid) hit(b box, pad float64, textOnly ...bool) int {
-	skipMarks := len(textOnly) > 0 && textOnly[0]
+	if id := g.find(b, pad, len(textOnly) > 0 && textOnly[0]); id >= 0 {
+		return int(g.kinds[id])
+	}
+	return -1
+}
+
+// find is hit's search: the first entry closer to b than pad (marks left
+// out with skipMarks), or -1.
+func (g *boxGrid) find(b box, pad float64, skipMarks bool) int {
 	g.epoch++
 	grown := box{b.x0 - pad, b.y0 - pad, b.x1 + pad, b.y1 + pad}
 	c0, r0, c1, r1 := g.cellRange(grown)
@@ -849,7 +902,7 @@ func (g *boxGrid) hit(b box, pad float64, textOnly ...bool) int {
 				if s := g.segOf[id]; s > 0 && !g.segs[s-1].crosses(grown) {
 					continue
 				}
-				return int(g.kinds[id])
+				return int(id)
 			}
 		}
 	}

@@ -136,6 +136,48 @@ func TestNoteQuotesItsValue(t *testing.T) {
 	}
 }
 
+// TestNoteStandsOnItsLabel: a note on a bar whose value is labelled (a
+// highlight names what it keeps, setLabels every bar) stands on the label,
+// close and without a connector, instead of a connector striking the
+// label through.
+func TestNoteStandsOnItsLabel(t *testing.T) {
+	textY := regexp.MustCompile(`<text x="([\d.]+)" y="([\d.]+)"[^>]*>([^<]+)</text>`)
+	for _, tc := range []struct {
+		name   string
+		labels bool
+	}{{"highlight", false}, {"setLabels", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, tab := monthBars(note("Best month", chartspec.Word("Dec"), ""))
+			if tc.labels {
+				s.Style.Labels.Show = true
+			} else {
+				s.Highlight = &chartspec.Highlight{Categories: []string{"Dec"}}
+			}
+			svg := string(mustSVG(t, Input{Spec: s, Table: tab, Fonts: fonts(t)}))
+			ann := svg[strings.Index(svg, `<g class="annotations">`):]
+			if strings.Contains(ann[:strings.Index(ann, "</g>")], "<circle") {
+				t.Errorf("the note is joined to its bar by a connector across the label")
+			}
+			var ly, ny float64
+			for _, m := range textY.FindAllStringSubmatch(svg, -1) {
+				y, _ := strconv.ParseFloat(m[2], 64)
+				switch m[3] {
+				case "96":
+					ly = y
+				case "Best month":
+					ny = y
+				}
+			}
+			switch {
+			case ly == 0 || ny == 0:
+				t.Fatalf("label at %g, note at %g", ly, ny)
+			case ny >= ly || ly-ny > 30:
+				t.Errorf("the note (y %g) does not stand just above the label (y %g)", ny, ly)
+			}
+		})
+	}
+}
+
 // TestAnnotationLayers: ranges lie behind the gridlines, lines above
 // them and below the marks, notes and labels over everything.
 func TestAnnotationLayers(t *testing.T) {
