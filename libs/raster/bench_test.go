@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -98,4 +99,55 @@ func benchSerial(b *testing.B, path, enc string) {
 	slices.Sort(took)
 	b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(took[len(took)*99/100].Microseconds())/1000, "p99-ms")
+}
+
+// BenchmarkRenderStory is issue 34's PNG cost: the 30-bar chart with five
+// notes, a target line and a range (story-bar30) and twelve panels of
+// thirty bars (looks-bar-facet-12), each against the plain 30-bar chart
+// of BenchmarkRenderSerial, rendered in turn on one pool so load falls on
+// all three alike. Every picture differs from the others (its title
+// numbered) and all are replayed; it reports each one's p50 and the
+// ratios to the plain chart's.
+func BenchmarkRenderStory(b *testing.B) {
+	story, err := os.ReadFile("../draw/testdata/story-bar30.svg")
+	if err != nil {
+		b.Fatal(err)
+	}
+	facet, err := os.ReadFile("../draw/testdata/looks-bar-facet-12.svg")
+	if err != nil {
+		b.Fatal(err)
+	}
+	kinds := []struct {
+		name, title string
+		svg         []byte
+	}{{"plain", "Thirty bars", bars30()}, {"story", "Daily sign-ups", story}, {"facet12", "Twelve stores", facet}}
+	p := startPool(b, DefaultConfig())
+	took := make([][]time.Duration, len(kinds))
+	before := p.Stats()
+	i := int64(0)
+	b.ResetTimer()
+	for b.Loop() {
+		for k, kind := range kinds {
+			i++
+			svg := bytes.ReplaceAll(kind.svg, []byte(kind.title), fmt.Appendf(nil, "%s #%d", kind.title, i))
+			start := time.Now()
+			if _, err := p.Render(context.Background(), Job{SVG: svg, Width: 800, Height: 600, Scale: 1, path: pathEither}); err != nil {
+				b.Fatal(err)
+			}
+			took[k] = append(took[k], time.Since(start))
+		}
+	}
+	b.StopTimer()
+	after := p.Stats()
+	if renders, replayed := after.Renders-before.Renders, after.Replayed-before.Replayed; replayed != renders {
+		b.Fatalf("%d of %d renders replayed, want all", replayed, renders)
+	}
+	p50 := make([]float64, len(kinds))
+	for k, kind := range kinds {
+		slices.Sort(took[k])
+		p50[k] = float64(took[k][len(took[k])/2].Microseconds()) / 1000
+		b.ReportMetric(p50[k], kind.name+"-p50-ms")
+	}
+	b.ReportMetric(p50[1]/p50[0], "story/plain")
+	b.ReportMetric(p50[2]/p50[0], "facet12/plain")
 }
