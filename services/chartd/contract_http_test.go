@@ -279,9 +279,9 @@ func TestUnknownRenderFieldListsTheFields(t *testing.T) {
 		want       []string
 	}{
 		{name: "render_image", path: "/api/v1/render",
-			want: []string{"data", "data_format", "fonts", "format", "height", "name", "ops", "scale", "spec", "transparent", "type", "width"}},
+			want: []string{"data", "data_format", "fonts", "format", "height", "name", "ops", "scale", "spec", "theme", "transparent", "type", "width"}},
 		{name: "render_template", path: "/api/v1/charts/00000000-0000-0000-0000-000000000000/render",
-			want: []string{"data", "data_format", "fonts", "format", "height", "name", "ops", "scale", "transparent", "width"}},
+			want: []string{"data", "data_format", "fonts", "format", "height", "name", "ops", "scale", "theme", "transparent", "width"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			a := c.do("POST", tt.path, map[string]any{"data": "a,b\nx,1", "formt": "svg"})
