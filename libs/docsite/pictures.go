@@ -134,8 +134,12 @@ func picturePairs(g *gallery.Gallery, body []byte) []byte {
 		b.WriteString(p.Before)
 		b.WriteString(`</div><div><p class="pair-label">After</p>`)
 		b.WriteString(p.After)
-		fmt.Fprintf(&b, `</div></div><figcaption>The example %s before and after <code>%s</code>.</figcaption></figure>`,
-			html.EscapeString(p.Example), html.EscapeString(p.JSON))
+		with := ""
+		if p.Setup != "" {
+			with = " with <code>" + html.EscapeString(p.Setup) + "</code>,"
+		}
+		fmt.Fprintf(&b, `</div></div><figcaption>The example %s%s before and after <code>%s</code>.</figcaption></figure>`,
+			html.EscapeString(p.Example), with, html.EscapeString(p.JSON))
 		out, _ = intoItem(out, p.Op, b.String())
 	}
 	return []byte(out)

@@ -25,6 +25,8 @@ func fakeGallery(cat *charts.Catalog, skip string) *gallery.Gallery {
 		g.Pairs = append(g.Pairs, gallery.Pair{Op: op, JSON: `{"op":"` + op + `"}`, Example: "bar-gdp-by-country",
 			Before: `<svg data-before="` + op + `"></svg>`, After: `<svg data-after="` + op + `"></svg>`})
 	}
+	g.Pairs = append(g.Pairs, gallery.Pair{Op: "clearAnnotations", JSON: `{"op":"clearAnnotations"}`, Setup: `[{"op":"addRange"}]`, Example: "line-monthly-sales",
+		Before: `<svg data-before="clearAnnotations"></svg>`, After: `<svg data-after="clearAnnotations"></svg>`})
 	for _, w := range gallery.EmbedWidths() {
 		g.Widths = append(g.Widths, gallery.Sized{Width: w, Height: w * 3 / 4,
 			SVG: `<svg data-width="` + strconv.Itoa(w) + `"><title id="chartd-bargdpbycountry-title">t</title></svg>`})
@@ -85,6 +87,9 @@ func TestPicturedPages(t *testing.T) {
 	noWidths.Widths = nil
 	if _, err := NewPictured(cat, "https://x.test/docs", "https://x.test/v1", "https://x.test", noWidths); err == nil {
 		t.Errorf("a gallery without the widths pictures builds the docs")
+	}
+	if !strings.Contains(string(ops), `data-after="clearAnnotations"`) || !strings.Contains(string(ops), `with <code>[{&#34;op&#34;:&#34;addRange&#34;}]</code>, before and after`) {
+		t.Errorf("a pair with a setup names it in its caption")
 	}
 	limits, _ := s.Page("limits")
 	if strings.Contains(string(limits), "font-block") {

@@ -36,6 +36,9 @@ type Pair struct {
 	// Op is the op's name, such as "setPalette"; JSON the op as applied.
 	Op   string `json:"op"`
 	JSON string `json:"json"`
+	// Setup are ops (a JSON array) applied before both pictures, for an
+	// op that takes something away; empty for none.
+	Setup string `json:"setup,omitempty"`
 	// Example is the example both pictures draw.
 	Example string `json:"example"`
 	// Before and After are the SVGs (system fonts, see Gallery.Fonts).
@@ -75,18 +78,23 @@ type Sized struct {
 
 // pairOps are the style ops drawn as pairs, each on the example it shows
 // best on.
-func pairOps() []struct{ example, op string } {
-	return []struct{ example, op string }{
-		{"bar-quarterly-revenue-by-region", `{"op":"setPalette","palette":"okabe-ito"}`},
-		{"bar-gdp-by-country", `{"op":"setLabels","show":true}`},
-		{"bar-gdp-by-country", `{"op":"setVariants","variants":{"bar":{"orientation":"horizontal"}}}`},
-		{"pie-browser-share", `{"op":"setFooter","footer":{"source":"StatCounter","byline":"Data desk"}}`},
-		{"line-monthly-sales", `{"op":"addAnnotation","annotation":{"text":"Best month","x":"2024-12","series":"c2"}}`},
-		{"bar-gdp-by-country", `{"op":"addReferenceLine","line":{"axis":"y","value":"mean"}}`},
-		{"line-monthly-sales", `{"op":"addRange","range":{"axis":"x","from":"2024-06","to":"2024-08","label":"Summer"}}`},
-		{"bar-gdp-by-country", `{"op":"setHighlight","highlight":{"categories":["Germany"]}}`},
-		{"scatter-life-expectancy-gdp", `{"op":"setFacet","facet":{"column":"c5","scales":"shared"}}`},
-		{"line-monthly-sales", `{"op":"setTheme","theme":"dark"}`},
+func pairOps() []struct{ example, op, setup string } {
+	// setup ops, when given, are applied before both pictures: an op that
+	// takes something away shows on a chart that has it
+	story := `[{"op":"addAnnotation","annotation":{"text":"Best month","x":"2024-12","series":"c2"}},{"op":"addRange","range":{"axis":"x","from":"2024-06","to":"2024-08","label":"Summer"}}]`
+	return []struct{ example, op, setup string }{
+		{"bar-quarterly-revenue-by-region", `{"op":"setPalette","palette":"okabe-ito"}`, ""},
+		{"bar-gdp-by-country", `{"op":"setLabels","show":true}`, ""},
+		{"bar-gdp-by-country", `{"op":"setVariants","variants":{"bar":{"orientation":"horizontal"}}}`, ""},
+		{"pie-browser-share", `{"op":"setFooter","footer":{"source":"StatCounter","byline":"Data desk"}}`, ""},
+		{"line-monthly-sales", `{"op":"addAnnotation","annotation":{"text":"Best month","x":"2024-12","series":"c2"}}`, ""},
+		{"bar-gdp-by-country", `{"op":"addReferenceLine","line":{"axis":"y","value":"mean"}}`, ""},
+		{"line-monthly-sales", `{"op":"addRange","range":{"axis":"x","from":"2024-06","to":"2024-08","label":"Summer"}}`, ""},
+		{"bar-gdp-by-country", `{"op":"setHighlight","highlight":{"categories":["Germany"]}}`, ""},
+		{"scatter-life-expectancy-gdp", `{"op":"setFacet","facet":{"column":"c5","scales":"shared"}}`, ""},
+		{"line-monthly-sales", `{"op":"setTheme","theme":"dark"}`, ""},
+		{"line-monthly-sales", `{"op":"removeAnnotation","index":0}`, story},
+		{"line-monthly-sales", `{"op":"clearAnnotations"}`, story},
 	}
 }
 
@@ -101,7 +109,7 @@ func Draw(ctx context.Context, cat *charts.Catalog, ops *chartspec.Ops, fonts *d
 	for _, ct := range cat.Types() {
 		g.Types[ct.Type] = cat.Sample(ct.Type).ID
 		for _, ex := range cat.Examples(ct.Type) {
-			svg, err := drawExample(cat, ops, ct, ex, "", draw.Input{Width: ExampleWidth, Height: ExampleHeight, Fonts: fonts})
+			svg, err := drawExample(cat, ops, ct, ex, draw.Input{Width: ExampleWidth, Height: ExampleHeight, Fonts: fonts})
 			if err != nil {
 				return nil, err
 			}
@@ -116,11 +124,21 @@ func Draw(ctx context.Context, cat *charts.Catalog, ops *chartspec.Ops, fonts *d
 		}
 		ct, _ := cat.Type(ex.Type)
 		pair := draw.Input{Width: PairWidth, Height: PairHeight, Fonts: fonts}
-		before, err := drawExample(cat, ops, ct, ex, "", pair)
+		var setup []string
+		if po.setup != "" {
+			var list []json.RawMessage
+			if err := json.Unmarshal([]byte(po.setup), &list); err != nil {
+				return nil, fmt.Errorf("gallery: pair setup %s: %w", po.setup, err)
+			}
+			for _, op := range list {
+				setup = append(setup, string(op))
+			}
+		}
+		before, err := drawExample(cat, ops, ct, ex, pair, setup...)
 		if err != nil {
 			return nil, err
 		}
-		after, err := drawExample(cat, ops, ct, ex, po.op, pair)
+		after, err := drawExample(cat, ops, ct, ex, pair, append(setup, po.op)...)
 		if err != nil {
 			return nil, err
 		}
@@ -128,7 +146,7 @@ func Draw(ctx context.Context, cat *charts.Catalog, ops *chartspec.Ops, fonts *d
 		if err := json.Unmarshal([]byte(po.op), &name); err != nil {
 			return nil, fmt.Errorf("gallery: pair op %s: %w", po.op, err)
 		}
-		g.Pairs = append(g.Pairs, Pair{Op: name.Op, JSON: po.op, Example: ex.ID, Before: string(before), After: string(after)})
+		g.Pairs = append(g.Pairs, Pair{Op: name.Op, JSON: po.op, Setup: po.setup, Example: ex.ID, Before: string(before), After: string(after)})
 		all = append(all, before, after)
 	}
 	widths, err := drawWidths(cat, ops, fonts)
@@ -172,7 +190,7 @@ func drawWidths(cat *charts.Catalog, ops *chartspec.Ops, fonts *draw.Fonts) ([]S
 	var out []Sized
 	for _, fw := range EmbedWidths() {
 		w, h := draw.SizeAtWidth(ec.Spec, fw)
-		svg, err := drawExample(cat, ops, ct, ex, "", draw.Input{Width: w, Height: h, Fonts: fonts, MinText: draw.ReadingMinText})
+		svg, err := drawExample(cat, ops, ct, ex, draw.Input{Width: w, Height: h, Fonts: fonts, MinText: draw.ReadingMinText})
 		if err != nil {
 			return nil, err
 		}
@@ -182,14 +200,14 @@ func drawWidths(cat *charts.Catalog, ops *chartspec.Ops, fonts *draw.Fonts) ([]S
 }
 
 // drawExample draws example ex of type ct as in says (its size, fonts and
-// smallest type), after op when set.
-func drawExample(cat *charts.Catalog, ops *chartspec.Ops, ct charts.ChartType, ex charts.Example, op string, in draw.Input) ([]byte, error) {
+// smallest type), after the ops in apply, in order.
+func drawExample(cat *charts.Catalog, ops *chartspec.Ops, ct charts.ChartType, ex charts.Example, in draw.Input, apply ...string) ([]byte, error) {
 	ec, err := chartspec.Example(cat, ct, ex)
 	if err != nil {
 		return nil, fmt.Errorf("gallery: %w", err)
 	}
 	spec := ec.Spec
-	if op != "" {
+	for _, op := range apply {
 		if spec, err = ops.Apply(spec, []json.RawMessage{json.RawMessage(op)}, chartspec.Env{Table: ec.Table}); err != nil {
 			return nil, fmt.Errorf("gallery: %s on %s: %w", op, ex.ID, err)
 		}

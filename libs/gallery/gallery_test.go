@@ -83,6 +83,22 @@ func TestDrawEveryExample(t *testing.T) {
 			t.Errorf("%s pair: %s shows only after", op, text)
 		}
 	}
+	// removeAnnotation and clearAnnotations take away what their setup added
+	for op, gone := range map[string][]string{"removeAnnotation": {">Best month<"}, "clearAnnotations": {">Best month<", ">Summer<"}} {
+		p, ok := g.PairFor(op)
+		if !ok || p.Setup == "" {
+			t.Errorf("%s: no pair with a setup", op)
+			continue
+		}
+		for _, text := range gone {
+			if !strings.Contains(p.Before, text) || strings.Contains(p.After, text) {
+				t.Errorf("%s pair: %s shows only before", op, text)
+			}
+		}
+	}
+	if p, _ := g.PairFor("removeAnnotation"); !strings.Contains(p.After, ">Summer<") {
+		t.Errorf("removeAnnotation pair: the range, the second added, is kept")
+	}
 	// issue 35: the embedding page's one chart at each frame width, as an
 	// embed draws it: that width, and no type under the reading minimum
 	if len(g.Widths) != len(EmbedWidths()) {
